@@ -1,0 +1,36 @@
+// retail — error classes and the exit codes they map to (docs/exit-codes.md).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace retail {
+
+/// Process exit codes; the command-line contract of SPEC §11.
+enum class ExitCode : int {
+  Ok = 0,
+  Usage = 1,        ///< bad command line
+  InvalidInput = 2, ///< unreadable or invalid input; message names the JSON path
+  Unsupported = 3,  ///< valid input using a feature retail does not handle (named)
+  OutputFailed = 4, ///< the output could not be written
+  BatchFailed = 5,  ///< batch finished with some files failed
+};
+
+/// The one exception type stages throw. `what()` is the message without the file name;
+/// the driver prefixes `error: FILE: `. Messages name the offending object by JSON path
+/// (`accessors[7] (WEIGHTS_0 of meshes[0].primitives[1]): ...`).
+class Error : public std::runtime_error {
+public:
+  Error(ExitCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  ExitCode code() const { return code_; }
+
+private:
+  ExitCode code_;
+};
+
+/// Shorthands: throw an InvalidInput (exit 2) / Unsupported (exit 3) / OutputFailed (exit 4) error.
+[[noreturn]] void fail_invalid(const std::string& message);
+[[noreturn]] void fail_unsupported(const std::string& message);
+[[noreturn]] void fail_output(const std::string& message);
+
+} // namespace retail

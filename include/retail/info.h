@@ -1,0 +1,26 @@
+// retail — `retail info`: what the tool sees in a file (docs/info-schema.md).
+#pragma once
+
+#include "retail/document.h"
+#include "retail/model.h"
+#include "retail/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+/// Builds the `retail.info/1` JSON object: meshes, primitives (vertices, triangles), skins,
+/// characters (H, scale, up axis, skin-to-world mapping, joints with roles), clips with
+/// durations, and tolerated input problems. Pure: reads only its arguments.
+Json make_info(const std::string& file, const Document& doc, const Model& model,
+               const std::vector<Character>& characters);
+
+/// Renders the info JSON as readable text (at most 100 columns wide).
+std::string format_info(const Json& info);
+
+/// Duration of animation `index` in seconds: the largest input time of its samplers.
+/// Pre: `model` from parse_model(doc).
+double clip_duration(const Document& doc, const Model& model, int index);
+
+} // namespace retail

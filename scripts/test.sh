@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds retail from scratch-or-incrementally and runs every test: the normal build with
+# warnings as errors, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+#   scripts/test.sh            all tests (unit, shared-model and real-client tests)
+#   scripts/test.sh -LE clients   skip the slow real-client tests (extra args go to ctest)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETAIL_WERROR=ON -DRETAIL_BUILD_TESTS=ON >/dev/null
+cmake --build build -j"$jobs"
+(cd build && ctest --output-on-failure -j"$jobs" "$@")
+
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETAIL_WERROR=ON -DRETAIL_SANITIZE=ON -DRETAIL_BUILD_TESTS=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j"$jobs" -LE clients "$@")

@@ -1,0 +1,459 @@
+// generate_rig: skeleton, tube meshes, auto-rigger-style weights and ground truth
+// (rig_generator.h).
+#include "retail/rig_generator.h"
+
+#include "retail/builder.h"
+#include "retail/error.h"
+#include "rig_generator_internal.h"
+
+#include <array>
+#include <cmath>
+
+namespace retail {
+namespace {
+
+using Eigen::Vector3d;
+using gen::Skeleton;
+using Weights = std::map<int, double>; ///< joint -> weight
+
+enum Piece { kBody, kTail, kEars, kCape, kSkirt, kSheath };
+const char* kPieceNames[] = {"body", "tail", "ears", "cape", "skirt", "sheath"};
+
+struct MeshBuild {
+  std::vector<Vector3d> pos;
+  std::vector<Eigen::Vector2d> uv;
+  std::vector<Weights> weights;
+  std::vector<std::uint32_t> indices;
+  std::vector<int> piece;
+  int add(const Vector3d& p, const Eigen::Vector2d& t, const Weights& w, int pc) {
+    pos.push_back(p);
+    uv.push_back(t);
+    weights.push_back(w);
+    piece.push_back(pc);
+    return int(pos.size()) - 1;
+  }
+  void tri(int a, int b, int c) {
+    indices.insert(indices.end(), {std::uint32_t(a), std::uint32_t(b), std::uint32_t(c)});
+  }
+};
+
+/// Weight callback for tubes: ring parameter t in [0,1] along the centreline, ring index, position.
+using WeightFn = Weights (*)(const Skeleton&, double t, int ring, int rings, const Vector3d& p,
+                             const void* ctx);
+
+struct TubeSpec {
+  std::vector<Vector3d> centre;
+  std::vector<double> radius;
+  int segments = 12;
+  bool seam = false; ///< duplicate the first vertex of every ring (UV seam)
+  bool caps = true;
+  int piece = kBody;
+};
+
+/// Appends a tube (rings around `centre`, optional end caps). Frames are parallel-transported.
+void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
+              const void* ctx) {
+  const auto& c = spec.centre;
+  int n = int(c.size()), segs = spec.segments, per_ring = segs + (spec.seam ? 1 : 0);
+  Vector3d t0 = (c[1] - c[0]).normalized();
+  Vector3d ref = std::abs(t0.x()) < 0.9 ? Vector3d::UnitX() : Vector3d::UnitZ();
+  Vector3d normal = (ref - ref.dot(t0) * t0).normalized();
+  std::vector<int> first(static_cast<std::size_t>(n));
+  for (int k = 0; k < n; ++k) {
+    Vector3d tan =
+        (c[std::size_t(std::min(k + 1, n - 1))] - c[std::size_t(std::max(k - 1, 0))]).normalized();
+    normal = (normal - normal.dot(tan) * tan).normalized();
+    Vector3d bin = tan.cross(normal);
+    double t = double(k) / double(n - 1);
+    first[std::size_t(k)] = int(m.pos.size());
+    for (int s = 0; s < per_ring; ++s) {
+      double a = 2 * M_PI * double(s % segs) / double(segs);
+      Vector3d p = c[std::size_t(k)] +
+                   spec.radius[std::size_t(k)] * (std::cos(a) * normal + std::sin(a) * bin);
+      m.add(p, {double(s) / segs, t}, weight(sk, t, k, n, p, ctx), spec.piece);
+    }
+  }
+  for (int k = 0; k + 1 < n; ++k)
+    for (int s = 0; s < segs; ++s) {
+      int s1 = spec.seam ? s + 1 : (s + 1) % segs;
+      int a = first[std::size_t(k)] + s, b = first[std::size_t(k)] + s1;
+      int d = first[std::size_t(k + 1)] + s, e = first[std::size_t(k + 1)] + s1;
+      m.tri(a, b, d);
+      m.tri(b, e, d);
+    }
+  if (!spec.caps) return;
+  for (int end = 0; end < 2; ++end) {
+    int k = end ? n - 1 : 0;
+    Vector3d p = c[std::size_t(k)];
+    int centre =
+        m.add(p, {0.5, end ? 1.0 : 0.0}, weight(sk, end ? 1.0 : 0.0, k, n, p, ctx), spec.piece);
+    for (int s = 0; s < segs; ++s) {
+      int a = first[std::size_t(k)] + s,
+          b = first[std::size_t(k)] + (spec.seam ? s + 1 : (s + 1) % segs);
+      if (end)
+        m.tri(a, b, centre);
+      else
+        m.tri(b, a, centre);
+    }
+  }
+}
+
+/// A body tube along a joint chain: rings at each joint and three inside each bone.
+struct ChainCtx {
+  std::vector<int> chain;
+};
+
+Weights chain_weight(const Skeleton&, double, int ring, int rings, const Vector3d&,
+                     const void* ctx) {
+  const auto& chain = static_cast<const ChainCtx*>(ctx)->chain;
+  int nseg = int(chain.size()) - 1;
+  int seg = std::min(ring / 4, nseg - 1), sub = ring - 4 * seg;
+  if (ring == rings - 1) return {{chain[std::size_t(nseg - 1)], 1.0}};
+  if (sub == 0 && seg > 0)
+    return {{chain[std::size_t(seg - 1)], 0.5}, {chain[std::size_t(seg)], 0.5}};
+  return {{chain[std::size_t(seg)], 1.0}};
+}
+
+void add_chain_tube(MeshBuild& m, const Skeleton& sk, const std::vector<int>& chain,
+                    const std::vector<double>& radii, Vector3d end_extra, int segments) {
+  TubeSpec spec;
+  spec.segments = segments;
+  ChainCtx ctx{chain};
+  std::vector<Vector3d> pts;
+  for (int j : chain) pts.push_back(sk.joints[std::size_t(j)].world);
+  if (end_extra.norm() > 0) { // a leaf's stub: one more point past the last joint, same bone
+    pts.push_back(pts.back() + end_extra);
+    ctx.chain.push_back(-1);
+  }
+  for (std::size_t i = 0; i + 1 < pts.size(); ++i)
+    for (int sub = 0; sub < 4; ++sub) {
+      double f = sub / 4.0;
+      spec.centre.push_back(pts[i] * (1 - f) + pts[i + 1] * f);
+      spec.radius.push_back(radii[i] * (1 - f) + radii[i + 1] * f);
+    }
+  spec.centre.push_back(pts.back());
+  spec.radius.push_back(radii[pts.size() - 1]);
+  if (ctx.chain.back() == -1) ctx.chain.back() = ctx.chain[ctx.chain.size() - 2];
+  add_tube(m, sk, spec, chain_weight, &ctx);
+}
+
+Skeleton make_skeleton(double k) {
+  Skeleton sk;
+  auto add = [&](const char* name, const char* parent, double x, double y, double z) {
+    sk.joints.push_back({name, parent ? sk.find(parent) : -1, Vector3d(x, y, z) * k, -1});
+  };
+  add("Hips", nullptr, 0, 0.95, 0);
+  add("Spine", "Hips", 0, 1.05, 0);
+  add("Spine1", "Spine", 0, 1.17, 0);
+  add("Spine2", "Spine1", 0, 1.30, 0);
+  add("Neck", "Spine2", 0, 1.47, 0);
+  add("Head", "Neck", 0, 1.56, 0);
+  add("HeadTop_End", "Head", 0, 1.78, 0);
+  for (int side = 0; side < 2; ++side) {
+    double sx = side == 0 ? 1 : -1;
+    std::string p = side == 0 ? "Left" : "Right";
+    add((p + "Shoulder").c_str(), "Spine2", 0.06 * sx, 1.42, 0);
+    add((p + "Arm").c_str(), (p + "Shoulder").c_str(), 0.18 * sx, 1.42, 0);
+    add((p + "ForeArm").c_str(), (p + "Arm").c_str(), 0.45 * sx, 1.42, 0);
+    add((p + "Hand").c_str(), (p + "ForeArm").c_str(), 0.70 * sx, 1.42, 0);
+  }
+  for (int side = 0; side < 2; ++side) {
+    double sx = side == 0 ? 1 : -1;
+    std::string p = side == 0 ? "Left" : "Right";
+    add((p + "UpLeg").c_str(), "Hips", 0.10 * sx, 0.92, 0);
+    add((p + "Leg").c_str(), (p + "UpLeg").c_str(), 0.10 * sx, 0.50, 0);
+    add((p + "Foot").c_str(), (p + "Leg").c_str(), 0.10 * sx, 0.08, 0);
+    add((p + "ToeBase").c_str(), (p + "Foot").c_str(), 0.10 * sx, 0.02, 0.12);
+  }
+  return sk;
+}
+
+void add_body(MeshBuild& m, const Skeleton& sk, double k, int segs) {
+  auto j = [&](const char* n) { return sk.find(n); };
+  add_chain_tube(m, sk, {j("Hips"), j("Spine"), j("Spine1"), j("Spine2"), j("Neck")},
+                 {0.10 * k, 0.11 * k, 0.12 * k, 0.12 * k, 0.06 * k}, Vector3d::Zero(), segs);
+  add_chain_tube(m, sk, {j("Neck"), j("Head"), j("HeadTop_End")}, {0.05 * k, 0.09 * k, 0.03 * k},
+                 Vector3d::Zero(), segs);
+  for (const char* p : {"Left", "Right"}) {
+    std::string s = p;
+    add_chain_tube(m, sk,
+                   {j((s + "UpLeg").c_str()), j((s + "Leg").c_str()), j((s + "Foot").c_str())},
+                   {0.07 * k, 0.05 * k, 0.04 * k}, Vector3d::Zero(), segs);
+    add_chain_tube(m, sk, {j((s + "Foot").c_str()), j((s + "ToeBase").c_str())},
+                   {0.04 * k, 0.03 * k}, Vector3d::Zero(), segs);
+    double sx = s == "Left" ? 1 : -1;
+    add_chain_tube(m, sk,
+                   {j((s + "Shoulder").c_str()), j((s + "Arm").c_str()), j((s + "ForeArm").c_str()),
+                    j((s + "Hand").c_str())},
+                   {0.05 * k, 0.045 * k, 0.04 * k, 0.035 * k, 0.02 * k},
+                   Vector3d(0.1 * k * sx, 0, 0), segs);
+  }
+}
+
+/// The tail's centreline in world metres (before scaling by k).
+std::vector<Vector3d> tail_centreline(TailStyle style, double k) {
+  std::vector<Vector3d> c;
+  for (int i = 0; i <= 16; ++i) {
+    double t = i / 16.0;
+    if (style == TailStyle::Carried)
+      c.push_back(Vector3d(0, 0.93 - 0.20 * t + 0.20 * t * t, -0.08 - 0.80 * t) * k);
+    else
+      c.push_back(Vector3d(0, 0.90 - 0.75 * t, -0.09 - 0.06 * t) * k);
+  }
+  return c;
+}
+
+struct TailCtx {
+  int left_thigh, right_thigh, left_shin;
+};
+
+/// Auto-rigger weights: split at the midline onto the thighs (x >= 0: left), blended into the
+/// left shin with the distance along the tail.
+Weights tail_weight(const Skeleton&, double t, int, int, const Vector3d& p, const void* ctx) {
+  const auto* c = static_cast<const TailCtx*>(ctx);
+  double shin = 0.7 * t;
+  Weights w{{p.x() >= 0 ? c->left_thigh : c->right_thigh, 1.0 - shin}};
+  if (shin > 0) w[c->left_shin] += shin;
+  return w;
+}
+
+Weights fixed_weight(const Skeleton&, double, int, int, const Vector3d&, const void* ctx) {
+  return *static_cast<const Weights*>(ctx);
+}
+
+struct BlendCtx {
+  int top, bottom;
+};
+
+Weights blend_weight(const Skeleton&, double t, int, int, const Vector3d&, const void* ctx) {
+  const auto* c = static_cast<const BlendCtx*>(ctx);
+  return {{c->top, 1 - t}, {c->bottom, t}};
+}
+
+void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const RigOptions& o,
+                double k, std::vector<Vector3d>& centreline) {
+  int segs = o.tube_segments;
+  if (o.tail != TailStyle::None) {
+    TailCtx ctx{sk.find("LeftUpLeg"), sk.find("RightUpLeg"), sk.find("LeftLeg")};
+    centreline = tail_centreline(o.tail, k);
+    TubeSpec spec;
+    spec.centre = centreline;
+    for (std::size_t i = 0; i < centreline.size(); ++i)
+      spec.radius.push_back((0.055 - 0.035 * i / 16.0) * k);
+    spec.segments = segs;
+    spec.seam = o.uv_seams;
+    spec.piece = kTail;
+    add_tube(skin, sk, spec, tail_weight, &ctx);
+    if (o.tail_two_shells) {
+      for (double& r : spec.radius) r *= 1.25;
+      spec.segments = segs + 2;
+      add_tube(extra, sk, spec, tail_weight, &ctx);
+    }
+  }
+  if (o.ears) {
+    Weights head{{sk.find("Head"), 1.0}};
+    for (double sx : {1.0, -1.0}) {
+      TubeSpec spec;
+      for (int i = 0; i <= 4; ++i) {
+        double t = i / 4.0;
+        spec.centre.push_back(Vector3d(sx * (0.05 + 0.11 * t), 1.70 + 0.22 * t, 0) * k);
+        spec.radius.push_back((0.035 - 0.03 * t) * k);
+      }
+      spec.segments = std::max(3, segs / 2);
+      spec.piece = kEars;
+      add_tube(skin, sk, spec, fixed_weight, &head);
+    }
+  }
+  if (o.cape) { // a broad sheet behind the back, Spine2 at the top blending into Spine
+    BlendCtx ctx{sk.find("Spine2"), sk.find("Spine")};
+    int rows = 10, cols = 9, first = int(extra.pos.size());
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        double v = double(r) / (rows - 1), u = double(c) / (cols - 1);
+        Vector3d p = Vector3d(-0.3 + 0.6 * u, 1.40 - 0.70 * v, -0.15 - 0.10 * v) * k;
+        extra.add(p, {u, v}, blend_weight(sk, v, r, rows, p, &ctx), kCape);
+      }
+    for (int r = 0; r + 1 < rows; ++r)
+      for (int c = 0; c + 1 < cols; ++c) {
+        int a = first + r * cols + c;
+        extra.tri(a, a + cols, a + 1);
+        extra.tri(a + 1, a + cols, a + cols + 1);
+      }
+  }
+  if (o.skirt) { // an open cone around the hips, spread over hips and thighs
+    Weights w{{sk.find("Hips"), 0.5}, {sk.find("LeftUpLeg"), 0.25}, {sk.find("RightUpLeg"), 0.25}};
+    TubeSpec spec;
+    for (int i = 0; i <= 6; ++i) {
+      double t = i / 6.0;
+      spec.centre.push_back(Vector3d(0, 0.95 - 0.40 * t, 0) * k);
+      spec.radius.push_back((0.14 + 0.16 * t) * k);
+    }
+    spec.segments = 2 * segs;
+    spec.caps = false;
+    spec.piece = kSkirt;
+    add_tube(extra, sk, spec, fixed_weight, &w);
+  }
+  if (o.sheath) { // a long thin case slung diagonally across the back, on Spine1
+    Weights w{{sk.find("Spine1"), 1.0}};
+    TubeSpec spec;
+    for (int i = 0; i <= 6; ++i) {
+      double t = i / 6.0;
+      spec.centre.push_back(Vector3d(0.12 - 0.28 * t, 1.35 - 0.57 * t, -0.19 - 0.03 * t) * k);
+      spec.radius.push_back(0.03 * k);
+    }
+    spec.segments = std::max(3, segs / 2);
+    spec.piece = kSheath;
+    add_tube(extra, sk, spec, fixed_weight, &w);
+  }
+}
+
+} // namespace
+
+void RigOptions::validate() const {
+  if (!(height_m > 0)) throw Error(ExitCode::Usage, "height must be positive");
+  if (tube_segments < 3) throw Error(ExitCode::Usage, "tube segments must be at least 3");
+}
+
+void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o);
+Json write_primitive(Document& doc, const MeshBuild& m, const Skeleton& sk, int material);
+
+GeneratedRig generate_rig(const RigOptions& o) {
+  o.validate();
+  double k =
+      o.height_m / 1.8; // the skeleton is authored for a 1.8 m figure (H is measured on the mesh)
+  Skeleton sk = make_skeleton(k);
+  if (o.rotated) sk.rotation = Eigen::AngleAxisd(-M_PI / 2, Vector3d::UnitX()).toRotationMatrix();
+  if (o.centimetres) sk.node_scale = 0.01;
+  MeshBuild skin, extra;
+  add_body(skin, sk, k, o.tube_segments);
+  std::vector<Vector3d> centreline;
+  add_pieces(skin, extra, sk, o, k, centreline);
+
+  GeneratedRig rig;
+  Document& doc = rig.doc;
+  doc.container = Container::Glb;
+  doc.gltf = {{"asset", {{"version", "2.0"}, {"generator", "retail make_test_rig"}}}};
+  doc.gltf["scene"] = 0;
+  doc.gltf["materials"] = Json::array(
+      {{{"name", "Skin"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.8, 0.55, 0.3, 1.0}}}}},
+       {{"name", "Fur and cloth"},
+        {"pbrMetallicRoughness", {{"baseColorFactor", {0.9, 0.9, 0.85, 1.0}}}}}});
+  write_skeleton_nodes(doc, sk, o);
+  Json prims = Json::array({write_primitive(doc, skin, sk, 0)});
+  if (!extra.pos.empty()) prims.push_back(write_primitive(doc, extra, sk, 1));
+  doc.gltf["meshes"] = Json::array({{{"name", "Character"}, {"primitives", prims}}});
+  if (o.clips) gen::add_clips(doc, sk, k);
+
+  Json truth = Json::object();
+  truth["schema"] = "retail.truth/1";
+  truth["height_m"] = o.height_m;
+  truth["pieces"] = Json::array();
+  for (const char* p : kPieceNames) truth["pieces"].push_back(p);
+  truth["membership"] = Json::array({skin.piece});
+  if (!extra.pos.empty()) truth["membership"].push_back(extra.piece);
+  Json line = Json::array();
+  for (const auto& p : centreline) line.push_back({p.x(), p.y(), p.z()});
+  truth["tail_centreline"] = line;
+  truth["tail_shells"] = o.tail == TailStyle::None ? 0 : o.tail_two_shells ? 2 : 1;
+  truth["options"] = {{"mixamo_prefix", o.mixamo_prefix},
+                      {"centimetres", o.centimetres},
+                      {"rotated", o.rotated},
+                      {"tail", o.tail == TailStyle::None      ? "none"
+                               : o.tail == TailStyle::Carried ? "carried"
+                                                              : "hanging"},
+                      {"ears", o.ears},
+                      {"cape", o.cape},
+                      {"skirt", o.skirt},
+                      {"sheath", o.sheath}};
+  rig.truth = truth;
+  return rig;
+}
+
+void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o) {
+  Json nodes = Json::array();
+  Eigen::Quaterniond rq(sk.rotation);
+  Json arm_rot = {rq.x(), rq.y(), rq.z(), rq.w()};
+  auto armature_trs = [&](Json& n) {
+    if (o.rotated) n["rotation"] = arm_rot;
+    if (o.centimetres) n["scale"] = {sk.node_scale, sk.node_scale, sk.node_scale};
+  };
+  Json armature = {{"name", "Armature"}};
+  armature_trs(armature);
+  nodes.push_back(armature);
+  std::string prefix = o.mixamo_prefix ? "mixamorig:" : "";
+  for (std::size_t i = 0; i < sk.joints.size(); ++i) {
+    gen::Joint& j = sk.joints[i];
+    j.node = int(nodes.size());
+    Vector3d local =
+        sk.to_armature(j.world) -
+        (j.parent >= 0 ? sk.to_armature(sk.joints[std::size_t(j.parent)].world) : Vector3d::Zero());
+    nodes.push_back(
+        {{"name", prefix + j.name}, {"translation", {local.x(), local.y(), local.z()}}});
+  }
+  for (const auto& j : sk.joints) {
+    Json& parent =
+        j.parent >= 0 ? nodes[std::size_t(sk.joints[std::size_t(j.parent)].node)] : nodes[0];
+    if (!parent.contains("children")) parent["children"] = Json::array();
+    parent["children"].push_back(j.node);
+  }
+  Json mesh_node = {{"name", "Character"}, {"mesh", 0}, {"skin", 0}};
+  armature_trs(mesh_node);
+  nodes.push_back(mesh_node);
+  doc.gltf["nodes"] = nodes;
+  doc.gltf["scenes"] = Json::array({{{"name", "Scene"}, {"nodes", {0, int(nodes.size()) - 1}}}});
+  std::vector<float> ibm;
+  Json joints = Json::array();
+  for (const auto& j : sk.joints) {
+    Vector3d p = sk.to_armature(j.world);
+    float m[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, float(-p.x()), float(-p.y()), float(-p.z()),
+                   1};
+    ibm.insert(ibm.end(), m, m + 16);
+    joints.push_back(j.node);
+  }
+  int acc = add_float_accessor(doc, ibm, "MAT4", 0, false);
+  doc.gltf["skins"] = Json::array({{{"name", "Armature"},
+                                    {"joints", joints},
+                                    {"inverseBindMatrices", acc},
+                                    {"skeleton", sk.joints[0].node}}});
+}
+
+Json write_primitive(Document& doc, const MeshBuild& m, const Skeleton& sk, int material) {
+  std::vector<float> pos, uv;
+  std::vector<std::uint32_t> joints, weights;
+  for (std::size_t i = 0; i < m.pos.size(); ++i) {
+    Vector3d p = sk.to_armature(m.pos[i]);
+    pos.insert(pos.end(), {float(p.x()), float(p.y()), float(p.z())});
+    uv.insert(uv.end(), {float(m.uv[i].x()), float(m.uv[i].y())});
+    // Up to 4 influences, largest first (ties: lower joint), quantised to bytes summing to 255.
+    std::vector<std::pair<double, int>> w;
+    for (const auto& [jn, wt] : m.weights[i])
+      if (wt > 0) w.push_back({-wt, jn});
+    std::sort(w.begin(), w.end());
+    w.resize(std::min<std::size_t>(4, w.size()));
+    double sum = 0;
+    for (auto& e : w) sum -= e.first;
+    int left = 255;
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (k < w.size()) {
+        int q = k + 1 == w.size() ? left : int(std::lround(-w[k].first / sum * 255));
+        q = std::min(q, left);
+        left -= q;
+        joints.push_back(std::uint32_t(w[k].second));
+        weights.push_back(std::uint32_t(q));
+      } else {
+        joints.push_back(0);
+        weights.push_back(0);
+      }
+    }
+  }
+  Json attrs = Json::object();
+  attrs["POSITION"] = add_float_accessor(doc, pos, "VEC3", 34962, true);
+  attrs["TEXCOORD_0"] = add_float_accessor(doc, uv, "VEC2", 34962, false);
+  attrs["JOINTS_0"] = add_uint_accessor(doc, joints, 5121, "VEC4", 34962, false);
+  attrs["WEIGHTS_0"] = add_uint_accessor(doc, weights, 5121, "VEC4", 34962, true);
+  int ind =
+      add_uint_accessor(doc, m.indices, m.pos.size() > 65535 ? 5125 : 5123, "SCALAR", 34963, false);
+  return {{"attributes", attrs}, {"indices", ind}, {"material", material}};
+}
+
+} // namespace retail

@@ -1,0 +1,44 @@
+// Helpers shared by the tests: generated rigs, temp folders, running the CLI, shared models.
+#pragma once
+
+#include "retail/document.h"
+#include "retail/model.h"
+#include "retail/rig_generator.h"
+#include "retail/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace test {
+
+/// A fresh empty folder under the system temp dir (removed at exit is not needed: tests are
+/// free to leave files there; names are unique per process and call).
+std::string temp_dir();
+
+/// Generates a rig and returns it parsed back from its serialized bytes (as a file would be).
+retail::GeneratedRig make_rig(const retail::RigOptions& options = {});
+
+/// Serializes and re-parses a document (no sidecars).
+retail::Document reparse(const retail::Document& doc);
+
+/// Writes bytes to `path` (non-atomic, for fixtures).
+void write_bytes(const std::string& path, const retail::Bytes& bytes);
+
+/// Runs the retail binary with `args`; captures stdout and stderr. Returns the exit code.
+int run_retail(const std::vector<std::string>& args, std::string* out = nullptr,
+               std::string* err = nullptr);
+
+/// ../shared/data, or "" when absent (and a one-time "SKIPPED" line on stderr saying so).
+std::string shared_data();
+
+/// Every .glb/.vrm/.gltf below `dir`, sorted.
+std::vector<std::string> model_files(const std::string& dir);
+
+/// Builds characters of a parsed document with default parameters.
+std::vector<retail::Character> characters_of(const retail::Document& doc);
+
+/// glTF JSON with default values removed (byteOffset 0, normalized false, mode 4, LINEAR,
+/// identity TRS, ...) and asset.generator dropped: the form compared for "unchanged".
+retail::Json normalize_defaults(retail::Json j);
+
+} // namespace test

@@ -1,0 +1,66 @@
+// The command line: exit codes, streams, faithful copies, refusal to touch the input.
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+using retail::Json;
+
+namespace {
+std::string rig_file(const std::string& dir) {
+  retail::RigOptions o;
+  o.ears = o.cape = true;
+  std::string path = dir + "/rig.glb";
+  test::write_bytes(path, retail::serialize_document(retail::generate_rig(o).doc));
+  return path;
+}
+} // namespace
+
+TEST_CASE("cli: retail IN OUT writes a faithful copy - deterministic - stdout empty", "[cli]") {
+  std::string dir = test::temp_dir(), in = rig_file(dir);
+  std::string out, err;
+  REQUIRE(test::run_retail({in, dir + "/a.glb"}, &out, &err) == 0);
+  CHECK(out.empty());
+  CHECK(err.find("wrote " + dir + "/a.glb") != std::string::npos);
+  REQUIRE(test::run_retail({"-q", in, dir + "/b.glb"}, &out, &err) == 0);
+  CHECK(err.empty());
+  retail::Bytes a = retail::read_file(dir + "/a.glb");
+  CHECK(a == retail::read_file(dir + "/b.glb"));
+  retail::Document din = retail::read_document(in), dout = retail::read_document(dir + "/a.glb");
+  CHECK(test::normalize_defaults(dout.gltf) == test::normalize_defaults(din.gltf));
+  CHECK(dout.buffers == din.buffers);
+}
+
+TEST_CASE("cli: info --json prints retail.info/1 on stdout only", "[cli]") {
+  std::string dir = test::temp_dir(), in = rig_file(dir);
+  std::string out, err;
+  REQUIRE(test::run_retail({"info", in, "--json"}, &out, &err) == 0);
+  Json j = Json::parse(out);
+  CHECK(j["schema"] == "retail.info/1");
+  CHECK(j["characters"][0]["roles"]["head"]["name"] == "mixamorig:Head");
+  REQUIRE(test::run_retail({"info", in}, &out, &err) == 0);
+  CHECK(out.empty());
+  CHECK(err.find("roles (names)") != std::string::npos);
+}
+
+TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4", "[cli]") {
+  std::string dir = test::temp_dir(), in = rig_file(dir);
+  retail::Bytes original = retail::read_file(in);
+  std::string err;
+  CHECK(test::run_retail({}, nullptr, &err) == 1);
+  CHECK(test::run_retail({in}, nullptr, &err) == 1);
+  CHECK(test::run_retail({"--no-such-option", in, dir + "/x.glb"}, nullptr, &err) == 1);
+  CHECK(test::run_retail({in, in}, nullptr, &err) == 1); // never overwrite the input
+  CHECK(err.find("is the input file") != std::string::npos);
+  CHECK(retail::read_file(in) == original);
+  CHECK(test::run_retail({in, dir + "/x.gltf"}, nullptr, &err) == 1); // no container conversion
+  CHECK_FALSE(fs::exists(dir + "/x.gltf"));
+  CHECK(test::run_retail({dir + "/missing.glb", dir + "/x.glb"}, nullptr, &err) == 2);
+  CHECK(err == "error: " + dir + "/missing.glb: cannot read the file\n");
+  CHECK(test::run_retail({in, dir + "/no/such/dir/x.glb"}, nullptr, &err) == 4);
+  CHECK_FALSE(fs::exists(dir + "/no"));
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  CHECK(files == 1); // only the input: no temp or partial files
+}

@@ -1,0 +1,207 @@
+// Roles from names (Mixamo, Blender .L/.R, Unreal _l/_r), VRM metadata and topology.
+#include "retail/error.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+using retail::Json;
+
+namespace {
+
+retail::Document renamed(const std::map<std::string, std::string>& names, bool prefix = true) {
+  retail::RigOptions o;
+  o.mixamo_prefix = prefix;
+  retail::Document d = test::make_rig(o).doc;
+  for (auto& n : d.gltf["nodes"]) {
+    std::string name = n.value("name", "");
+    if (prefix && name.rfind("mixamorig:", 0) == 0) name = name.substr(10);
+    auto it = names.find(name);
+    if (it != names.end()) n["name"] = it->second;
+  }
+  return d;
+}
+
+std::string name_of(const retail::Document& d, int node) {
+  return node < 0 ? "<none>" : d.gltf["nodes"][std::size_t(node)]["name"].get<std::string>();
+}
+
+void check_humanoid(const retail::Document& d, const std::map<std::string, std::string>& expect) {
+  auto chars = test::characters_of(d);
+  REQUIRE(chars.size() == 1);
+  const retail::Roles& r = chars[0].roles;
+  CHECK(r.missing.empty());
+  CHECK(name_of(d, r.hips) == expect.at("hips"));
+  CHECK(name_of(d, r.head) == expect.at("head"));
+  CHECK(name_of(d, r.neck) == expect.at("neck"));
+  CHECK(name_of(d, r.upper_leg[0]) == expect.at("leftUpperLeg"));
+  CHECK(name_of(d, r.upper_leg[1]) == expect.at("rightUpperLeg"));
+  CHECK(name_of(d, r.lower_leg[0]) == expect.at("leftLowerLeg"));
+  CHECK(name_of(d, r.lower_leg[1]) == expect.at("rightLowerLeg"));
+  CHECK(name_of(d, r.foot[0]) == expect.at("leftFoot"));
+  CHECK(r.spine.size() == 3);
+  if (expect.count("leftUpperArm")) CHECK(name_of(d, r.upper_arm[0]) == expect.at("leftUpperArm"));
+  if (expect.count("source")) CHECK(r.source == expect.at("source"));
+}
+
+} // namespace
+
+TEST_CASE("roles: Mixamo names with and without the mixamorig: prefix", "[roles]") {
+  for (bool prefix : {true, false}) {
+    retail::RigOptions o;
+    o.mixamo_prefix = prefix;
+    retail::Document d = test::make_rig(o).doc;
+    std::string p = prefix ? "mixamorig:" : "";
+    check_humanoid(d, {{"hips", p + "Hips"},
+                       {"head", p + "Head"},
+                       {"neck", p + "Neck"},
+                       {"leftUpperLeg", p + "LeftUpLeg"},
+                       {"rightUpperLeg", p + "RightUpLeg"},
+                       {"leftLowerLeg", p + "LeftLeg"},
+                       {"rightLowerLeg", p + "RightLeg"},
+                       {"leftFoot", p + "LeftFoot"},
+                       {"leftUpperArm", p + "LeftArm"},
+                       {"source", "names"}});
+  }
+}
+
+TEST_CASE("roles: Blender .L/.R and Unreal _l/_r names", "[roles]") {
+  std::map<std::string, std::string> blender = {
+      {"Hips", "DEF-hips"},         {"Spine", "Spine"},         {"Spine1", "Chest"},
+      {"Spine2", "UpperChest"},     {"Neck", "Neck"},           {"Head", "Head"},
+      {"LeftUpLeg", "UpperLeg.L"},  {"LeftLeg", "LowerLeg.L"},  {"LeftFoot", "Foot.L"},
+      {"RightUpLeg", "UpperLeg.R"}, {"RightLeg", "LowerLeg.R"}, {"RightFoot", "Foot.R"},
+      {"LeftArm", "UpperArm.L"},    {"RightArm", "UpperArm.R"}};
+  check_humanoid(renamed(blender), {{"hips", "DEF-hips"},
+                                    {"head", "Head"},
+                                    {"neck", "Neck"},
+                                    {"leftUpperLeg", "UpperLeg.L"},
+                                    {"rightUpperLeg", "UpperLeg.R"},
+                                    {"leftLowerLeg", "LowerLeg.L"},
+                                    {"rightLowerLeg", "LowerLeg.R"},
+                                    {"leftFoot", "Foot.L"},
+                                    {"leftUpperArm", "UpperArm.L"}});
+  std::map<std::string, std::string> unreal = {{"Hips", "pelvis"},
+                                               {"Spine", "spine_01"},
+                                               {"Spine1", "spine_02"},
+                                               {"Spine2", "spine_03"},
+                                               {"Neck", "neck_01"},
+                                               {"Head", "head"},
+                                               {"LeftUpLeg", "thigh_l"},
+                                               {"LeftLeg", "calf_l"},
+                                               {"LeftFoot", "foot_l"},
+                                               {"RightUpLeg", "thigh_r"},
+                                               {"RightLeg", "calf_r"},
+                                               {"RightFoot", "foot_r"},
+                                               {"LeftShoulder", "clavicle_l"},
+                                               {"LeftArm", "upperarm_l"},
+                                               {"LeftForeArm", "lowerarm_l"},
+                                               {"LeftHand", "hand_l"}};
+  check_humanoid(renamed(unreal), {{"hips", "pelvis"},
+                                   {"head", "head"},
+                                   {"neck", "neck_01"},
+                                   {"leftUpperLeg", "thigh_l"},
+                                   {"rightUpperLeg", "thigh_r"},
+                                   {"leftLowerLeg", "calf_l"},
+                                   {"rightLowerLeg", "calf_r"},
+                                   {"leftFoot", "foot_l"},
+                                   {"leftUpperArm", "upperarm_l"}});
+}
+
+TEST_CASE("roles: hips are where the legs meet - not the joint named Hips", "[roles]") {
+  // Quaternius layout: Body holds the legs, the joint named Hips starts the spine.
+  retail::Document d = renamed({{"Hips", "Body"}, {"Spine", "Hips"}}, false);
+  auto c = test::characters_of(d)[0];
+  CHECK(name_of(d, c.roles.hips) == "Body");
+  CHECK(name_of(d, c.roles.spine.at(0)) == "Hips");
+  REQUIRE(c.roles.notes.size() == 1);
+  CHECK(c.roles.notes[0].find("'Hips'") != std::string::npos);
+}
+
+TEST_CASE("roles: topology when names say nothing", "[roles]") {
+  retail::RigOptions o;
+  retail::Document d = test::make_rig(o).doc;
+  int k = 0;
+  for (auto& n : d.gltf["nodes"])
+    if (n.value("name", "").rfind("mixamorig:", 0) == 0) n["name"] = "Bone_" + std::to_string(k++);
+  auto c = test::characters_of(d)[0];
+  const auto& r = c.roles;
+  CHECK(r.missing.empty());
+  CHECK(r.source == "topology");
+  // Generator order: Hips 0, Spine 1..., Head 5, HeadTop 6; LeftUpLeg 15, LeftLeg 16,
+  // RightUpLeg 19.
+  CHECK(name_of(d, r.hips) == "Bone_0");
+  CHECK(name_of(d, r.head) == "Bone_5");
+  CHECK(name_of(d, r.upper_leg[0]) == "Bone_15");
+  CHECK(name_of(d, r.lower_leg[0]) == "Bone_16");
+  CHECK(name_of(d, r.upper_leg[1]) == "Bone_19");
+  CHECK(r.spine.size() == 3);
+}
+
+TEST_CASE("roles: VRM 0.x and VRM 1 humanoid metadata win over names", "[roles]") {
+  for (int version : {0, 1}) {
+    retail::RigOptions o;
+    retail::Document d = test::make_rig(o).doc;
+    std::map<std::string, int> nodes;
+    int k = 0;
+    for (std::size_t i = 0; i < d.gltf["nodes"].size(); ++i) {
+      std::string name = d.gltf["nodes"][i].value("name", "");
+      if (name.rfind("mixamorig:", 0) != 0) continue;
+      nodes[name.substr(10)] = int(i);
+      d.gltf["nodes"][i]["name"] = "J" + std::to_string(k++);
+    }
+    std::map<std::string, std::string> vrm = {{"hips", "Hips"},
+                                              {"spine", "Spine"},
+                                              {"chest", "Spine2"},
+                                              {"neck", "Neck"},
+                                              {"head", "Head"},
+                                              {"leftUpperLeg", "LeftUpLeg"},
+                                              {"leftLowerLeg", "LeftLeg"},
+                                              {"leftFoot", "LeftFoot"},
+                                              {"rightUpperLeg", "RightUpLeg"},
+                                              {"rightLowerLeg", "RightLeg"},
+                                              {"rightFoot", "RightFoot"},
+                                              {"leftUpperArm", "LeftArm"}};
+    if (version == 0) {
+      Json bones = Json::array();
+      for (const auto& [bone, joint] : vrm)
+        bones.push_back({{"bone", bone}, {"node", nodes[joint]}});
+      d.gltf["extensions"]["VRM"]["humanoid"]["humanBones"] = bones;
+    } else {
+      Json bones = Json::object();
+      for (const auto& [bone, joint] : vrm) bones[bone] = {{"node", nodes[joint]}};
+      d.gltf["extensions"]["VRMC_vrm"]["humanoid"]["humanBones"] = bones;
+    }
+    auto c = test::characters_of(d)[0];
+    CHECK(c.roles.source == (version == 0 ? "VRM 0.x humanoid" : "VRMC_vrm humanoid"));
+    CHECK(c.roles.hips == nodes["Hips"]);
+    CHECK(c.roles.chest == nodes["Spine2"]);
+    CHECK(c.roles.upper_leg[1] == nodes["RightUpLeg"]);
+    CHECK(c.roles.missing.empty());
+  }
+}
+
+TEST_CASE("roles: a missing role is a clear error listing what was found", "[roles]") {
+  retail::Document d = test::make_rig().doc;
+  // Every vertex on the hips, then only the spine and head joints in the skin.
+  retail::Model m0 = retail::parse_model(d);
+  const auto& ja = m0.accessors[std::size_t(
+      d.gltf["meshes"][0]["primitives"][0]["attributes"]["JOINTS_0"].get<int>())];
+  const Json& view = d.gltf["bufferViews"][std::size_t(ja.buffer_view)];
+  std::fill_n(d.buffers[0].begin() + long(view.value("byteOffset", 0)), ja.count * 4, 0);
+  Json joints = d.gltf["skins"][0]["joints"];
+  d.gltf["skins"][0]["joints"] = Json(std::vector<int>(joints.begin(), joints.begin() + 7));
+  retail::Model m = retail::parse_model(d);
+  auto chars = retail::build_characters(d, m, retail::BindParams{});
+  REQUIRE(chars.size() == 1);
+  try {
+    retail::require_roles(m, chars[0]);
+    FAIL("roles resolved without legs");
+  } catch (const retail::Error& e) {
+    CHECK(e.code() == retail::ExitCode::Unsupported);
+    std::string msg = e.what();
+    CHECK(msg.find("cannot resolve hips, spine, left upper leg, left lower leg, right upper leg, "
+                   "right lower leg") != std::string::npos);
+    CHECK(msg.find("head='mixamorig:Head'") != std::string::npos);
+  }
+}

@@ -1,0 +1,114 @@
+// Bind skeleton: IBMs not saved TRS, skin space -> world, H, characters from shared skins.
+#include "retail/accessor.h"
+#include "retail/builder.h"
+#include "retail/error.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+
+using retail::Json;
+
+namespace {
+
+std::string bare(const std::string& name) {
+  auto c = name.rfind(':');
+  return c == std::string::npos ? name : name.substr(c + 1);
+}
+
+std::map<std::string, Eigen::Vector3d> bind_by_name(const retail::Document& d,
+                                                    const retail::Character& c) {
+  std::map<std::string, Eigen::Vector3d> out;
+  for (std::size_t j = 0; j < c.joints.size(); ++j)
+    out[bare(d.gltf["nodes"][std::size_t(c.joints[j])]["name"].get<std::string>())] =
+        c.bind_position(int(j));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("skeleton: bind pose comes from the IBMs - never from saved TRS", "[skeleton]") {
+  retail::Document d = test::make_rig().doc;
+  auto ref = test::characters_of(d);
+  REQUIRE(ref.size() == 1);
+  auto before = bind_by_name(d, ref[0]);
+  // A saved animated frame: 28 deg on the left shin, a shifted root.
+  for (auto& n : d.gltf["nodes"]) {
+    if (n["name"] == "mixamorig:LeftLeg") n["rotation"] = {0.2419219, 0, 0, 0.9702957};
+    if (n["name"] == "mixamorig:Hips") n["translation"][0] = 0.3;
+  }
+  auto posed = test::characters_of(d);
+  auto after = bind_by_name(d, posed[0]);
+  for (const auto& [name, p] : before)
+    CHECK((after[name] - p).norm() < 1e-6 * ref[0].height); // float IBMs
+  CHECK(posed[0].height == Approx(ref[0].height).epsilon(1e-12));
+  CHECK(posed[0].mapping[0].find("mesh node") == 0); // the root's saved pose was not trusted
+}
+
+TEST_CASE("skeleton: centimetres and a rotated armature map to the same world skeleton",
+          "[skeleton]") {
+  retail::RigOptions plain;
+  retail::Document d0 = test::make_rig(plain).doc;
+  auto c0 = test::characters_of(d0)[0];
+  auto ref = bind_by_name(d0, c0);
+  for (int variant = 1; variant < 4; ++variant) {
+    retail::RigOptions o;
+    o.centimetres = variant & 1;
+    o.rotated = variant & 2;
+    o.mixamo_prefix = variant != 3;
+    INFO("centimetres " << o.centimetres << ", rotated " << o.rotated);
+    retail::Document d = test::make_rig(o).doc;
+    auto c = test::characters_of(d)[0];
+    CHECK(c.height == Approx(c0.height).epsilon(1e-6));
+    for (const auto& [name, p] : bind_by_name(d, c))
+      CHECK((ref[name] - p).norm() < 1e-5 * c0.height);
+    CHECK(c.skin_up == (o.rotated ? "+Z" : "+Y"));
+    CHECK(c.skin_units == Approx(o.centimetres ? 0.01 : 1.0));
+  }
+}
+
+TEST_CASE("skeleton: H is the Y extent of skinned vertices and scales with the model",
+          "[skeleton]") {
+  retail::RigOptions o;
+  auto c1 = test::characters_of(test::make_rig(o).doc)[0];
+  o.height_m = 3.6;
+  auto c2 = test::characters_of(test::make_rig(o).doc)[0];
+  CHECK(c2.height == Approx(2 * c1.height).epsilon(1e-6));
+  CHECK(c1.scale == Approx(c1.height / 1.8));
+  // The body spans from below the toes (ring radius) to the top of the head cap at 1.78.
+  CHECK(c1.max_y == Approx(1.78).margin(1e-6));
+  CHECK(c1.min_y < 0.02);
+  CHECK(c1.min_y > -0.02);
+}
+
+TEST_CASE("skeleton: skins sharing joints form one character; disjoint skins two", "[skeleton]") {
+  retail::Document d = test::make_rig().doc;
+  Json skin = d.gltf["skins"][0];
+  std::reverse(skin["joints"].begin(), skin["joints"].end()); // same joints, other order
+  // Reversed joints need reversed IBMs: write them as a new accessor.
+  retail::Model m = retail::parse_model(d);
+  auto ibm = retail::read_accessor(d, m, d.gltf["skins"][0]["inverseBindMatrices"].get<int>());
+  std::vector<float> rev;
+  for (Eigen::Index r = ibm.rows() - 1; r >= 0; --r)
+    for (int k = 0; k < 16; ++k) rev.push_back(float(ibm(r, k)));
+  skin["inverseBindMatrices"] = retail::add_float_accessor(d, rev, "MAT4", 0, false);
+  int s1 = retail::append_to_array(d.gltf, "skins", skin);
+  Json node = {{"name", "Second"}, {"mesh", 0}, {"skin", s1}};
+  int n1 = retail::append_to_array(d.gltf, "nodes", node);
+  d.gltf["scenes"][0]["nodes"].push_back(n1);
+  d = test::reparse(d);
+  auto chars = test::characters_of(d);
+  REQUIRE(chars.size() == 1);
+  CHECK(chars[0].skins == std::vector<int>{0, 1});
+  CHECK(chars[0].joints.size() == 23);
+  CHECK(chars[0].primitives.size() == 2);
+
+  // A prop skeleton of its own: a second character.
+  int prop = retail::append_to_array(d.gltf, "nodes", Json{{"name", "Prop"}});
+  d.gltf["scenes"][0]["nodes"].push_back(prop);
+  std::vector<float> identity = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  int acc = retail::add_float_accessor(d, identity, "MAT4", 0, false);
+  retail::append_to_array(d.gltf, "skins", Json{{"joints", {prop}}, {"inverseBindMatrices", acc}});
+  d = test::reparse(d);
+  CHECK(test::characters_of(d).size() == 2);
+}
