@@ -333,8 +333,10 @@ void write_file_atomic(const std::string& path, const Bytes& bytes) {
   }
 }
 
-void write_document(const Document& doc, const std::string& path) {
-  Bytes main = serialize_document(doc);
+void write_document(const Document& doc, const std::string& path, const Bytes* serialized) {
+  Bytes own;
+  if (!serialized) own = serialize_document(doc);
+  const Bytes& main = serialized ? *serialized : own;
   fs::path dir = fs::path(path).parent_path();
   std::vector<fs::path> created;
   try {

@@ -2,6 +2,8 @@
 #include "retail/pipeline.h"
 
 #include "retail/error.h"
+#include "retail/report.h"
+#include "retail/sha256.h"
 
 #include <chrono>
 #include <filesystem>
@@ -80,15 +82,56 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
     for (const auto& w : c.warnings) result.warnings.push_back(w);
-    for (const auto& n : c.roles.notes) result.warnings.push_back(n);
+    for (const auto& n : c.roles.notes) result.notes.push_back(n);
   }
   for (const auto& t : in.model.tolerated) result.warnings.push_back(t);
   if (in.characters.empty())
     result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
-  result.characters = in.characters.size();
+
   auto t0 = Clock::now();
-  write_document(in.doc, out_path);
-  result.stages.push_back({"write", ms_since(t0), out_path});
+  std::size_t chains = 0, pieces = 0;
+  for (const auto& c : in.characters) {
+    result.characters.push_back(rerig_character(in.doc, in.model, c, params.rerig));
+    const CharacterResult& r = result.characters.back();
+    chains += r.chains.size();
+    pieces += r.detection.pieces.size();
+    for (const auto& w : r.warnings) result.warnings.push_back(w);
+  }
+  result.stages.push_back(
+      {"rerig", ms_since(t0),
+       std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
+
+  t0 = Clock::now();
+  Bytes out = serialize_document(in.doc);
+  ReportInput ri;
+  ri.input_path = in_path;
+  ri.input_sha256 = sha256_hex(read_file(in_path));
+  ri.output_path = out_path;
+  ri.output_sha256 = sha256_hex(out);
+  ri.mode = params.rerig.mode == Mode::Chain   ? "chain"
+            : params.rerig.mode == Mode::Rigid ? "rigid"
+                                               : "detect";
+  ri.model = &in.model;
+  ri.characters = &in.characters;
+  ri.results = &result.characters;
+  ri.stages = &result.stages;
+  ri.warnings = result.warnings;
+  result.report_path =
+      params.report_path.empty() ? default_report_path(out_path) : params.report_path;
+  write_document(in.doc, out_path, &out);
+  result.stages.push_back(
+      {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
+  result.report = make_report(ri);
+  if (result.report_path != "-") {
+    std::string text = result.report.dump(2) + "\n";
+    try {
+      write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
+    } catch (const Error&) {
+      std::error_code ec;
+      fs::remove(out_path, ec); // no partial result: the output goes with its report
+      throw;
+    }
+  }
   return result;
 }
 

@@ -382,6 +382,13 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c)
 
   auto node = [&](int j) { return j < 0 ? -1 : c.joints[std::size_t(j)]; };
   r.hips = node(w.hips);
+  if (w.hips >= 0) {
+    r.pelvis.push_back(r.hips);
+    for (std::size_t j = 0; j < c.joints.size(); ++j)
+      if (info[j].cls == Cls::Hips && !info[j].helper && int(j) != w.hips &&
+          (c.parent[j] == w.hips || c.parent[std::size_t(w.hips)] == int(j)))
+        r.pelvis.push_back(node(int(j)));
+  }
   for (int j : spine) r.spine.push_back(node(j));
   r.chest = node(w.chest);
   r.neck = node(w.neck);

@@ -8,8 +8,9 @@ namespace fs = std::filesystem;
 using retail::Json;
 
 namespace {
-std::string rig_file(const std::string& dir) {
+std::string rig_file(const std::string& dir, retail::TailStyle tail = retail::TailStyle::None) {
   retail::RigOptions o;
+  o.tail = tail;
   o.ears = o.cape = true;
   std::string path = dir + "/rig.glb";
   test::write_bytes(path, retail::serialize_document(retail::generate_rig(o).doc));
@@ -17,7 +18,8 @@ std::string rig_file(const std::string& dir) {
 }
 } // namespace
 
-TEST_CASE("cli: retail IN OUT writes a faithful copy - deterministic - stdout empty", "[cli]") {
+TEST_CASE("cli: without a tail retail IN OUT writes a faithful copy - deterministic - stdout empty",
+          "[cli]") {
   std::string dir = test::temp_dir(), in = rig_file(dir);
   std::string out, err;
   REQUIRE(test::run_retail({in, dir + "/a.glb"}, &out, &err) == 0);
@@ -30,6 +32,31 @@ TEST_CASE("cli: retail IN OUT writes a faithful copy - deterministic - stdout em
   retail::Document din = retail::read_document(in), dout = retail::read_document(dir + "/a.glb");
   CHECK(test::normalize_defaults(dout.gltf) == test::normalize_defaults(din.gltf));
   CHECK(dout.buffers == din.buffers);
+  Json report = Json::parse(retail::read_file(dir + "/a.report.json"));
+  CHECK(report["schema"] == "retail.report/1");
+  CHECK(report["characters"][0]["chains"].empty());
+}
+
+TEST_CASE("cli: a tail gets a chain - the report goes beside OUT or to stdout", "[cli]") {
+  std::string dir = test::temp_dir(), in = rig_file(dir, retail::TailStyle::Carried);
+  std::string out, err;
+  REQUIRE(test::run_retail({in, dir + "/a.glb"}, &out, &err) == 0);
+  CHECK(out.empty());
+  CHECK(err.find("tail chain:") != std::string::npos);
+  Json report = Json::parse(retail::read_file(dir + "/a.report.json"));
+  REQUIRE(report["characters"][0]["chains"].size() == 1);
+  CHECK(report["output"]["sha256"].get<std::string>().size() == 64);
+  REQUIRE(test::run_retail({in, dir + "/b.glb", "--report", "-", "-q"}, &out, &err) == 0);
+  Json printed = Json::parse(out);
+  CHECK(printed["characters"][0]["chains"] == report["characters"][0]["chains"]);
+  CHECK(printed["output"]["sha256"] == report["output"]["sha256"]); // same bytes both runs
+  CHECK(retail::read_file(dir + "/a.glb") == retail::read_file(dir + "/b.glb"));
+  CHECK_FALSE(fs::exists(dir + "/b.report.json"));
+  REQUIRE(test::run_retail({in, dir + "/c.glb", "--mode", "detect", "-q"}, &out, &err) == 0);
+  retail::Document din = retail::read_document(in), dc = retail::read_document(dir + "/c.glb");
+  CHECK(dc.gltf == din.gltf); // detect: report only, the model unchanged
+  CHECK(Json::parse(retail::read_file(dir + "/c.report.json"))["characters"][0]["chains"].size() ==
+        0);
 }
 
 TEST_CASE("cli: info --json prints retail.info/1 on stdout only", "[cli]") {
@@ -60,6 +87,10 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   CHECK(err == "error: " + dir + "/missing.glb: cannot read the file\n");
   CHECK(test::run_retail({in, dir + "/no/such/dir/x.glb"}, nullptr, &err) == 4);
   CHECK_FALSE(fs::exists(dir + "/no"));
+  CHECK(test::run_retail({in, dir + "/y.glb", "--report", dir + "/no/such/dir/y.json"}, nullptr,
+                         &err) == 4);
+  CHECK_FALSE(fs::exists(dir + "/y.glb")); // the output goes with its report
+  CHECK(test::run_retail({in, dir + "/z.glb", "--mode", "sideways"}, nullptr, &err) == 1);
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 1); // only the input: no temp or partial files

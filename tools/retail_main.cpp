@@ -24,6 +24,24 @@ void log_stages(const std::vector<retail::StageStat>& stages) {
   for (const auto& s : stages) spdlog::info("{:<9} {:8.1f} ms  {}", s.stage, s.ms, s.summary);
 }
 
+/// One line per tail chain and per piece left alone, for people reading the log.
+void log_summary(const retail::RunResult& r) {
+  for (const auto& c : r.report["characters"]) {
+    for (const auto& ch : c.value("chains", retail::Json::array())) {
+      const auto& wbd = ch["weighted_bone_distance"];
+      spdlog::info("tail chain: {} bones ({}..), L {:.3g}, {} vertices, weighted bone distance "
+                   "{:.3g} -> {:.3g}",
+                   ch["K"].get<int>(), ch["bones"].empty() ? "" : ch["bones"][0].get<std::string>(),
+                   ch["L"].get<double>(), ch["vertices"].get<std::size_t>(),
+                   wbd["before"].get<double>(), wbd["after"].get<double>());
+    }
+    for (const auto& p : c.value("pieces", retail::Json::array()))
+      if (p["decision"] != "tail_chain" && p["vertices"].get<std::size_t>() >= 8)
+        spdlog::debug("piece {} ({} vertices): {}", p["id"].get<int>(),
+                      p["vertices"].get<std::size_t>(), p["reason"].get<std::string>());
+  }
+}
+
 int report_error(const std::string& file, const retail::Error& e) {
   std::fprintf(stderr, "error: %s: %s\n", file.c_str(), e.what());
   return int(e.code());
@@ -48,6 +66,36 @@ int main(int argc, char** argv) {
   app.add_option("--reference-height", params.bind.reference_height_m,
                  "model height (m) at which metre-given defaults apply unscaled")
       ->capture_default_str();
+  std::string mode = "chain";
+  app.add_option("--mode", mode,
+                 "chain (bones along the tail), rigid (tail on the hips), detect (report only)")
+      ->check(CLI::IsMember({"chain", "rigid", "detect"}))
+      ->capture_default_str();
+  app.add_option("--report", params.report_path,
+                 "report path (default: OUT with .report.json; - for stdout)");
+  auto& dp = params.rerig.detect;
+  app.add_flag("--rigid-worn", dp.rigid_worn,
+               "give worn pieces (sheath, quiver) weight 1 on their bone");
+  app.add_option("--far", dp.distance.far_fraction_h, "far: skeleton distance above this x H")
+      ->capture_default_str();
+  app.add_option("--centroid-ratio", dp.centroid_ratio,
+                 "appendage: centroid distance >= this x reach")
+      ->capture_default_str();
+  app.add_option("--elongation", dp.elongation_min, "long: elongation >= this")
+      ->capture_default_str();
+  app.add_option("--merge-overlap", dp.merge_overlap, "merge shells whose box overlap exceeds this")
+      ->capture_default_str();
+  app.add_option("--junction-slope", dp.junction_slope,
+                 "isoline growth rate where a body begins (docs/detection.md)")
+      ->capture_default_str();
+  app.add_option("--min-tail-length", dp.min_tail_length_h, "shortest tail, x H")
+      ->capture_default_str();
+  app.add_option("--segment", params.rerig.chain.segment_h, "chain segment length, x H")
+      ->capture_default_str();
+  app.add_option("--min-bones", params.rerig.chain.min_bones, "fewest chain bones")
+      ->capture_default_str();
+  app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
+      ->capture_default_str();
   bool units_fixed = false;
   app.add_flag("--units-fixed", units_fixed,
                "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
@@ -71,6 +119,9 @@ int main(int argc, char** argv) {
   }
   setup_logging(verbose, quiet);
   params.bind.units_auto = !units_fixed;
+  params.rerig.mode = mode == "rigid"    ? retail::Mode::Rigid
+                      : mode == "detect" ? retail::Mode::Detect
+                                         : retail::Mode::Chain;
 
   if (info_cmd->parsed()) {
     try {
@@ -93,8 +144,11 @@ int main(int argc, char** argv) {
   try {
     retail::RunResult r = retail::run(in_path, out_path, params);
     log_stages(r.stages);
+    for (const auto& n : r.notes) spdlog::info("note: {}", n);
     for (const auto& w : r.warnings) spdlog::warn("{}", w);
-    spdlog::info("wrote {}", out_path);
+    log_summary(r);
+    if (r.report_path == "-") std::cout << r.report.dump(2) << "\n";
+    spdlog::info("wrote {}{}", out_path, r.report_path == "-" ? "" : " and " + r.report_path);
     return 0;
   } catch (const retail::Error& e) {
     return report_error(in_path, e);

@@ -62,7 +62,8 @@ Bytes serialize_document(const Document& doc);
 /// Writes atomically: sidecars first (each via temp + rename, skipped when an identical file is
 /// already there), then the main file via temp file in the target folder + rename. On failure
 /// nothing new is left behind. Failure: Error OutputFailed naming the path.
-void write_document(const Document& doc, const std::string& path);
+/// `main`: the already serialised document (serialize_document(doc)), to avoid doing it twice.
+void write_document(const Document& doc, const std::string& path, const Bytes* main = nullptr);
 
 /// Writes `bytes` to `path` atomically (temp file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const Bytes& bytes);

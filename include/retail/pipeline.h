@@ -6,6 +6,7 @@
 
 #include "retail/document.h"
 #include "retail/model.h"
+#include "retail/rerig.h"
 #include "retail/skeleton.h"
 
 #include <string>
@@ -34,19 +35,28 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 
 struct RunParams {
   BindParams bind;
+  RerigParams rerig;
+  std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   /// Failure: Error(Usage).
-  void validate() const { bind.validate(); }
+  void validate() const {
+    bind.validate();
+    rerig.validate();
+  }
 };
 
 struct RunResult {
   std::vector<StageStat> stages;
   std::vector<std::string> warnings;
-  std::size_t characters = 0;
+  std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
+  std::vector<CharacterResult> characters;
+  Json report;             ///< retail.report/1
+  std::string report_path; ///< where it was written ("-": not written, the caller prints it)
 };
 
-/// `retail IN OUT`: loads IN, requires the roles of every character, and writes OUT atomically.
-/// Until detection lands the output is a faithful copy of the input.
-/// Failure: Error with the exit-code class (Usage when OUT is IN or the container differs).
+/// `retail IN OUT`: load, validate, bind skeleton, then per character detect / chain / weights
+/// (mode), write OUT atomically and the report. Nothing found: OUT is a faithful copy.
+/// Failure: Error with the exit-code class (Usage when OUT is IN or the container differs;
+/// OutputFailed when OUT or the report cannot be written, in which case neither is left).
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params);
 
 } // namespace retail

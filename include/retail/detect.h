@@ -1,0 +1,91 @@
+// retail — finding appendages: far pieces, where they attach, and what they are (SPEC §2–§4).
+//
+// Pipeline inside detect_pieces():
+//   1. far welded vertices (skeleton distance > far_fraction_h × H) and their connected pieces;
+//   2. thick bodies: each far piece is searched for a junction where a protrusion (the tail)
+//      meets the body, from the isoline perimeter profile of the geodesic distance from the
+//      protrusion's tip (docs/detection.md); the protrusion, base included, becomes its own
+//      piece and the rest of the far skin stays body;
+//   3. a piece that is most of a separate shell takes the whole shell (its root ring too);
+//   4. collar, attachment joint (torso/thigh bias, thigh -> hips; never the collar's weights),
+//      centroid test, elongation, decision; overlapping shells on one attachment merge.
+#pragma once
+
+#include "retail/distance.h"
+#include "retail/mesh.h"
+#include "retail/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct DetectParams {
+  DistanceParams distance;
+  double centroid_ratio = 0.40;    ///< appendage: centroid distance >= this × reach
+  double elongation_min = 1.8;     ///< long: sqrt(l1/l2) >= this
+  double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
+  double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
+  double junction_slope = 2.5;     ///< isoline growth (length per length) where a body begins
+  double junction_window_h = 0.03; ///< slope measured over this × H of geodesic distance
+  double junction_growth = 0.10;   ///< cut where the loop is this much longer than the neck
+  double level_step_h = 0.0025;    ///< isoline sampling step, × H
+  double min_protrusion_h = 0.08;  ///< a junction needs this × H of protrusion before it
+  double shell_fraction = 0.5;     ///< a piece that is this much of its shell takes the shell
+  double min_tail_length_h =
+      0.1;                 ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
+  bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
+  void validate() const;   ///< Failure: Error(Usage)
+};
+
+enum class Decision { TailChain, Worn, WornRigid, Head, Limb, Broad, BodyLike, Small };
+
+/// Short name used in reports: "tail_chain", "worn", "worn_rigid", "head", "limb", "broad",
+/// "body", "small".
+const char* decision_name(Decision d);
+
+struct Piece {
+  int id = 0;
+  std::vector<int> vertices; ///< welded ids, ascending
+  std::vector<int> collar;   ///< welded ids adjacent to the piece, not in it (or its bottom 5%)
+  bool collar_from_shell = false; ///< no outside neighbours: bottom 5% by skeleton distance
+  bool separate_shell = false;    ///< the piece took its whole shell
+  double junction = -1;           ///< geodesic distance from the tip where it was cut, or -1
+  int tip = -1;                   ///< welded id of the remote end
+  int attachment = -1;            ///< character joint index
+  std::string region;             ///< "hips", "spine", "head", "leg", "arm", "other"
+  double reach = 0;               ///< max skeleton distance of its vertices
+  double centroid_distance = 0;   ///< skeleton distance of its centroid
+  double elongation = 0;
+  bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
+  double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
+  std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
+  Decision decision = Decision::Small;
+  std::string reason;
+  std::vector<int> merged; ///< ids of pieces merged into this one
+};
+
+struct Detection {
+  DistanceField field; ///< per welded vertex
+  std::vector<Segment> segments;
+  std::vector<Piece> pieces; ///< every far vertex is in exactly one piece
+};
+
+/// Runs the detection for one character. Pure; deterministic (ids in order of each piece's
+/// lowest welded vertex; ties documented in docs/detection.md).
+Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
+                        const SkinWeights& weights, const DetectParams& params);
+
+/// Region of every character joint: its role, or the region of its nearest roled ancestor
+/// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
+std::vector<std::string> joint_regions(const Character& character);
+
+/// Geodesic coordinate of a piece (SPEC §6): multi-source Dijkstra from its collar over welded
+/// edges, restricted to the piece and its collar. Returns g per piece vertex (in `vertices`
+/// order) and L = P99(g) (nearest-rank percentile).
+std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
+
+/// sqrt(l1 / l2) of the covariance of `points` (#P by 3); 0 for fewer than 3 points.
+double elongation(const Eigen::MatrixX3d& points);
+
+} // namespace retail

@@ -1,0 +1,63 @@
+// retail — the skeleton distance field (SPEC §2) and the per-vertex skin weights it is judged by.
+#pragma once
+
+#include "retail/document.h"
+#include "retail/mesh.h"
+#include "retail/model.h"
+#include "retail/skeleton.h"
+
+#include <Eigen/Core>
+#include <vector>
+
+namespace retail {
+
+/// Influences of every original vertex of a WeldedMesh, as character joint indices.
+struct SkinWeights {
+  static constexpr int kMax = 8;                ///< JOINTS_0 + JOINTS_1
+  std::vector<std::array<int, kMax>> joint;     ///< #N: character joint index, -1 unused
+  std::vector<std::array<double, kMax>> weight; ///< #N: weights as stored (normalised here)
+  std::vector<bool> deforming;                  ///< per character joint: carries weight somewhere
+};
+
+/// Reads JOINTS_n/WEIGHTS_n of every source primitive and maps skin joint indices to character
+/// joints. Weights are normalised to sum 1 (a zero-sum vertex keeps zeros).
+SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& character,
+                              const WeldedMesh& mesh);
+
+/// A bone segment a -> b in world space at bind (a == b: a point).
+struct Segment {
+  Eigen::Vector3d a, b;
+  int joint = -1; ///< the character joint whose bone this is (the segment's head joint)
+  bool stub = false;
+};
+
+struct DistanceParams {
+  double far_fraction_h = 0.07; ///< far: skeleton distance > this × H
+  double stub_fraction = 0.5;   ///< leaf stubs: this × the incoming bone length
+  void validate() const;        ///< Failure: Error(Usage)
+};
+
+/// Distance from p to segment ab; `t` receives the clamped parameter (0 at a, 1 at b).
+double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
+                        const Eigen::Vector3d& b, double* t = nullptr);
+
+/// Bone segments of the deforming skeleton: parent -> child for every deforming parent, a stub
+/// past every deforming leaf along its incoming bone (length stub_fraction × that bone), and a
+/// point at a deforming joint that has neither. Helpers that carry no weight (IK, pole targets)
+/// add nothing.
+std::vector<Segment> bone_segments(const Character& character, const std::vector<bool>& deforming,
+                                   const DistanceParams& params);
+
+struct DistanceField {
+  std::vector<double> distance; ///< #P: min over segments
+  std::vector<int> segment;     ///< #P: the nearest segment
+  std::vector<double> t;        ///< #P: its parameter at the nearest point
+  std::vector<bool> far;        ///< #P: distance > threshold
+  double threshold = 0;
+};
+
+/// Skeleton distance of each row of `points` (#P by 3). Ties: the lower segment index.
+DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
+                                const std::vector<Segment>& segments, double threshold);
+
+} // namespace retail

@@ -1,0 +1,20 @@
+// retail — geodesic distance over the welded graph and isoline lengths.
+#pragma once
+
+#include "retail/mesh.h"
+
+#include <vector>
+
+namespace retail {
+
+/// Multi-source Dijkstra over welded edges weighted by length. `allowed[w]` false: vertex w is
+/// never entered (sources are always allowed). Unreached vertices are +infinity.
+/// `limit`: stop expanding past this distance (infinity: none).
+std::vector<double> geodesic_distance(const WeldedMesh& mesh, const std::vector<int>& sources,
+                                      const std::vector<bool>& allowed, double limit);
+
+/// Length of the isoline {u = level} over the welded faces, interpolated linearly inside each
+/// triangle (a loop's perimeter; independent of how densely the surface is sampled).
+double isoline_length(const WeldedMesh& mesh, const std::vector<double>& u, double level);
+
+} // namespace retail

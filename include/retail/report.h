@@ -1,0 +1,34 @@
+// retail — the `retail.report/1` JSON (docs/report-schema.md).
+#pragma once
+
+#include "retail/document.h"
+#include "retail/model.h"
+#include "retail/rerig.h"
+#include "retail/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct StageStat;
+
+/// What the report needs about one run; hashes are of the exact bytes read and written.
+struct ReportInput {
+  std::string input_path, input_sha256;
+  std::string output_path, output_sha256;
+  std::string mode;
+  const Model* model = nullptr;
+  const std::vector<Character>* characters = nullptr;
+  const std::vector<CharacterResult>* results = nullptr;
+  const std::vector<StageStat>* stages = nullptr;
+  std::vector<std::string> warnings;
+};
+
+/// Builds the report object. Numbers in world units are rounded to 1e-6 (deterministic text).
+Json make_report(const ReportInput& in);
+
+/// Default report path: OUT with its extension replaced by `.report.json`.
+std::string default_report_path(const std::string& out_path);
+
+} // namespace retail

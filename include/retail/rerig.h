@@ -1,0 +1,62 @@
+// retail — writing a re-rig into the document (SPEC §1 output, §5, §6).
+//
+// Per character: detect pieces; for each tail chain (mode chain) add bones Tail_1..Tail_K and
+// a weightless Tail_End under the hips, sharing the hips' bind rotation (each bone's local
+// transform a pure translation); append them to every skin of the character with inverse
+// bind matrices in that skin's space (existing joint indices unchanged); re-weight the piece's
+// vertices with the chain formula. Mode rigid: the piece's vertices get weight 1 on the hips.
+// Mode detect: nothing changes. Worn pieces go rigid on their bone only with --rigid-worn.
+// Weights are written as new JOINTS_n/WEIGHTS_n accessors in each primitive's own component
+// types (normalized weights quantised to sum exactly to the maximum); the old accessors stay
+// in the file untouched, so other primitives sharing them are unaffected.
+#pragma once
+
+#include "retail/chain.h"
+#include "retail/detect.h"
+#include "retail/document.h"
+#include "retail/mesh.h"
+#include "retail/model.h"
+#include "retail/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+enum class Mode { Chain, Rigid, Detect };
+
+struct RerigParams {
+  Mode mode = Mode::Chain;
+  WeldParams weld;
+  DetectParams detect;
+  ChainParams chain;
+  void validate() const; ///< Failure: Error(Usage)
+};
+
+struct ChainResult {
+  int piece = -1;
+  std::vector<std::string> bones; ///< Tail_1 .. Tail_K, Tail_End
+  std::vector<int> nodes;         ///< their node indices (empty in rigid/detect mode)
+  Chain chain;
+  std::size_t vertices = 0;   ///< original vertices re-weighted
+  double distance_before = 0; ///< mean weighted bone distance, world units
+  double distance_after = 0;
+};
+
+struct CharacterResult {
+  std::size_t welded_vertices = 0, source_vertices = 0;
+  Detection detection;
+  std::vector<ChainResult> chains;
+  std::vector<std::string> warnings;
+};
+
+/// Re-rigs one character into `doc`. Pre: model = parse_model(doc) before any edit of this
+/// call; characters from build_characters with roles resolved. Deterministic.
+CharacterResult rerig_character(Document& doc, const Model& model, const Character& character,
+                                const RerigParams& params);
+
+/// Splits weights into integers in [0, max] that sum exactly to `max` (largest remainder;
+/// ties to the lower index). Pre: weights >= 0 with a positive sum.
+std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max);
+
+} // namespace retail

@@ -1,0 +1,191 @@
+// Far pieces: connected far skin, the junction split for thick bodies, separate shells.
+#include "retail/detect.h"
+#include "retail/error.h"
+#include "retail/geodesic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace retail {
+namespace {
+
+/// Connected components of the vertices with `member` true; each sorted, listed in order of
+/// their lowest vertex.
+std::vector<std::vector<int>> components(const WeldedMesh& m, const std::vector<bool>& member) {
+  std::vector<int> label(m.size(), -1);
+  std::vector<std::vector<int>> out;
+  for (std::size_t s = 0; s < m.size(); ++s) {
+    if (!member[s] || label[s] >= 0) continue;
+    std::vector<int> comp{int(s)}, stack{int(s)};
+    label[s] = int(out.size());
+    while (!stack.empty()) {
+      int u = stack.back();
+      stack.pop_back();
+      for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1];
+           ++e) {
+        int v = m.adjacency[std::size_t(e)];
+        if (member[std::size_t(v)] && label[std::size_t(v)] < 0) {
+          label[std::size_t(v)] = label[s];
+          comp.push_back(v);
+          stack.push_back(v);
+        }
+      }
+    }
+    std::sort(comp.begin(), comp.end());
+    out.push_back(std::move(comp));
+  }
+  return out;
+}
+
+std::vector<int> outside_neighbours(const WeldedMesh& m, const std::vector<int>& piece) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : piece) in[std::size_t(v)] = true;
+  std::vector<int> out;
+  for (int u : piece)
+    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
+      if (!in[std::size_t(m.adjacency[std::size_t(e)])]) out.push_back(m.adjacency[std::size_t(e)]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+/// Isoline perimeter P(k * step) for k = 0..levels-1, each face adding to the levels it spans.
+std::vector<double> perimeter_profile(const WeldedMesh& m, const std::vector<double>& u,
+                                      double step, int levels) {
+  std::vector<double> p(std::size_t(levels), 0.0);
+  for (const auto& f : m.faces) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (int v : f) {
+      lo = std::min(lo, u[std::size_t(v)]);
+      hi = std::max(hi, u[std::size_t(v)]);
+    }
+    if (!std::isfinite(hi)) continue;
+    int k0 = int(std::floor(lo / step)) + 1, k1 = std::min(levels - 1, int(std::floor(hi / step)));
+    for (int k = std::max(k0, 1); k <= k1; ++k) {
+      double level = k * step;
+      Eigen::RowVector3d pts[2];
+      int n = 0;
+      for (int e = 0; e < 3 && n < 2; ++e) {
+        int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+        double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
+        if ((ua < level) == (ub < level)) continue;
+        pts[n++] = m.welded.row(a) + (level - ua) / (ub - ua) * (m.welded.row(b) - m.welded.row(a));
+      }
+      if (n == 2) p[std::size_t(k)] += (pts[0] - pts[1]).norm();
+    }
+  }
+  return p;
+}
+
+} // namespace
+
+/// The geodesic distance from the tip at which a protrusion meets a body, or -1. Walking out
+/// from the tip, the isoline perimeter P grows steeply over the tip's cap, slowly along a tail
+/// (a tube), and steeply again once the wavefront spills onto the body; the cut is where that
+/// second steep rise begins (docs/detection.md).
+double find_junction(const WeldedMesh& m, const std::vector<double>& u, double height,
+                     const DetectParams& params) {
+  double step = params.level_step_h * height;
+  double max_u = 0;
+  for (double x : u)
+    if (std::isfinite(x)) max_u = std::max(max_u, x);
+  int levels = std::min(200000, int(max_u / step) + 2);
+  if (levels < 8) return -1;
+  std::vector<double> p = perimeter_profile(m, u, step, levels);
+  int w = std::max(1, int(std::lround(params.junction_window_h * height / step)));
+  auto slope = [&](int k) {
+    return (p[std::size_t(std::min(k + w, levels - 1))] - p[std::size_t(k)]) / (w * step);
+  };
+  int k = 1;
+  while (k + w < levels && slope(k) > params.junction_slope) ++k; // the tip's cap
+  int tube_start = k;
+  for (; k + w < levels; ++k) {
+    if (slope(k) <= params.junction_slope) continue;
+    if ((k - tube_start) * step < params.min_protrusion_h * height)
+      return -1; // a bump, not a protrusion
+    // The narrowest loop around the start of the steep rise, then the cut where the loop has
+    // grown by junction_growth past it (the neck plus the start of the base's flare).
+    int k_min = std::max(tube_start, k - w);
+    for (int q = k_min; q <= std::min(k + w, levels - 1); ++q)
+      if (p[std::size_t(q)] < p[std::size_t(k_min)]) k_min = q;
+    int cut = k_min;
+    while (cut + 1 < levels &&
+           p[std::size_t(cut)] < (1 + params.junction_growth) * p[std::size_t(k_min)])
+      ++cut;
+    return cut * step;
+  }
+  return -1;
+}
+
+/// Raw pieces of far skin (before classification): components, junction splits, shells.
+std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
+                                  const DetectParams& params) {
+  std::vector<Piece> pieces;
+  std::vector<bool> taken(m.size(), false);
+  std::vector<int> shell_of(m.size(), -1);
+  auto shells = components(m, std::vector<bool>(m.size(), true));
+  for (std::size_t s = 0; s < shells.size(); ++s)
+    for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
+  for (const auto& comp : components(m, f.far)) {
+    // The remote end: farthest (geodesic) from the component's boundary.
+    std::vector<int> collar = outside_neighbours(m, comp);
+    std::vector<bool> allowed(m.size(), false);
+    for (int v : comp) allowed[std::size_t(v)] = true;
+    for (int v : collar) allowed[std::size_t(v)] = true;
+    std::vector<int> seeds = collar;
+    if (seeds.empty())
+      seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
+        return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
+               (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
+      })};
+    std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
+    int tip = comp[0];
+    for (int v : comp)
+      if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;
+    Piece piece;
+    piece.tip = tip;
+    std::vector<double> u =
+        geodesic_distance(m, {tip}, {}, 3 * std::max(h[std::size_t(tip)], 1e-9 * height) + 1e-12);
+    double cut = find_junction(m, u, height, params);
+    if (cut > 0) {
+      std::vector<bool> inside(m.size(), false);
+      for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
+      for (const auto& part : components(m, inside))
+        if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
+      piece.junction = cut;
+    }
+    if (piece.vertices.empty()) piece.vertices = comp;
+    // Most of a separate shell: take the whole shell (its root ring included).
+    const auto& shell = shells[std::size_t(shell_of[std::size_t(tip)])];
+    if (piece.junction < 0 && double(comp.size()) >= params.shell_fraction * double(shell.size()) &&
+        shell.size() > comp.size()) {
+      piece.vertices = shell;
+      piece.separate_shell = true;
+    }
+    std::vector<int> kept;
+    for (int v : piece.vertices)
+      if (!taken[std::size_t(v)]) kept.push_back(v);
+    piece.vertices = kept;
+    for (int v : piece.vertices) taken[std::size_t(v)] = true;
+    if (!piece.vertices.empty()) pieces.push_back(std::move(piece));
+    // Far skin of this component left outside the protrusion: its own pieces (body).
+    std::vector<bool> rest(m.size(), false);
+    bool any = false;
+    for (int v : comp)
+      if (!taken[std::size_t(v)]) rest[std::size_t(v)] = any = true;
+    if (!any) continue;
+    for (auto& part : components(m, rest)) {
+      Piece r;
+      r.vertices = part;
+      r.tip = part[0];
+      for (int v : part) taken[std::size_t(v)] = true;
+      pieces.push_back(std::move(r));
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(),
+            [](const Piece& a, const Piece& b) { return a.vertices[0] < b.vertices[0]; });
+  return pieces;
+}
+
+} // namespace retail

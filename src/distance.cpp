@@ -1,0 +1,122 @@
+// Skin weights per vertex, bone segments with leaf stubs, and the skeleton distance field.
+#include "retail/distance.h"
+
+#include "retail/accessor.h"
+#include "retail/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+
+SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& c,
+                              const WeldedMesh& mesh) {
+  SkinWeights sw;
+  std::size_t n = std::size_t(mesh.positions.rows());
+  std::array<int, SkinWeights::kMax> none;
+  none.fill(-1);
+  sw.joint.assign(n, none);
+  sw.weight.assign(n, std::array<double, SkinWeights::kMax>{});
+  sw.deforming.assign(c.joints.size(), false);
+  for (const auto& src : mesh.sources) {
+    const Primitive& prim =
+        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
+    const Skin& skin = model.skins[std::size_t(src.where.skin)];
+    std::vector<int> to_char(skin.joints.size());
+    for (std::size_t k = 0; k < skin.joints.size(); ++k) to_char[k] = c.joint_index(skin.joints[k]);
+    for (int set = 0; set < 2; ++set) {
+      auto jt = prim.attributes.find("JOINTS_" + std::to_string(set));
+      auto wt = prim.attributes.find("WEIGHTS_" + std::to_string(set));
+      if (jt == prim.attributes.end() || wt == prim.attributes.end()) continue;
+      std::vector<std::uint32_t> j = read_accessor_uint(doc, model, jt->second);
+      AccessorData w = read_accessor(doc, model, wt->second);
+      for (std::size_t v = 0; v < src.count; ++v)
+        for (int k = 0; k < 4; ++k) {
+          double wv = w(Eigen::Index(v), k);
+          std::uint32_t ji = j[v * 4 + std::size_t(k)];
+          if (wv <= 0 || ji >= to_char.size()) continue;
+          sw.joint[src.first + v][std::size_t(set * 4 + k)] = to_char[ji];
+          sw.weight[src.first + v][std::size_t(set * 4 + k)] = wv;
+        }
+    }
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    double sum = 0;
+    for (double w : sw.weight[v]) sum += w;
+    for (std::size_t k = 0; k < SkinWeights::kMax; ++k) {
+      if (sum > 0) sw.weight[v][k] /= sum;
+      if (sw.joint[v][k] >= 0 && sw.weight[v][k] > 0)
+        sw.deforming[std::size_t(sw.joint[v][k])] = true;
+    }
+  }
+  return sw;
+}
+
+void DistanceParams::validate() const {
+  if (!(far_fraction_h > 0)) throw Error(ExitCode::Usage, "far threshold must be positive");
+  if (!(stub_fraction >= 0)) throw Error(ExitCode::Usage, "stub fraction must not be negative");
+}
+
+double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
+                        const Eigen::Vector3d& b, double* t) {
+  Eigen::Vector3d ab = b - a;
+  double len2 = ab.squaredNorm();
+  double s = len2 > 0 ? std::clamp((p - a).dot(ab) / len2, 0.0, 1.0) : 0.0;
+  if (t) *t = s;
+  return (p - (a + s * ab)).norm();
+}
+
+std::vector<Segment> bone_segments(const Character& c, const std::vector<bool>& deforming,
+                                   const DistanceParams& params) {
+  params.validate();
+  std::size_t n = c.joints.size();
+  std::vector<int> children(n, 0);
+  for (std::size_t j = 0; j < n; ++j)
+    if (c.parent[j] >= 0) ++children[std::size_t(c.parent[j])];
+  std::vector<Segment> out;
+  std::vector<bool> covered(n, false);
+  for (std::size_t j = 0; j < n; ++j) {
+    int p = c.parent[j];
+    if (p < 0 || !deforming[std::size_t(p)]) continue;
+    out.push_back({c.bind_position(p), c.bind_position(int(j)), p, false});
+    covered[std::size_t(p)] = covered[j] = true;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (!deforming[j]) continue;
+    int p = c.parent[j];
+    if (children[j] == 0 && p >= 0 && deforming[std::size_t(p)]) {
+      Eigen::Vector3d a = c.bind_position(int(j)), in = a - c.bind_position(p);
+      out.push_back({a, a + params.stub_fraction * in, int(j), true});
+    } else if (!covered[j]) {
+      out.push_back({c.bind_position(int(j)), c.bind_position(int(j)), int(j), false});
+    }
+  }
+  return out;
+}
+
+DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
+                                const std::vector<Segment>& segments, double threshold) {
+  DistanceField f;
+  std::size_t n = std::size_t(points.rows());
+  f.threshold = threshold;
+  f.distance.assign(n, INFINITY);
+  f.segment.assign(n, -1);
+  f.t.assign(n, 0);
+  f.far.assign(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    Eigen::Vector3d p = points.row(Eigen::Index(i)).transpose();
+    for (std::size_t s = 0; s < segments.size(); ++s) {
+      double t;
+      double d = segment_distance(p, segments[s].a, segments[s].b, &t);
+      if (d < f.distance[i]) {
+        f.distance[i] = d;
+        f.segment[i] = int(s);
+        f.t[i] = t;
+      }
+    }
+    f.far[i] = f.distance[i] > threshold;
+  }
+  return f;
+}
+
+} // namespace retail

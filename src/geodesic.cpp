@@ -1,0 +1,52 @@
+#include "retail/geodesic.h"
+
+#include <cmath>
+#include <queue>
+
+namespace retail {
+
+std::vector<double> geodesic_distance(const WeldedMesh& m, const std::vector<int>& sources,
+                                      const std::vector<bool>& allowed, double limit) {
+  std::vector<double> d(m.size(), INFINITY);
+  using Item = std::pair<double, int>;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  for (int s : sources) {
+    d[std::size_t(s)] = 0;
+    queue.push({0.0, s});
+  }
+  while (!queue.empty()) {
+    auto [du, u] = queue.top();
+    queue.pop();
+    if (du > d[std::size_t(u)] || du > limit) continue;
+    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1];
+         ++e) {
+      int v = m.adjacency[std::size_t(e)];
+      if (!allowed.empty() && !allowed[std::size_t(v)]) continue;
+      double nd = du + m.edge_length[std::size_t(e)];
+      if (nd < d[std::size_t(v)]) {
+        d[std::size_t(v)] = nd;
+        queue.push({nd, v});
+      }
+    }
+  }
+  return d;
+}
+
+double isoline_length(const WeldedMesh& m, const std::vector<double>& u, double level) {
+  double total = 0;
+  for (const auto& f : m.faces) {
+    Eigen::RowVector3d pts[2];
+    int k = 0;
+    for (int e = 0; e < 3 && k < 2; ++e) {
+      int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+      double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
+      if (!std::isfinite(ua) || !std::isfinite(ub) || (ua < level) == (ub < level)) continue;
+      double s = (level - ua) / (ub - ua);
+      pts[k++] = m.welded.row(a) + s * (m.welded.row(b) - m.welded.row(a));
+    }
+    if (k == 2) total += (pts[0] - pts[1]).norm();
+  }
+  return total;
+}
+
+} // namespace retail

@@ -1,0 +1,106 @@
+// make_report: pieces, chains, timings and warnings as retail.report/1.
+#include "retail/report.h"
+
+#include "retail/pipeline.h"
+
+#include <cmath>
+#include <filesystem>
+
+namespace retail {
+namespace {
+
+double r6(double v) {
+  return std::round(v * 1e6) / 1e6;
+}
+
+Json vec(const Eigen::Vector3d& p) {
+  return Json::array({r6(p.x()), r6(p.y()), r6(p.z())});
+}
+
+Json piece_json(const Model& model, const Character& c, const Piece& p) {
+  Json j = Json::object();
+  j["id"] = p.id;
+  j["vertices"] = p.vertices.size();
+  j["attachment"] =
+      p.attachment < 0
+          ? Json(nullptr)
+          : Json{{"node", c.joints[std::size_t(p.attachment)]},
+                 {"name", model.nodes[std::size_t(c.joints[std::size_t(p.attachment)])].name}};
+  j["region"] = p.region;
+  j["reach"] = r6(p.reach);
+  j["centroid_distance"] = r6(p.centroid_distance);
+  j["centroid_ratio"] = r6(p.reach > 0 ? p.centroid_distance / p.reach : 0);
+  j["elongation"] = std::isfinite(p.elongation) ? Json(r6(p.elongation)) : Json(nullptr);
+  j["length"] = r6(p.length);
+  j["junction"] = p.junction >= 0 ? Json(r6(p.junction)) : Json(nullptr);
+  j["crosses_midline"] = p.crosses_midline;
+  j["separate_shell"] = p.separate_shell;
+  j["collar_from_shell"] = p.collar_from_shell;
+  j["merged"] = p.merged;
+  j["decision"] = decision_name(p.decision);
+  j["reason"] = p.reason;
+  return j;
+}
+
+Json chain_json(const ChainResult& r) {
+  Json j = Json::object();
+  j["piece"] = r.piece;
+  j["bones"] = r.bones;
+  j["nodes"] = r.nodes;
+  j["K"] = r.chain.bones;
+  j["L"] = r6(r.chain.length);
+  Json joints = Json::array();
+  for (const auto& p : r.chain.joints) joints.push_back(vec(p));
+  j["joints"] = joints;
+  j["empty_bands"] = r.chain.empty_bands;
+  j["vertices"] = r.vertices;
+  j["weighted_bone_distance"] = {
+      {"before", r6(r.distance_before)},
+      {"after", r6(r.distance_after)},
+      {"ratio", r.distance_before > 0 ? r6(r.distance_after / r.distance_before) : 0.0}};
+  return j;
+}
+
+} // namespace
+
+std::string default_report_path(const std::string& out_path) {
+  return std::filesystem::path(out_path).replace_extension(".report.json").string();
+}
+
+Json make_report(const ReportInput& in) {
+  Json j = Json::object();
+  j["schema"] = "retail.report/1";
+  j["tool"] = {{"name", "retail"}, {"version", RETAIL_VERSION}};
+  j["input"] = {{"path", in.input_path}, {"sha256", in.input_sha256}};
+  j["output"] = {{"path", in.output_path}, {"sha256", in.output_sha256}};
+  j["mode"] = in.mode;
+  Json chars = Json::array();
+  for (std::size_t k = 0; k < in.characters->size(); ++k) {
+    const Character& c = (*in.characters)[k];
+    Json cj = Json::object();
+    cj["skins"] = c.skins;
+    cj["height"] = r6(c.height);
+    cj["scale"] = r6(c.scale);
+    if (k < in.results->size()) {
+      const CharacterResult& res = (*in.results)[k];
+      cj["far_threshold"] = r6(res.detection.field.threshold);
+      cj["vertices"] = {{"source", res.source_vertices}, {"welded", res.welded_vertices}};
+      Json pieces = Json::array();
+      for (const Piece& p : res.detection.pieces)
+        if (!p.vertices.empty() || !p.reason.empty()) pieces.push_back(piece_json(*in.model, c, p));
+      cj["pieces"] = pieces;
+      Json chains = Json::array();
+      for (const auto& r : res.chains) chains.push_back(chain_json(r));
+      cj["chains"] = chains;
+    }
+    chars.push_back(cj);
+  }
+  j["characters"] = chars;
+  Json timings = Json::object();
+  for (const auto& s : *in.stages) timings[s.stage] = r6(s.ms);
+  j["timings_ms"] = timings;
+  j["warnings"] = in.warnings;
+  return j;
+}
+
+} // namespace retail

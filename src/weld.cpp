@@ -1,0 +1,138 @@
+// weld_character: gather skinned primitives in world space, weld by position, build adjacency.
+#include "retail/accessor.h"
+#include "retail/error.h"
+#include "retail/mesh.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+namespace retail {
+namespace {
+
+struct CellHash {
+  std::size_t operator()(const std::array<std::int64_t, 3>& c) const {
+    std::uint64_t h = std::uint64_t(c[0]) * 73856093ULL ^ std::uint64_t(c[1]) * 19349663ULL ^
+                      std::uint64_t(c[2]) * 83492791ULL;
+    return std::size_t(h);
+  }
+};
+
+/// Triangles of a primitive as vertex-index triples (modes 4, 5, 6; others have no faces).
+std::vector<std::array<std::uint32_t, 3>> triangles_of(const Document& doc, const Model& model,
+                                                       const Primitive& p, std::size_t count) {
+  std::vector<std::uint32_t> idx;
+  if (p.indices >= 0)
+    idx = read_accessor_uint(doc, model, p.indices);
+  else {
+    idx.resize(count);
+    for (std::size_t i = 0; i < count; ++i) idx[i] = std::uint32_t(i);
+  }
+  std::vector<std::array<std::uint32_t, 3>> tris;
+  if (p.mode == 4)
+    for (std::size_t i = 0; i + 2 < idx.size(); i += 3)
+      tris.push_back({idx[i], idx[i + 1], idx[i + 2]});
+  else if (p.mode == 5)
+    for (std::size_t i = 0; i + 2 < idx.size(); ++i)
+      tris.push_back({idx[i], idx[i + 1], idx[i + 2]});
+  else if (p.mode == 6)
+    for (std::size_t i = 1; i + 1 < idx.size(); ++i) tris.push_back({idx[0], idx[i], idx[i + 1]});
+  return tris;
+}
+
+} // namespace
+
+void WeldParams::validate() const {
+  if (!(weld_tolerance_h >= 0)) throw Error(ExitCode::Usage, "weld tolerance must not be negative");
+}
+
+WeldedMesh weld_character(const Document& doc, const Model& model, const Character& c,
+                          const WeldParams& params) {
+  params.validate();
+  WeldedMesh m;
+  std::size_t total = 0;
+  for (const auto& sp : c.primitives) {
+    m.sources.push_back({sp, total, sp.vertex_count});
+    total += sp.vertex_count;
+  }
+  m.positions.resize(Eigen::Index(total), 3);
+  for (const auto& src : m.sources) {
+    const Primitive& prim =
+        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
+    AccessorData pos = read_accessor(doc, model, prim.attributes.at("POSITION"));
+    auto it = std::find(c.skins.begin(), c.skins.end(), src.where.skin);
+    const Eigen::Matrix4d& to_world = c.skin_to_world[std::size_t(it - c.skins.begin())];
+    for (Eigen::Index i = 0; i < pos.rows(); ++i)
+      m.positions.row(Eigen::Index(src.first) + i) =
+          (to_world.topLeftCorner<3, 3>() * pos.row(i).transpose() +
+           to_world.topRightCorner<3, 1>())
+              .transpose();
+  }
+  // Weld: a hash grid with cells of the tolerance; look in the 27 cells around each vertex.
+  double tol = std::max(params.weld_tolerance_h * c.height, 1e-12);
+  std::unordered_map<std::array<std::int64_t, 3>, std::vector<int>, CellHash> grid;
+  m.weld_of.assign(total, -1);
+  std::vector<Eigen::RowVector3d> welded;
+  for (std::size_t i = 0; i < total; ++i) {
+    Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
+    std::array<std::int64_t, 3> cell;
+    for (int k = 0; k < 3; ++k) cell[std::size_t(k)] = std::int64_t(std::floor(p[k] / tol));
+    int found = -1;
+    for (int dx = -1; dx <= 1 && found < 0; ++dx)
+      for (int dy = -1; dy <= 1 && found < 0; ++dy)
+        for (int dz = -1; dz <= 1 && found < 0; ++dz) {
+          auto g = grid.find({cell[0] + dx, cell[1] + dy, cell[2] + dz});
+          if (g == grid.end()) continue;
+          for (int w : g->second)
+            if ((welded[std::size_t(w)] - p).norm() <= tol && (found < 0 || w < found)) found = w;
+        }
+    if (found < 0) {
+      found = int(welded.size());
+      welded.push_back(p);
+      grid[cell].push_back(found);
+    }
+    m.weld_of[i] = found;
+  }
+  m.welded.resize(Eigen::Index(welded.size()), 3);
+  for (std::size_t w = 0; w < welded.size(); ++w) m.welded.row(Eigen::Index(w)) = welded[w];
+  // Edges of every triangle on welded ids, unique, as CSR.
+  std::vector<std::pair<int, int>> edges;
+  for (const auto& src : m.sources) {
+    const Primitive& prim =
+        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
+    for (const auto& t : triangles_of(doc, model, prim, src.count)) {
+      ++m.triangles;
+      std::array<int, 3> f = {m.weld_of[src.first + t[0]], m.weld_of[src.first + t[1]],
+                              m.weld_of[src.first + t[2]]};
+      if (f[0] != f[1] && f[1] != f[2] && f[0] != f[2]) m.faces.push_back(f);
+      for (int e = 0; e < 3; ++e) {
+        int a = m.weld_of[src.first + t[std::size_t(e)]],
+            b = m.weld_of[src.first + t[std::size_t((e + 1) % 3)]];
+        if (a == b) continue;
+        edges.push_back({std::min(a, b), std::max(a, b)});
+      }
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::size_t n = welded.size();
+  m.adjacency_start.assign(n + 1, 0);
+  for (const auto& [a, b] : edges) {
+    ++m.adjacency_start[std::size_t(a) + 1];
+    ++m.adjacency_start[std::size_t(b) + 1];
+  }
+  for (std::size_t i = 0; i < n; ++i) m.adjacency_start[i + 1] += m.adjacency_start[i];
+  m.adjacency.assign(edges.size() * 2, 0);
+  m.edge_length.assign(edges.size() * 2, 0);
+  std::vector<int> fill(m.adjacency_start.begin(), m.adjacency_start.end() - 1);
+  for (const auto& [a, b] : edges) {
+    double len = (m.welded.row(a) - m.welded.row(b)).norm();
+    m.adjacency[std::size_t(fill[std::size_t(a)])] = b;
+    m.edge_length[std::size_t(fill[std::size_t(a)]++)] = len;
+    m.adjacency[std::size_t(fill[std::size_t(b)])] = a;
+    m.edge_length[std::size_t(fill[std::size_t(b)]++)] = len;
+  }
+  return m;
+}
+
+} // namespace retail

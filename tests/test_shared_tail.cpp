@@ -1,0 +1,224 @@
+// Issue acceptance on the shared models: one tail chain per auto-rigged file matching the
+// artist's tail (the same model under originals/, same vertex order), chain joints on the
+// artist's tail-bone polyline, weighted bone distance at least halved, and nothing else changed.
+#include "retail/accessor.h"
+#include "retail/distance.h"
+#include "retail/pipeline.h"
+#include "retail/transform.h"
+#include "support.h"
+
+#include <Eigen/Eigenvalues>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+
+namespace fs = std::filesystem;
+using retail::Json;
+
+namespace {
+
+/// Per original vertex (primitive order of the character): is its largest weight on a joint
+/// whose name matches `pattern`? Ties: the first influence listed.
+std::vector<bool> largest_weight_on(const std::string& path, const std::regex& pattern) {
+  std::vector<retail::StageStat> st;
+  retail::Input in = retail::load_input(path, retail::BindParams{}, st);
+  const auto& c = in.characters.at(0);
+  retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
+  retail::SkinWeights sw = retail::read_skin_weights(in.doc, in.model, c, m);
+  std::vector<bool> out(sw.joint.size(), false);
+  for (std::size_t v = 0; v < out.size(); ++v) {
+    int best = -1;
+    double bw = 0;
+    for (int k = 0; k < retail::SkinWeights::kMax; ++k)
+      if (sw.weight[v][std::size_t(k)] > bw)
+        bw = sw.weight[v][std::size_t(k)], best = sw.joint[v][std::size_t(k)];
+    if (best >= 0)
+      out[v] =
+          std::regex_search(in.model.nodes[std::size_t(c.joints[std::size_t(best)])].name, pattern);
+  }
+  return out;
+}
+
+/// The artist's tail polyline in world space at bind: tail joints in chain order, then the end
+/// node below the last one (a non-joint "_end" node placed by its parent's bind transform).
+std::vector<Eigen::Vector3d> artist_polyline(const std::string& path) {
+  std::vector<retail::StageStat> st;
+  retail::Input in = retail::load_input(path, retail::BindParams{}, st);
+  const auto& c = in.characters.at(0);
+  std::vector<Eigen::Vector3d> line;
+  int last = -1;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    if (in.model.nodes[std::size_t(c.joints[j])].name.find("Tail") == std::string::npos) continue;
+    line.push_back(c.bind_position(int(j)));
+    last = int(j);
+  }
+  for (int child : in.model.nodes[std::size_t(c.joints[std::size_t(last)])].children)
+    if (c.joint_index(child) < 0)
+      line.push_back(
+          retail::transform_point(c.bind_world[std::size_t(last)] *
+                                      retail::local_matrix(in.model.nodes[std::size_t(child)]),
+                                  Eigen::Vector3d::Zero()));
+  if (line.size() == std::size_t(std::count_if(c.joints.begin(), c.joints.end(), [&](int n) {
+        return in.model.nodes[std::size_t(n)].name.find("Tail") != std::string::npos;
+      }))) {
+    // No end node: the last bone runs from its joint through its own skin (towards that skin's
+    // centroid) as far as the skin reaches.
+    retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
+    std::string last_name = in.model.nodes[std::size_t(c.joints[std::size_t(last)])].name;
+    std::vector<bool> skin = largest_weight_on(path, std::regex("^" + last_name + "$"));
+    // Its direction: the principal axis of that skin, oriented away from the previous joint.
+    Eigen::Vector3d b = line.back(), centroid = Eigen::Vector3d::Zero();
+    std::vector<Eigen::Vector3d> pts;
+    for (std::size_t v = 0; v < skin.size(); ++v)
+      if (skin[v])
+        pts.push_back(m.positions.row(Eigen::Index(v)).transpose()), centroid += pts.back();
+    centroid /= double(pts.size());
+    Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
+    for (const auto& p : pts) cov += (p - centroid) * (p - centroid).transpose();
+    Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(cov);
+    Eigen::Vector3d dir = eig.eigenvectors().col(2);
+    if (dir.dot(b - line[line.size() - 2]) < 0) dir = -dir;
+    double reach = 0;
+    for (const auto& p : pts) reach = std::max(reach, (p - b).dot(dir));
+    line.push_back(b + reach * dir);
+  }
+  return line;
+}
+
+double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line) {
+  double best = INFINITY;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i)
+    best = std::min(best, retail::segment_distance(p, line[i], line[i + 1]));
+  return best;
+}
+
+} // namespace
+
+TEST_CASE("shared tail: one chain per auto-rigged file that matches the artist's tail",
+          "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  const std::regex tail("Tail"), ours("^Tail_");
+  for (const char* name : {"khronos-fox", "velociraptor", "fox"}) {
+    std::string in = data + "/auto-rigged/" + name + "-tail-on-legs.glb",
+                original = data + "/originals/" + name + ".glb";
+    INFO(in);
+    std::string dir = test::temp_dir(), out = dir + "/out.glb";
+    retail::RunResult r = retail::run(in, out, retail::RunParams{});
+    REQUIRE(r.characters.size() == 1);
+    REQUIRE(r.characters[0].chains.size() == 1);
+    const auto& chain = r.characters[0].chains[0];
+    std::vector<bool> artist = largest_weight_on(original, tail),
+                      mine = largest_weight_on(out, ours);
+    REQUIRE(artist.size() == mine.size());
+    std::size_t both = 0, either = 0;
+    for (std::size_t v = 0; v < artist.size(); ++v)
+      both += artist[v] && mine[v], either += artist[v] || mine[v];
+    double iou = double(both) / double(either);
+    CHECK(iou >= 0.85);
+    double height = r.report["characters"][0]["height"].get<double>();
+    std::vector<Eigen::Vector3d> line = artist_polyline(original);
+    REQUIRE(line.size() >= 3);
+    double worst = 0;
+    std::string per_joint;
+    for (const auto& j : chain.chain.joints) {
+      worst = std::max(worst, polyline_distance(j, line));
+      per_joint += " " + std::to_string(polyline_distance(j, line) / height);
+    }
+    INFO("joint distances / H:" << per_joint);
+    CHECK(worst <= 0.05 * height);
+    CHECK(chain.distance_after <= 0.5 * chain.distance_before);
+    WARN(name << ": IoU " << iou << ", worst joint " << worst / height
+              << " H, weighted bone distance " << chain.distance_before << " -> "
+              << chain.distance_after);
+  }
+}
+
+TEST_CASE("shared tail: grafted humanoid tails - two shells - one chain over all their vertices",
+          "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  for (const char* name : {"character-grafted-tail", "character-grafted-tail-hanging"}) {
+    std::string in = data + "/auto-rigged/" + name + ".glb";
+    INFO(in);
+    std::string out = test::temp_dir() + "/out.glb";
+    retail::RunResult r = retail::run(in, out, retail::RunParams{});
+    REQUIRE(r.characters[0].chains.size() == 1);
+    CHECK(r.characters[0].chains[0].vertices == 756); // the data README: 756 tail vertices
+    CHECK(r.characters[0].chains[0].distance_after <=
+          0.5 * r.characters[0].chains[0].distance_before);
+  }
+}
+
+TEST_CASE("shared tail: no chain where there is no tail - ears keep their weights", "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  for (const char* name : {"platformer-character.glb", "cyberpunk-character.glb", "godette.vrm"}) {
+    std::string in = data + "/originals/" + name,
+                out = test::temp_dir() + "/out" + fs::path(name).extension().string();
+    INFO(in);
+    retail::RunResult r = retail::run(in, out, retail::RunParams{});
+    for (const auto& c : r.characters) CHECK(c.chains.empty());
+    retail::Document din = retail::read_document(in), dout = retail::read_document(out);
+    CHECK(dout.gltf == din.gltf);
+    if (std::string(name) == "godette.vrm")
+      CHECK(dout.gltf["extensions"]["VRM"] == din.gltf["extensions"]["VRM"]);
+  }
+  // The fox's ears: every vertex weighted to an ear bone keeps exactly its weights.
+  std::string in = data + "/auto-rigged/fox-tail-on-legs.glb", out = test::temp_dir() + "/fox.glb";
+  retail::run(in, out, retail::RunParams{});
+  std::vector<bool> ears = largest_weight_on(in, std::regex("^Ear"));
+  std::vector<retail::StageStat> st;
+  retail::Input a = retail::load_input(in, retail::BindParams{}, st),
+                b = retail::load_input(out, retail::BindParams{}, st);
+  retail::WeldedMesh ma = retail::weld_character(a.doc, a.model, a.characters[0], {});
+  retail::WeldedMesh mb = retail::weld_character(b.doc, b.model, b.characters[0], {});
+  auto wa = retail::read_skin_weights(a.doc, a.model, a.characters[0], ma);
+  auto wb = retail::read_skin_weights(b.doc, b.model, b.characters[0], mb);
+  std::size_t n = 0;
+  for (std::size_t v = 0; v < ears.size(); ++v) {
+    if (!ears[v]) continue;
+    ++n;
+    CHECK(wa.joint[v] == wb.joint[v]);
+    CHECK(wa.weight[v] == wb.weight[v]);
+  }
+  CHECK(n > 20);
+}
+
+TEST_CASE("shared tail: a re-rig only appends - everything else is kept", "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  for (const auto& in : test::model_files(data + "/auto-rigged")) {
+    INFO(in);
+    std::string out = test::temp_dir() + "/out.glb";
+    retail::run(in, out, retail::RunParams{});
+    retail::Document a = retail::read_document(in), b = retail::read_document(out);
+    for (const auto& [key, value] : a.gltf.items()) {
+      if (key == "nodes" || key == "skins" || key == "meshes" || key == "accessors" ||
+          key == "bufferViews" || key == "buffers")
+        continue;
+      CHECK(b.gltf[key] == value); // animations, materials, images, scenes, extensions, asset
+    }
+    for (const char* key : {"accessors", "bufferViews"})
+      for (std::size_t i = 0; i < a.gltf[key].size(); ++i) CHECK(b.gltf[key][i] == a.gltf[key][i]);
+    for (std::size_t i = 0; i < a.gltf["nodes"].size(); ++i) {
+      Json na = a.gltf["nodes"][i], nb = b.gltf["nodes"][i];
+      na.erase("children"), nb.erase("children");
+      CHECK(na == nb);
+    }
+    for (std::size_t m = 0; m < a.gltf["meshes"].size(); ++m)
+      for (std::size_t p = 0; p < a.gltf["meshes"][m]["primitives"].size(); ++p) {
+        Json pa = a.gltf["meshes"][m]["primitives"][p], pb = b.gltf["meshes"][m]["primitives"][p];
+        for (const char* k : {"JOINTS_0", "WEIGHTS_0", "JOINTS_1", "WEIGHTS_1"})
+          pa["attributes"].erase(k), pb["attributes"].erase(k);
+        CHECK(pa == pb);
+      }
+    for (std::size_t s = 0; s < a.gltf["skins"].size(); ++s) {
+      const Json &ja = a.gltf["skins"][s]["joints"], &jb = b.gltf["skins"][s]["joints"];
+      for (std::size_t k = 0; k < ja.size(); ++k)
+        CHECK(jb[k] == ja[k]); // existing joint indices unchanged
+    }
+    REQUIRE(b.buffers[0].size() >= a.buffers[0].size());
+    CHECK(std::equal(a.buffers[0].begin(), a.buffers[0].end(), b.buffers[0].begin()));
+  }
+}
