@@ -76,6 +76,12 @@ struct Detection {
 Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
                         const SkinWeights& weights, const DetectParams& params);
 
+/// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
+/// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up
+/// after a tube of at least min_protrusion_h × H (docs/detection.md).
+double find_junction(const WeldedMesh& mesh, const std::vector<double>& u, double height,
+                     const DetectParams& params);
+
 /// Region of every character joint: its role, or the region of its nearest roled ancestor
 /// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
 std::vector<std::string> joint_regions(const Character& character);

@@ -1,0 +1,46 @@
+// retail — sampling clips: local transforms of every node at a time (glTF 2.0 §3.11).
+#pragma once
+
+#include "retail/document.h"
+#include "retail/model.h"
+
+#include <Eigen/Geometry>
+#include <vector>
+
+namespace retail {
+
+/// One clip's channels with their keys read once, for sampling at many times.
+/// TRS channels only (morph weights and pointer channels are ignored). Interpolation: STEP,
+/// LINEAR (slerp for rotations, shortest arc) and CUBICSPLINE (Hermite, rotations normalised).
+/// Times outside the keys clamp to the first/last key.
+class ClipSampler {
+public:
+  /// Pre: model from parse_model(doc); `animation` a valid index.
+  ClipSampler(const Document& doc, const Model& model, int animation);
+
+  double duration() const { return duration_; }
+
+  /// Local matrices of all nodes at time t: animated channels replace the saved T, R or S.
+  std::vector<Eigen::Matrix4d> locals(const Model& model, double t) const;
+
+private:
+  struct Track {
+    int node = -1;
+    int path = 0;          ///< 0 translation, 1 rotation, 2 scale
+    int interpolation = 1; ///< 0 STEP, 1 LINEAR, 2 CUBICSPLINE
+    std::vector<double> times;
+    std::vector<Eigen::Vector4d> values; ///< per key (CUBICSPLINE: in-tangent, value, out-tangent)
+  };
+  Eigen::Vector4d sample(const Track& track, double t) const;
+  std::vector<Track> tracks_;
+  double duration_ = 0;
+};
+
+/// Saved local matrices (no clip).
+std::vector<Eigen::Matrix4d> saved_locals(const Model& model);
+
+/// World matrices from local ones along the hierarchy.
+std::vector<Eigen::Matrix4d> compose_world(const Model& model,
+                                           const std::vector<Eigen::Matrix4d>& locals);
+
+} // namespace retail

@@ -1,0 +1,131 @@
+// ClipSampler: keyframe reading and interpolation.
+#include "retail/animation.h"
+
+#include "retail/accessor.h"
+#include "retail/transform.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+namespace {
+
+Eigen::Matrix4d trs(const Eigen::Vector3d& t, const Eigen::Quaterniond& r,
+                    const Eigen::Vector3d& s) {
+  Eigen::Matrix4d m = Eigen::Matrix4d::Identity();
+  m.topLeftCorner<3, 3>() = r.normalized().toRotationMatrix() * s.asDiagonal();
+  m.topRightCorner<3, 1>() = t;
+  return m;
+}
+
+} // namespace
+
+ClipSampler::ClipSampler(const Document& doc, const Model& model, int animation) {
+  const Animation& a = model.animations[std::size_t(animation)];
+  for (const auto& ch : a.channels) {
+    int path = ch.path == "translation" ? 0
+               : ch.path == "rotation"  ? 1
+               : ch.path == "scale"     ? 2
+                                        : -1;
+    if (path < 0 || ch.node < 0) continue;
+    const AnimationSampler& s = a.samplers[std::size_t(ch.sampler)];
+    Track tr;
+    tr.node = ch.node;
+    tr.path = path;
+    tr.interpolation = s.interpolation == "STEP" ? 0 : s.interpolation == "CUBICSPLINE" ? 2 : 1;
+    AccessorData in = read_accessor(doc, model, s.input), out = read_accessor(doc, model, s.output);
+    for (Eigen::Index k = 0; k < in.rows(); ++k) tr.times.push_back(in(k, 0));
+    std::size_t per_key = tr.interpolation == 2 ? 3 : 1;
+    for (std::size_t k = 0; k < tr.times.size() * per_key; ++k) {
+      Eigen::Vector4d v = Eigen::Vector4d::Zero();
+      for (int c = 0; c < std::min<int>(4, int(out.cols())); ++c) v[c] = out(Eigen::Index(k), c);
+      tr.values.push_back(v);
+    }
+    if (!tr.times.empty()) duration_ = std::max(duration_, tr.times.back());
+    tracks_.push_back(std::move(tr));
+  }
+}
+
+Eigen::Vector4d ClipSampler::sample(const Track& tr, double t) const {
+  const auto& T = tr.times;
+  std::size_t per_key = tr.interpolation == 2 ? 3 : 1, mid = tr.interpolation == 2 ? 1 : 0;
+  if (T.size() == 1 || t <= T.front()) return tr.values[mid];
+  if (t >= T.back()) return tr.values[(T.size() - 1) * per_key + mid];
+  std::size_t k = std::size_t(std::upper_bound(T.begin(), T.end(), t) - T.begin()) - 1;
+  double dt = T[k + 1] - T[k], u = dt > 0 ? (t - T[k]) / dt : 0;
+  const Eigen::Vector4d& a = tr.values[k * per_key + mid];
+  const Eigen::Vector4d& b = tr.values[(k + 1) * per_key + mid];
+  if (tr.interpolation == 0) return a;
+  if (tr.interpolation == 2) {
+    const Eigen::Vector4d& out_tangent = tr.values[k * 3 + 2];
+    const Eigen::Vector4d& in_tangent = tr.values[(k + 1) * 3];
+    double u2 = u * u, u3 = u2 * u;
+    Eigen::Vector4d v = (2 * u3 - 3 * u2 + 1) * a + (u3 - 2 * u2 + u) * dt * out_tangent +
+                        (-2 * u3 + 3 * u2) * b + (u3 - u2) * dt * in_tangent;
+    return tr.path == 1 ? Eigen::Vector4d(v.normalized()) : v;
+  }
+  if (tr.path != 1) return (1 - u) * a + u * b;
+  Eigen::Quaterniond qa(a[3], a[0], a[1], a[2]), qb(b[3], b[0], b[1], b[2]);
+  Eigen::Quaterniond q =
+      qa.normalized().slerp(u, qb.normalized()); // Eigen's slerp takes the short arc
+  return {q.x(), q.y(), q.z(), q.w()};
+}
+
+std::vector<Eigen::Matrix4d> ClipSampler::locals(const Model& model, double t) const {
+  std::size_t n = model.nodes.size();
+  std::vector<Eigen::Vector3d> tr(n), sc(n);
+  std::vector<Eigen::Quaterniond> ro(n);
+  std::vector<char> animated(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Node& node = model.nodes[i];
+    tr[i] = Eigen::Vector3d(node.translation[0], node.translation[1], node.translation[2]);
+    ro[i] =
+        Eigen::Quaterniond(node.rotation[3], node.rotation[0], node.rotation[1], node.rotation[2]);
+    sc[i] = Eigen::Vector3d(node.scale[0], node.scale[1], node.scale[2]);
+  }
+  for (const Track& track : tracks_) {
+    std::size_t i = std::size_t(track.node);
+    Eigen::Vector4d v = sample(track, t);
+    animated[i] = 1;
+    if (track.path == 0)
+      tr[i] = v.head<3>();
+    else if (track.path == 1)
+      ro[i] = Eigen::Quaterniond(v[3], v[0], v[1], v[2]);
+    else
+      sc[i] = v.head<3>();
+  }
+  std::vector<Eigen::Matrix4d> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    out[i] = animated[i] || !model.nodes[i].has_matrix ? trs(tr[i], ro[i], sc[i])
+                                                       : local_matrix(model.nodes[i]);
+  return out;
+}
+
+std::vector<Eigen::Matrix4d> saved_locals(const Model& model) {
+  std::vector<Eigen::Matrix4d> out;
+  for (const auto& n : model.nodes) out.push_back(local_matrix(n));
+  return out;
+}
+
+std::vector<Eigen::Matrix4d> compose_world(const Model& model,
+                                           const std::vector<Eigen::Matrix4d>& locals) {
+  std::size_t n = model.nodes.size();
+  std::vector<Eigen::Matrix4d> world(n);
+  std::vector<char> done(n, 0);
+  std::vector<int> walk;
+  for (std::size_t i = 0; i < n; ++i) {
+    walk.clear();
+    for (int cur = int(i); cur >= 0 && !done[std::size_t(cur)];
+         cur = model.nodes[std::size_t(cur)].parent)
+      walk.push_back(cur);
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it) {
+      int p = model.nodes[std::size_t(*it)].parent;
+      world[std::size_t(*it)] =
+          p >= 0 ? world[std::size_t(p)] * locals[std::size_t(*it)] : locals[std::size_t(*it)];
+      done[std::size_t(*it)] = 1;
+    }
+  }
+  return world;
+}
+
+} // namespace retail

@@ -1,0 +1,41 @@
+#include "retail/skinning.h"
+
+#include "retail/accessor.h"
+
+namespace retail {
+
+Eigen::MatrixX3d skin_primitive(const Document& doc, const Model& model, int mesh, int primitive,
+                                int skin_index, const std::vector<Eigen::Matrix4d>& world) {
+  const Primitive& p = model.meshes[std::size_t(mesh)].primitives[std::size_t(primitive)];
+  const Skin& skin = model.skins[std::size_t(skin_index)];
+  AccessorData pos = read_accessor(doc, model, p.attributes.at("POSITION"));
+  AccessorData ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
+  std::vector<Eigen::Matrix4d> joint(skin.joints.size());
+  for (std::size_t k = 0; k < skin.joints.size(); ++k)
+    joint[k] = world[std::size_t(skin.joints[k])] *
+               Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data());
+  Eigen::MatrixX3d out = Eigen::MatrixX3d::Zero(pos.rows(), 3);
+  Eigen::VectorXd total = Eigen::VectorXd::Zero(pos.rows());
+  for (int set = 0; set < 2; ++set) {
+    auto jt = p.attributes.find("JOINTS_" + std::to_string(set));
+    auto wt = p.attributes.find("WEIGHTS_" + std::to_string(set));
+    if (jt == p.attributes.end() || wt == p.attributes.end()) continue;
+    std::vector<std::uint32_t> j = read_accessor_uint(doc, model, jt->second);
+    AccessorData w = read_accessor(doc, model, wt->second);
+    for (Eigen::Index v = 0; v < pos.rows(); ++v) {
+      Eigen::Vector4d x(pos(v, 0), pos(v, 1), pos(v, 2), 1.0);
+      for (int k = 0; k < 4; ++k) {
+        double wv = w(v, k);
+        std::uint32_t ji = j[std::size_t(v) * 4 + std::size_t(k)];
+        if (wv <= 0 || ji >= joint.size()) continue;
+        out.row(v) += wv * (joint[ji] * x).head<3>().transpose();
+        total[v] += wv;
+      }
+    }
+  }
+  for (Eigen::Index v = 0; v < pos.rows(); ++v)
+    if (total[v] > 0) out.row(v) /= total[v];
+  return out;
+}
+
+} // namespace retail

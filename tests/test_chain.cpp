@@ -1,0 +1,97 @@
+// Chain growth and the weight formula: hand-computed weights, K, joints on the centreline.
+#include "retail/chain.h"
+#include "retail/rerig.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+/// Weight on chain bone `b` (0 = hips) of a ChainWeight.
+double on(const retail::ChainWeight& w, int b) {
+  double sum = 0;
+  for (int k = 0; k < w.count; ++k)
+    if (w.bone[std::size_t(k)] == b) sum += w.weight[std::size_t(k)];
+  return sum;
+}
+
+} // namespace
+
+TEST_CASE("chain: the weight formula at f = 0 - 1/4 - 1/2 - 3/4 and near 1", "[chain]") {
+  const double L = 4;
+  const int K = 4; // s = g
+  // Root segment at f = 0: half on the hips, half on Tail_1 (no crease at the collar).
+  auto w0 = retail::chain_weight(0.0, L, K);
+  CHECK(on(w0, 0) == Approx(0.5));
+  CHECK(on(w0, 1) == Approx(0.5));
+  // Segment 1 (bone 2): f = 0 -> 50/50 with bone 1; 1/4, 1/2, 3/4 -> bone 2 alone.
+  auto w1 = retail::chain_weight(1.0, L, K);
+  CHECK(on(w1, 1) == Approx(0.5));
+  CHECK(on(w1, 2) == Approx(0.5));
+  for (double f : {0.25, 0.5, 0.75}) {
+    auto w = retail::chain_weight(1.0 + f, L, K);
+    CHECK(on(w, 2) == Approx(1.0));
+    CHECK(w.count == 1);
+  }
+  // f = 0.9: next = 2 * 0.9 - 1.5 = 0.3.
+  auto w9 = retail::chain_weight(1.9, L, K);
+  CHECK(on(w9, 3) == Approx(0.3));
+  CHECK(on(w9, 2) == Approx(0.7));
+  // The last segment folds "next" into itself; past L it stays on the last bone.
+  CHECK(on(retail::chain_weight(3.9, L, K), 4) == Approx(1.0));
+  CHECK(on(retail::chain_weight(9.0, L, K), 4) == Approx(1.0));
+}
+
+TEST_CASE("chain: K = clamp(round(L / 0.1H) - 3 - 8)", "[chain]") {
+  retail::ChainParams p;
+  CHECK(retail::chain_bone_count(0.81, 1.91, p) == 4); // the article's fox: 0.81 m of 1.91 m
+  CHECK(retail::chain_bone_count(0.1, 1.8, p) == 3);
+  CHECK(retail::chain_bone_count(5.0, 1.8, p) == 8);
+  CHECK(retail::chain_bone_count(0.9, 1.8, p) == 5);
+}
+
+TEST_CASE("chain: quantised weights sum exactly to the maximum", "[chain]") {
+  // 127.5, 63.75, 63.75: floors 127, 63, 63; the two left over go to the largest remainders.
+  CHECK(retail::quantize_weights({0.5, 0.25, 0.25, 0}, 255) ==
+        std::vector<std::uint32_t>{127, 64, 64, 0});
+  // Ties go to the lower index: 85 each exactly, then 0.5, 0.5 remainders of 127.5 split.
+  CHECK(retail::quantize_weights({0.5, 0.5, 0, 0}, 255) ==
+        std::vector<std::uint32_t>{128, 127, 0, 0});
+  auto t = retail::quantize_weights({1.0 / 3, 1.0 / 3, 1.0 / 3, 0}, 65535);
+  CHECK(t[0] + t[1] + t[2] == 65535u);
+  CHECK(retail::quantize_weights({0.7, 0.3, 0, 0}, 255) ==
+        std::vector<std::uint32_t>{179, 76, 0, 0});
+}
+
+TEST_CASE("chain: joints lie on the generated tail's centreline and K follows the formula",
+          "[chain]") {
+  for (int v = 0; v < 4; ++v) {
+    retail::RigOptions o;
+    o.centimetres = v & 1;
+    o.rotated = v & 2;
+    o.tail = v & 1 ? retail::TailStyle::Hanging : retail::TailStyle::Carried;
+    INFO("variant " << v);
+    retail::GeneratedRig rig = test::make_rig(o);
+    retail::Model m = retail::parse_model(rig.doc);
+    auto c = retail::build_characters(rig.doc, m, {})[0];
+    retail::Document d = rig.doc;
+    auto r = retail::rerig_character(d, m, c, retail::RerigParams{});
+    REQUIRE(r.chains.size() == 1);
+    const auto& ch = r.chains[0];
+    CHECK(ch.chain.bones ==
+          retail::chain_bone_count(ch.chain.length, c.height, retail::ChainParams{}));
+    CHECK(int(ch.bones.size()) == ch.chain.bones + 1);
+    CHECK(ch.bones.front() == "Tail_1");
+    CHECK(ch.bones.back() == "Tail_End");
+    std::vector<Eigen::Vector3d> line;
+    for (const auto& p : rig.truth["tail_centreline"])
+      line.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
+    for (const auto& j : ch.chain.joints) {
+      double d2 = INFINITY;
+      for (std::size_t i = 0; i + 1 < line.size(); ++i)
+        d2 = std::min(d2, retail::segment_distance(j, line[i], line[i + 1]));
+      CHECK(d2 <= 0.02 * c.height);
+    }
+    CHECK(ch.distance_after <= 0.5 * ch.distance_before);
+  }
+}

@@ -1,0 +1,172 @@
+// Detection: elongation, the junction on a tube meeting a disc, invariants over every generated
+// fixture, and the generated humanoids' pieces with their ground truth.
+#include "retail/detect.h"
+#include "retail/geodesic.h"
+#include "retail/rerig.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+namespace test {
+retail::WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
+                             const std::vector<std::array<int, 3>>& tris);
+}
+
+namespace {
+
+struct Analysed {
+  retail::Document doc;
+  retail::Json truth;
+  retail::Character character;
+  retail::WeldedMesh mesh;
+  retail::Detection detection;
+};
+
+Analysed analyse(const retail::RigOptions& o, const retail::DetectParams& params = {}) {
+  Analysed a;
+  retail::GeneratedRig rig = test::make_rig(o);
+  a.doc = rig.doc;
+  a.truth = rig.truth;
+  retail::Model m = retail::parse_model(a.doc);
+  a.character = retail::build_characters(a.doc, m, {})[0];
+  a.mesh = retail::weld_character(a.doc, m, a.character, {});
+  auto sw = retail::read_skin_weights(a.doc, m, a.character, a.mesh);
+  a.detection = retail::detect_pieces(m, a.character, a.mesh, sw, params);
+  return a;
+}
+
+/// Pieces with `decision` as sets of original vertices (all primitives, in order).
+std::vector<bool> originals_in(const Analysed& a, retail::Decision decision) {
+  std::vector<bool> in_welded(a.mesh.size(), false), out(a.mesh.weld_of.size(), false);
+  for (const auto& p : a.detection.pieces)
+    if (p.decision == decision)
+      for (int v : p.vertices) in_welded[std::size_t(v)] = true;
+  for (std::size_t v = 0; v < out.size(); ++v) out[v] = in_welded[std::size_t(a.mesh.weld_of[v])];
+  return out;
+}
+
+std::vector<bool> truth_piece(const retail::Json& truth, int piece) {
+  std::vector<bool> out;
+  for (const auto& prim : truth["membership"])
+    for (const auto& p : prim) out.push_back(p.get<int>() == piece);
+  return out;
+}
+
+double iou(const std::vector<bool>& a, const std::vector<bool>& b) {
+  std::size_t both = 0, either = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) both += a[i] && b[i], either += a[i] || b[i];
+  return either ? double(both) / double(either) : 1.0;
+}
+
+} // namespace
+
+TEST_CASE("detect: elongation of a known ellipsoid's axis points is a/b", "[detect]") {
+  // The six axis end points of an ellipsoid with semi-axes 3, 1, 0.5: covariance diag(a^2, b^2,
+  // c^2) / 3, so sqrt(l1 / l2) = 3.
+  Eigen::MatrixX3d p(6, 3);
+  p << 3, 0, 0, -3, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0.5, 0, 0, -0.5;
+  CHECK(retail::elongation(p) == Approx(3.0));
+  Eigen::MatrixX3d disc(4, 3); // a square: broad
+  disc << 1, 0, 0, -1, 0, 0, 0, 0, 1, 0, 0, -1;
+  CHECK(retail::elongation(disc) == Approx(1.0));
+}
+
+TEST_CASE("detect: a tube meeting a disc is cut where the disc begins", "[detect]") {
+  // A closed-tip tube of radius 0.05 along -Z from z = -0.8 up to a flat annulus at z = 0
+  // (radius 0.05 .. 0.8): the isoline perimeter is ~constant along the tube and grows at ~2 pi
+  // per unit on the disc.
+  const int seg = 16, rings = 41, disc_rings = 30;
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  pts.push_back({0, 0, -0.85}); // tip
+  for (int r = 0; r < rings; ++r)
+    for (int s = 0; s < seg; ++s) {
+      double a = 2 * M_PI * s / seg;
+      pts.push_back({0.05 * std::cos(a), 0.05 * std::sin(a), -0.8 + 0.8 * r / (rings - 1)});
+    }
+  for (int r = 1; r <= disc_rings; ++r)
+    for (int s = 0; s < seg; ++s) {
+      double a = 2 * M_PI * s / seg, rad = 0.05 + 0.75 * r / disc_rings;
+      pts.push_back({rad * std::cos(a), rad * std::sin(a), 0});
+    }
+  auto at = [&](int ring, int s) { return 1 + ring * seg + (s % seg); };
+  for (int s = 0; s < seg; ++s) tris.push_back({0, at(0, s + 1), at(0, s)});
+  for (int r = 0; r + 1 < rings + disc_rings; ++r)
+    for (int s = 0; s < seg; ++s) {
+      tris.push_back({at(r, s), at(r, s + 1), at(r + 1, s)});
+      tris.push_back({at(r, s + 1), at(r + 1, s + 1), at(r + 1, s)});
+    }
+  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  std::vector<double> u = retail::geodesic_distance(m, {0}, {}, INFINITY);
+  double base = u[std::size_t(at(rings - 1, 0))]; // geodesic distance of the tube's top ring
+  double cut = retail::find_junction(m, u, 1.0, retail::DetectParams{});
+  REQUIRE(cut > 0);
+  CHECK(cut > base - 0.05);
+  CHECK(cut < base + 0.1);
+  // A tube alone (the disc removed) has no junction.
+  std::vector<std::array<int, 3>> tube(tris.begin(), tris.begin() + seg + 2 * seg * (rings - 1));
+  retail::WeldedMesh t = test::mesh_from(
+      std::vector<Eigen::Vector3d>(pts.begin(), pts.begin() + 1 + rings * seg), tube);
+  std::vector<double> ut = retail::geodesic_distance(t, {0}, {}, INFINITY);
+  CHECK(retail::find_junction(t, ut, 1.0, retail::DetectParams{}) < 0);
+}
+
+TEST_CASE("detect: every far vertex is in exactly one piece over every fixture", "[detect]") {
+  for (int v = 0; v < 8; ++v) {
+    retail::RigOptions o;
+    o.ears = o.cape = o.skirt = o.sheath = v & 1;
+    o.tail_two_shells = v & 2;
+    o.tail = v & 4 ? retail::TailStyle::Hanging : retail::TailStyle::Carried;
+    INFO("variant " << v);
+    Analysed a = analyse(o);
+    std::vector<int> count(a.mesh.size(), 0);
+    for (const auto& p : a.detection.pieces) {
+      for (int w : p.vertices) ++count[std::size_t(w)];
+      if (!p.collar_from_shell) // a separate shell's collar is its own bottom 5% (SPEC §4)
+        for (int w : p.collar)
+          CHECK_FALSE(std::binary_search(p.vertices.begin(), p.vertices.end(), w));
+      if (p.decision == retail::Decision::TailChain) { // geodesic >= euclidean from the collar
+        for (std::size_t i = 0; i < p.vertices.size(); ++i) {
+          double e = INFINITY;
+          for (int cv : p.collar)
+            e = std::min(e, (a.mesh.welded.row(cv) - a.mesh.welded.row(p.vertices[i])).norm());
+          CHECK(p.geodesic[i] >= e - 1e-9);
+        }
+      }
+    }
+    for (std::size_t w = 0; w < a.mesh.size(); ++w) {
+      if (a.detection.field.far[w])
+        CHECK(count[w] == 1);
+      else
+        CHECK(count[w] <= 1);
+    }
+  }
+}
+
+TEST_CASE("detect: generated humanoids - the tail is found and the rest is left alone",
+          "[detect]") {
+  for (int v = 0; v < 8; ++v) {
+    retail::RigOptions o;
+    o.ears = o.cape = o.skirt = o.sheath = true;
+    o.tail_two_shells = v & 1;
+    o.centimetres = v & 2;
+    o.rotated = v & 4;
+    INFO("two shells " << o.tail_two_shells << ", cm " << o.centimetres << ", rotated "
+                       << o.rotated);
+    Analysed a = analyse(o);
+    int chains = 0;
+    for (const auto& p : a.detection.pieces) chains += p.decision == retail::Decision::TailChain;
+    CHECK(chains == 1); // two shells merge into one chain
+    CHECK(iou(originals_in(a, retail::Decision::TailChain), truth_piece(a.truth, 1)) >= 0.95);
+    // Ears, cape, skirt and sheath: never a chain, never rigid by default.
+    for (int piece : {2, 3, 4, 5}) {
+      std::vector<bool> t = truth_piece(a.truth, piece),
+                        chain = originals_in(a, retail::Decision::TailChain);
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (t[i]) CHECK_FALSE(chain[i]);
+    }
+    CHECK(iou(originals_in(a, retail::Decision::Worn), truth_piece(a.truth, 5)) >
+          0.5); // the sheath is worn
+  }
+}

@@ -1,0 +1,61 @@
+// Skeleton distance: segment distance, leaf stubs, helpers without weight, far threshold.
+#include "retail/distance.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+
+using Eigen::Vector3d;
+
+namespace {
+
+/// A hand-made character: a chain 0 -> 1 -> 2 along +X (lengths 1 and 2) and a helper 3 under 0.
+retail::Character tiny() {
+  retail::Character c;
+  c.joints = {10, 11, 12, 13};
+  c.parent = {-1, 0, 1, 0};
+  Vector3d pos[4] = {{0, 0, 0}, {1, 0, 0}, {3, 0, 0}, {0, 5, 0}};
+  for (const auto& p : pos) {
+    Eigen::Matrix4d m = Eigen::Matrix4d::Identity();
+    m.topRightCorner<3, 1>() = p;
+    c.bind_world.push_back(m);
+  }
+  c.height = 1;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("distance: point to segment with the clamped parameter", "[distance]") {
+  double t;
+  CHECK(retail::segment_distance({1, 1, 0}, {0, 0, 0}, {2, 0, 0}, &t) == Approx(1.0));
+  CHECK(t == Approx(0.5));
+  CHECK(retail::segment_distance({3, 1, 0}, {0, 0, 0}, {2, 0, 0}, &t) == Approx(std::sqrt(2.0)));
+  CHECK(t == 1.0);
+  CHECK(retail::segment_distance({-1, 0, 0}, {0, 0, 0}, {2, 0, 0}, &t) == Approx(1.0));
+  CHECK(t == 0.0);
+  CHECK(retail::segment_distance({0, 3, 4}, {0, 0, 0}, {0, 0, 0}, &t) == Approx(5.0)); // a point
+}
+
+TEST_CASE(
+    "distance: leaf stubs run half the incoming bone past the leaf; weightless helpers add nothing",
+    "[distance]") {
+  retail::Character c = tiny();
+  std::vector<bool> deforming = {true, true, true, false}; // joint 3 is an IK helper
+  auto segs = retail::bone_segments(c, deforming, retail::DistanceParams{});
+  // 0->1, 1->2, the stub 2 -> 2 + 0.5 * (2 - 1) = (4, 0, 0); the helper 3 adds nothing.
+  REQUIRE(segs.size() == 3);
+  CHECK(segs[2].stub);
+  CHECK((segs[2].b - Vector3d(4, 0, 0)).norm() < 1e-12);
+  Eigen::MatrixX3d pts(4, 3);
+  pts << 3.8, 0, 0, //  on the stub
+      4.5, 0, 0,    //  past the stub by 0.5
+      0.5, 0.2, 0,  //  beside bone 0->1
+      0, 5, 0;      //  at the helper: far from every deforming bone
+  auto f = retail::skeleton_distance(pts, segs, 0.3);
+  CHECK(f.distance[0] == Approx(0.0).margin(1e-12));
+  CHECK(f.distance[1] == Approx(0.5));
+  CHECK(f.distance[2] == Approx(0.2));
+  CHECK(f.distance[3] == Approx(5.0));
+  CHECK(f.far == std::vector<bool>{false, true, false, true});
+  CHECK(f.segment[2] == 0);
+}

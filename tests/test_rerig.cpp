@@ -1,0 +1,199 @@
+// The re-rigged document: bind pose holds, rigid mode is rigid, weights are well-formed, pieces
+// left alone keep their weights, --rigid-worn pins the sheath to its bone.
+#include "retail/accessor.h"
+#include "retail/animation.h"
+#include "retail/pipeline.h"
+#include "retail/skinning.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+
+namespace {
+
+struct Run {
+  retail::Document in, out;
+  retail::Model min, mout;
+  retail::Json truth;
+  retail::RunResult result;
+};
+
+Run rerig(const retail::RigOptions& o, retail::Mode mode = retail::Mode::Chain,
+          bool rigid_worn = false) {
+  Run r;
+  retail::GeneratedRig rig = retail::generate_rig(o);
+  std::string dir = test::temp_dir();
+  retail::write_document(rig.doc, dir + "/in.glb");
+  retail::RunParams p;
+  p.rerig.mode = mode;
+  p.rerig.detect.rigid_worn = rigid_worn;
+  r.result = retail::run(dir + "/in.glb", dir + "/out.glb", p);
+  r.in = retail::read_document(dir + "/in.glb");
+  r.out = retail::read_document(dir + "/out.glb");
+  r.min = retail::parse_model(r.in);
+  r.mout = retail::parse_model(r.out);
+  r.truth = rig.truth;
+  return r;
+}
+
+/// Skinned world positions of every primitive of mesh 0 (concatenated).
+Eigen::MatrixX3d skin_all(const retail::Document& d, const retail::Model& m,
+                          const std::vector<Eigen::Matrix4d>& world) {
+  std::vector<Eigen::MatrixX3d> parts;
+  Eigen::Index rows = 0;
+  for (std::size_t p = 0; p < m.meshes[0].primitives.size(); ++p) {
+    parts.push_back(retail::skin_primitive(d, m, 0, int(p), 0, world));
+    rows += parts.back().rows();
+  }
+  Eigen::MatrixX3d all(rows, 3);
+  Eigen::Index at = 0;
+  for (const auto& part : parts) all.middleRows(at, part.rows()) = part, at += part.rows();
+  return all;
+}
+
+/// Influences (joint node, weight) per vertex of mesh 0, all primitives.
+std::vector<std::map<int, double>> influences(const retail::Document& d, const retail::Model& m) {
+  std::vector<std::map<int, double>> out;
+  for (const auto& prim : m.meshes[0].primitives) {
+    auto j = retail::read_accessor_uint(d, m, prim.attributes.at("JOINTS_0"));
+    auto w = retail::read_accessor(d, m, prim.attributes.at("WEIGHTS_0"));
+    for (Eigen::Index v = 0; v < w.rows(); ++v) {
+      std::map<int, double> inf;
+      for (int k = 0; k < 4; ++k)
+        if (w(v, k) > 0) inf[m.skins[0].joints[j[std::size_t(v) * 4 + std::size_t(k)]]] += w(v, k);
+      out.push_back(inf);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("rerig: skinning the output at its bind pose reproduces every input vertex", "[rerig]") {
+  for (int v = 0; v < 4; ++v) {
+    retail::RigOptions o;
+    o.centimetres = v & 1;
+    o.rotated = v & 2;
+    o.tail_two_shells = true;
+    INFO("cm " << o.centimetres << " rotated " << o.rotated);
+    Run r = rerig(o);
+    REQUIRE(r.result.characters[0].chains.size() == 1);
+    // The generator saves its bind pose in the nodes, so the saved pose is the bind pose.
+    Eigen::MatrixX3d a =
+        skin_all(r.in, r.min, retail::compose_world(r.min, retail::saved_locals(r.min)));
+    Eigen::MatrixX3d b =
+        skin_all(r.out, r.mout, retail::compose_world(r.mout, retail::saved_locals(r.mout)));
+    double height = r.result.report["characters"][0]["height"].get<double>();
+    REQUIRE(a.rows() == b.rows());
+    CHECK((a - b).rowwise().norm().maxCoeff() <= 1e-5 * height);
+  }
+}
+
+TEST_CASE("rerig: --mode rigid keeps every tail vertex pair at its distance under every clip",
+          "[rerig]") {
+  retail::RigOptions o;
+  Run r = rerig(o, retail::Mode::Rigid);
+  REQUIRE(r.result.characters[0].chains.size() == 1);
+  CHECK(r.result.characters[0].chains[0].bones.empty()); // no new bones in rigid mode
+  std::vector<int> tail;
+  for (std::size_t v = 0; v < r.truth["membership"][0].size(); ++v)
+    if (r.truth["membership"][0][v] == 1) tail.push_back(int(v));
+  REQUIRE(tail.size() > 100);
+  Eigen::MatrixX3d bind = retail::skin_primitive(
+      r.out, r.mout, 0, 0, 0, retail::compose_world(r.mout, retail::saved_locals(r.mout)));
+  double height = r.result.report["characters"][0]["height"].get<double>(), worst = 0;
+  for (std::size_t a = 0; a < r.mout.animations.size(); ++a) {
+    retail::ClipSampler clip(r.out, r.mout, int(a));
+    for (int s = 0; s < 24; ++s) {
+      auto world = retail::compose_world(r.mout, clip.locals(r.mout, clip.duration() * s / 23.0));
+      Eigen::MatrixX3d posed = retail::skin_primitive(r.out, r.mout, 0, 0, 0, world);
+      for (std::size_t i = 0; i < tail.size(); i += 7)
+        for (std::size_t k = i + 1; k < tail.size(); k += 13) {
+          double d0 = (bind.row(tail[i]) - bind.row(tail[k])).norm(),
+                 d1 = (posed.row(tail[i]) - posed.row(tail[k])).norm();
+          worst = std::max(worst, std::abs(d1 - d0));
+        }
+    }
+  }
+  CHECK(worst <= 1e-5 * height);
+  // The input is not rigid: its tail stretches under the walk (the failure being fixed).
+  Run c = rerig(o, retail::Mode::Detect);
+  retail::ClipSampler walk(c.in, c.min, 0);
+  auto w = retail::compose_world(c.min, walk.locals(c.min, 0.25));
+  Eigen::MatrixX3d posed = retail::skin_primitive(c.in, c.min, 0, 0, 0, w);
+  double moved = 0;
+  for (std::size_t i = 1; i < tail.size(); ++i)
+    moved = std::max(moved, std::abs((posed.row(tail[i]) - posed.row(tail[0])).norm() -
+                                     (bind.row(tail[i]) - bind.row(tail[0])).norm()));
+  CHECK(moved > 1e-3 * height);
+}
+
+TEST_CASE("rerig: weights are non-negative - sum to 1 - at most 4 - pieces left alone keep theirs",
+          "[rerig]") {
+  retail::RigOptions o;
+  o.ears = o.cape = o.skirt = o.sheath = true;
+  o.tail_two_shells = true;
+  for (bool rigid_worn : {false, true}) {
+    Run r = rerig(o, retail::Mode::Chain, rigid_worn);
+    auto before = influences(r.in, r.min), after = influences(r.out, r.mout);
+    REQUIRE(before.size() == after.size());
+    std::vector<int> piece;
+    for (const auto& prim : r.truth["membership"])
+      for (const auto& p : prim) piece.push_back(p.get<int>());
+    int worn_bone = -1; // the sheath's attachment, found from geometry
+    for (const auto& p : r.result.report["characters"][0]["pieces"])
+      if (p["decision"] == "worn" || p["decision"] == "worn_rigid")
+        worn_bone = p["attachment"]["node"].get<int>();
+    REQUIRE(worn_bone >= 0);
+    std::size_t sheath = 0, pinned = 0;
+    for (std::size_t v = 0; v < after.size(); ++v) {
+      double sum = 0;
+      for (const auto& [j, w] : after[v]) {
+        CHECK(w >= 0);
+        sum += w;
+      }
+      CHECK(sum == Approx(1.0).margin(1e-9));
+      CHECK(after[v].size() <= 4);
+      if (piece[v] == 2 || piece[v] == 3 || piece[v] == 4)
+        CHECK(after[v] == before[v]); // ears, cape, skirt
+      if (piece[v] == 5) {
+        ++sheath;
+        bool rigid = after[v] == std::map<int, double>{{worn_bone, 1.0}};
+        pinned += rigid;
+        if (rigid_worn)
+          CHECK((rigid || after[v] == before[v]));
+        else
+          CHECK(after[v] == before[v]);
+      }
+      if (piece[v] == 1)
+        for (const auto& [j, w] : after[v]) {
+          const std::string& name = r.mout.nodes[std::size_t(j)].name;
+          CHECK((name.rfind("Tail_", 0) == 0 || name == "mixamorig:Hips"));
+        }
+    }
+    if (rigid_worn)
+      CHECK(pinned * 2 > sheath); // the worn piece (its far part) rides its bone
+    else
+      CHECK(pinned == 0);
+  }
+}
+
+TEST_CASE("rerig: bones under the hips - existing joint indices unchanged - IBMs appended",
+          "[rerig]") {
+  Run r = rerig(retail::RigOptions{});
+  const auto& chain = r.result.characters[0].chains.at(0);
+  const auto& sin = r.min.skins[0];
+  const auto& sout = r.mout.skins[0];
+  REQUIRE(sout.joints.size() == sin.joints.size() + chain.nodes.size());
+  for (std::size_t k = 0; k < sin.joints.size(); ++k) CHECK(sout.joints[k] == sin.joints[k]);
+  CHECK(r.mout.nodes[std::size_t(chain.nodes[0])].parent == sin.joints[0]); // Tail_1 under the hips
+  for (std::size_t i = 1; i < chain.nodes.size(); ++i)
+    CHECK(r.mout.nodes[std::size_t(chain.nodes[i])].parent == chain.nodes[i - 1]);
+  for (int n : chain.nodes) { // pure translations: the hips' bind rotation is shared
+    const auto& node = r.mout.nodes[std::size_t(n)];
+    CHECK_FALSE(node.has_matrix);
+    CHECK(node.rotation == std::array<double, 4>{0, 0, 0, 1});
+  }
+  auto ibm_in = retail::read_accessor(r.in, r.min, sin.inverse_bind_matrices);
+  auto ibm_out = retail::read_accessor(r.out, r.mout, sout.inverse_bind_matrices);
+  CHECK(ibm_out.topRows(ibm_in.rows()) == ibm_in);
+}

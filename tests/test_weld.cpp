@@ -1,0 +1,156 @@
+// Weld and adjacency: hand-made meshes and the generated rigs' seams.
+#include "retail/accessor.h"
+#include "retail/builder.h"
+#include "retail/geodesic.h"
+#include "retail/mesh.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <set>
+
+using retail::WeldedMesh;
+
+namespace test {
+
+/// A WeldedMesh from positions and triangles (no weld: ids as given), for hand cases.
+WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
+                     const std::vector<std::array<int, 3>>& tris) {
+  WeldedMesh m;
+  m.positions.resize(Eigen::Index(pts.size()), 3);
+  for (std::size_t i = 0; i < pts.size(); ++i)
+    m.positions.row(Eigen::Index(i)) = pts[i].transpose();
+  m.welded = m.positions;
+  for (std::size_t i = 0; i < pts.size(); ++i) m.weld_of.push_back(int(i));
+  m.faces = tris;
+  std::vector<std::pair<int, int>> edges;
+  for (const auto& t : tris)
+    for (int e = 0; e < 3; ++e)
+      edges.push_back({std::min(t[std::size_t(e)], t[std::size_t((e + 1) % 3)]),
+                       std::max(t[std::size_t(e)], t[std::size_t((e + 1) % 3)])});
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  m.adjacency_start.assign(pts.size() + 1, 0);
+  for (auto [a, b] : edges)
+    ++m.adjacency_start[std::size_t(a) + 1], ++m.adjacency_start[std::size_t(b) + 1];
+  for (std::size_t i = 0; i < pts.size(); ++i) m.adjacency_start[i + 1] += m.adjacency_start[i];
+  m.adjacency.resize(edges.size() * 2);
+  m.edge_length.resize(edges.size() * 2);
+  std::vector<int> fill(m.adjacency_start.begin(), m.adjacency_start.end() - 1);
+  for (auto [a, b] : edges) {
+    double len = (pts[std::size_t(a)] - pts[std::size_t(b)]).norm();
+    m.adjacency[std::size_t(fill[std::size_t(a)])] = b,
+    m.edge_length[std::size_t(fill[std::size_t(a)]++)] = len;
+    m.adjacency[std::size_t(fill[std::size_t(b)])] = a,
+    m.edge_length[std::size_t(fill[std::size_t(b)]++)] = len;
+  }
+  return m;
+}
+
+} // namespace test
+
+TEST_CASE("weld: seam-split vertices become one - adjacency crosses the seam", "[weld]") {
+  // A generated rig: the tail rings duplicate their seam vertex; the weld removes exactly those.
+  retail::RigOptions o;
+  o.uv_seams = true;
+  retail::Document d = test::make_rig(o).doc;
+  auto c = test::characters_of(d)[0];
+  retail::Model m = retail::parse_model(d);
+  WeldedMesh w = retail::weld_character(d, m, c, retail::WeldParams{});
+  // Identical positions always share a welded vertex; nothing farther apart than the tolerance
+  // is merged; and the seam duplicates are gone.
+  std::map<std::tuple<double, double, double>, int> first;
+  double tol = 1e-5 * c.height;
+  for (Eigen::Index i = 0; i < w.positions.rows(); ++i) {
+    auto key = std::make_tuple(w.positions(i, 0), w.positions(i, 1), w.positions(i, 2));
+    auto [it, fresh] = first.emplace(key, w.weld_of[std::size_t(i)]);
+    if (!fresh) CHECK(it->second == w.weld_of[std::size_t(i)]);
+    CHECK((w.positions.row(i) - w.welded.row(w.weld_of[std::size_t(i)])).norm() <= tol);
+  }
+  CHECK(w.size() <= first.size());
+  CHECK(w.size() < std::size_t(w.positions.rows()));
+  // Every welded vertex of a closed tube surface has at least 3 neighbours (no seam cut).
+  for (std::size_t v = 0; v < w.size(); ++v)
+    CHECK(w.adjacency_start[v + 1] - w.adjacency_start[v] >= 3);
+  // Without the seam split the same rig welds to the same count.
+  o.uv_seams = false;
+  retail::Document d2 = test::make_rig(o).doc;
+  retail::Model m2 = retail::parse_model(d2);
+  WeldedMesh w2 = retail::weld_character(d2, m2, test::characters_of(d2)[0], retail::WeldParams{});
+  CHECK(w2.size() == w.size());
+}
+
+TEST_CASE("weld: non-indexed geometry welds to the same graph as indexed", "[weld]") {
+  // The Khronos fox is non-indexed (every triangle has its own three vertices); expand a
+  // generated rig the same way and compare welded vertex and edge counts.
+  retail::RigOptions o;
+  o.uv_seams = false;
+  o.clips = false;
+  retail::Document d = test::make_rig(o).doc;
+  retail::Model m = retail::parse_model(d);
+  WeldedMesh indexed =
+      retail::weld_character(d, m, test::characters_of(d)[0], retail::WeldParams{});
+  const auto& prim = m.meshes[0].primitives[0];
+  std::vector<std::uint32_t> idx = retail::read_accessor_uint(d, m, prim.indices);
+  retail::Json attrs = retail::Json::object();
+  for (const auto& [sem, acc] : prim.attributes) {
+    retail::AccessorData a = retail::read_accessor(d, m, acc);
+    const retail::Accessor& info = m.accessors[std::size_t(acc)];
+    if (info.component_type == retail::kFloat) {
+      std::vector<float> v;
+      for (std::uint32_t i : idx)
+        for (Eigen::Index c = 0; c < a.cols(); ++c) v.push_back(float(a(Eigen::Index(i), c)));
+      attrs[sem] = retail::add_float_accessor(d, v, info.type, 34962, sem == "POSITION");
+    } else {
+      std::vector<std::uint32_t> v;
+      for (std::uint32_t i : idx)
+        for (Eigen::Index c = 0; c < a.cols(); ++c)
+          v.push_back(std::uint32_t(
+              std::lround(info.normalized ? a(Eigen::Index(i), c) * 255 : a(Eigen::Index(i), c))));
+      attrs[sem] =
+          retail::add_uint_accessor(d, v, info.component_type, info.type, 34962, info.normalized);
+    }
+  }
+  d.gltf["meshes"][0]["primitives"][0] = {{"attributes", attrs}, {"material", 0}};
+  d = test::reparse(d);
+  retail::Model m2 = retail::parse_model(d);
+  WeldedMesh expanded =
+      retail::weld_character(d, m2, test::characters_of(d)[0], retail::WeldParams{});
+  CHECK(std::size_t(expanded.positions.rows()) == idx.size());
+  CHECK(expanded.size() == indexed.size());
+  CHECK(expanded.adjacency.size() == indexed.adjacency.size());
+  CHECK(expanded.faces.size() == indexed.faces.size());
+}
+
+TEST_CASE("geodesic: Dijkstra on a triangulated grid matches the hand-computed path lengths",
+          "[weld]") {
+  // 5x5 grid, spacing h, each cell split by the diagonal (i,j)-(i+1,j+1): the shortest edge path
+  // from the corner is sqrt(2) h min(i,j) + h |i - j|.
+  const int n = 5;
+  const double h = 0.5;
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) pts.push_back({i * h, j * h, 0});
+  for (int j = 0; j + 1 < n; ++j)
+    for (int i = 0; i + 1 < n; ++i) {
+      int a = j * n + i;
+      tris.push_back({a, a + 1, a + n + 1});
+      tris.push_back({a, a + n + 1, a + n});
+    }
+  WeldedMesh m = test::mesh_from(pts, tris);
+  std::vector<double> d = retail::geodesic_distance(m, {0}, {}, INFINITY);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      CHECK(d[std::size_t(j * n + i)] ==
+            Approx(std::sqrt(2.0) * h * std::min(i, j) + h * std::abs(i - j)));
+  // Restricted to the first row: the far corner is unreachable.
+  std::vector<bool> row(pts.size(), false);
+  for (int i = 0; i < n; ++i) row[std::size_t(i)] = true;
+  std::vector<double> r = retail::geodesic_distance(m, {0}, row, INFINITY);
+  CHECK(r[4] == Approx(4 * h));
+  CHECK(std::isinf(r[std::size_t(n * n - 1)]));
+  // The isoline at level 1.0 across the first row's strip: a straight cut across the grid.
+  CHECK(retail::isoline_length(m, d, 0.25) > 0);
+}
