@@ -9,4 +9,4 @@ cmake --build build -j"$(nproc)" --target retail
 mkdir -p out
 build/retail info data/sample-tail.glb
 build/retail data/sample-tail.glb out/sample-tail.glb
-echo "demo: output written to $(pwd)/out/sample-tail.glb"
+echo "demo: output written to $(pwd)/out/sample-tail.glb, report to $(pwd)/out/sample-tail.report.json"

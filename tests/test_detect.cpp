@@ -1,5 +1,6 @@
 // Detection: elongation, the junction on a tube meeting a disc, invariants over every generated
 // fixture, and the generated humanoids' pieces with their ground truth.
+#include "retail/chain.h"
 #include "retail/detect.h"
 #include "retail/geodesic.h"
 #include "retail/rerig.h"
@@ -169,4 +170,63 @@ TEST_CASE("detect: generated humanoids - the tail is found and the rest is left 
     CHECK(iou(originals_in(a, retail::Decision::Worn), truth_piece(a.truth, 5)) >
           0.5); // the sheath is worn
   }
+}
+
+TEST_CASE("detect: a tube shell off the hips - whole shell - collar nearest the torso - one chain",
+          "[detect]") {
+  // Hips at the origin with a spine bone up +Y (H = 1, far > 0.07). A closed tube of radius
+  // 0.05 runs along +X from x = 0 to x = 1 in rings of 8 every 0.1, capped by a tip at 1.05:
+  // ring 0 is near, rings 1..10 and the tip are far (81 vertices). The far part is 91% of its
+  // shell, so the piece takes the whole shell (89 vertices) and, having no outside neighbours,
+  // its collar is its 5% (4 vertices) nearest the torso bones: ring 0 at angles 0, 45, 315 deg
+  // (distance 0, 0.035, 0.035), then the first of the 0.05 ties (90 deg): {0, 1, 7, 2}.
+  const int seg = 8, rings = 11;
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  for (int r = 0; r < rings; ++r)
+    for (int s = 0; s < seg; ++s) {
+      double a = 2 * M_PI * s / seg;
+      pts.push_back({0.1 * r, 0.05 * std::cos(a), 0.05 * std::sin(a)});
+    }
+  pts.push_back({1.05, 0, 0}); // tip
+  auto at = [&](int r, int s) { return r * seg + (s % seg); };
+  for (int r = 0; r + 1 < rings; ++r)
+    for (int s = 0; s < seg; ++s) {
+      tris.push_back({at(r, s), at(r, s + 1), at(r + 1, s)});
+      tris.push_back({at(r, s + 1), at(r + 1, s + 1), at(r + 1, s)});
+    }
+  const int tip = rings * seg;
+  for (int s = 0; s < seg; ++s) tris.push_back({at(rings - 1, s), at(rings - 1, s + 1), tip});
+  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  retail::Character c;
+  c.joints = {0, 1};
+  c.parent = {-1, 0};
+  for (const Eigen::Vector3d& p : {Eigen::Vector3d(0, 0, 0), Eigen::Vector3d(0, 1, 0)}) {
+    Eigen::Matrix4d w = Eigen::Matrix4d::Identity();
+    w.topRightCorner<3, 1>() = p;
+    c.bind_world.push_back(w);
+  }
+  c.height = 1;
+  c.roles.hips = 0;
+  c.roles.pelvis = {0};
+  c.roles.spine = {1};
+  retail::SkinWeights sw;
+  sw.deforming = {true, true};
+  retail::Model model;
+  retail::Detection d = retail::detect_pieces(model, c, m, sw, retail::DetectParams{});
+  std::size_t far = 0;
+  for (bool f : d.field.far) far += f;
+  CHECK(far == 81);
+  REQUIRE(d.pieces.size() == 1);
+  const retail::Piece& p = d.pieces[0];
+  CHECK(p.vertices.size() == 89);
+  CHECK(p.separate_shell);
+  CHECK(p.collar_from_shell);
+  CHECK(p.collar == std::vector<int>{0, 1, 2, 7});
+  CHECK(p.attachment == 0);
+  CHECK(p.region == "hips");
+  CHECK(p.decision == retail::Decision::TailChain);
+  CHECK(p.elongation > 5);
+  CHECK(p.length == Approx(1.0).margin(0.1));
+  CHECK(retail::chain_bone_count(p.length, 1.0, retail::ChainParams{}) == 8);
 }
