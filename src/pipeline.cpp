@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 namespace fs = std::filesystem;
 
@@ -46,7 +47,124 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
 }
 
+/// Stretch of every character with a chain: original, rigid reference, result and body.
+/// Parses the re-rigged document back first: our own output is validated like any input.
+void measure_result(const Document& original, const Input& in, const std::vector<int>& clips,
+                    const RunParams& params, RunResult& result) {
+  Model out_model = parse_model(in.doc);
+  std::vector<Character> out_chars = build_characters(in.doc, out_model, params.bind);
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    const CharacterResult& cr = result.characters[k];
+    result.stretch.emplace_back();
+    if (cr.chains.empty() || clips.empty()) continue;
+    SkinSampler before(original, in.model, in.characters[k]),
+        rigid(original, in.model, in.characters[k]);
+    SkinSampler after(in.doc, out_model, out_chars[k]);
+    std::vector<bool> tail(before.size(), false);
+    for (const auto& ch : cr.chains)
+      for (std::size_t v : ch.original_vertices) {
+        tail[v] = true;
+        rigid.pin(v, in.characters[k].roles.hips);
+      }
+    std::vector<std::pair<int, int>> edges = mesh_edges(original, in.model, before);
+    auto a = measure_stretch(original, in.model, before, edges, tail, clips, params.stretch);
+    auto b = measure_stretch(original, in.model, rigid, edges, tail, clips, params.stretch);
+    auto c = measure_stretch(in.doc, out_model, after, edges, tail, clips, params.stretch);
+    for (std::size_t i = 0; i < clips.size(); ++i) {
+      StretchRow row;
+      row.clip = c[i].clip;
+      row.name = c[i].name;
+      row.duration = c[i].duration;
+      row.original = a[i].tail;
+      row.rigid = b[i].tail;
+      row.result = c[i].tail;
+      row.body = c[i].body;
+      row.has_original = row.has_rigid = true;
+      result.stretch.back().push_back(row);
+    }
+    for (const auto& f : evaluate_fail_on(params.fail_on, result.stretch.back()))
+      result.failures.push_back(f);
+  }
+}
+
 } // namespace
+
+std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  if (names.empty()) {
+    for (std::size_t i = 0; i < model.animations.size(); ++i) out.push_back(int(i));
+    return out;
+  }
+  for (const auto& n : names) {
+    int found = -1;
+    for (std::size_t i = 0; i < model.animations.size() && found < 0; ++i)
+      if (model.animations[i].name == n) found = int(i);
+    if (found < 0) {
+      std::string known;
+      for (const auto& a : model.animations) known += (known.empty() ? "" : ", ") + a.name;
+      throw Error(ExitCode::Usage,
+                  "no clip named '" + n + "' (clips: " + (known.empty() ? "none" : known) + ")");
+    }
+    out.push_back(found);
+  }
+  return out;
+}
+
+MeasureResult measure_rig(const std::string& path, const BindParams& bind,
+                          const StretchParams& stretch, const std::vector<std::string>& clip_names,
+                          const std::string& region_bones, const std::vector<FailCheck>& fail_on) {
+  stretch.validate();
+  std::regex pattern;
+  try {
+    pattern = std::regex(region_bones, std::regex::icase);
+  } catch (const std::regex_error&) {
+    throw Error(ExitCode::Usage,
+                "--region-bones '" + region_bones + "' is not a valid regular expression");
+  }
+  MeasureResult r;
+  Input in = load_input(path, bind, r.stages);
+  std::vector<int> clips = select_clips(in.model, clip_names);
+  auto t0 = Clock::now();
+  Json chars = Json::array();
+  for (const auto& c : in.characters) {
+    SkinSampler skin(in.doc, in.model, c);
+    std::vector<int> dominant = skin.dominant_node();
+    std::vector<bool> tail(skin.size(), false);
+    std::size_t n = 0;
+    for (std::size_t v = 0; v < tail.size(); ++v)
+      if (dominant[v] >= 0 &&
+          std::regex_search(in.model.nodes[std::size_t(dominant[v])].name, pattern))
+        tail[v] = true, ++n;
+    auto measured = measure_stretch(in.doc, in.model, skin, mesh_edges(in.doc, in.model, skin),
+                                    tail, clips, stretch);
+    std::vector<StretchRow> rows;
+    for (const auto& m : measured) {
+      StretchRow row;
+      row.clip = m.clip;
+      row.name = m.name;
+      row.duration = m.duration;
+      row.result = m.tail;
+      row.body = m.body;
+      rows.push_back(row);
+    }
+    for (const auto& f : evaluate_fail_on(fail_on, rows)) r.failures.push_back(f);
+    chars.push_back({{"skins", c.skins},
+                     {"height", c.height},
+                     {"region_vertices", n},
+                     {"stretch", stretch_json(rows, stretch)}});
+    r.stretch.push_back(rows);
+    r.region_vertices.push_back(n);
+  }
+  r.stages.push_back({"stretch", ms_since(t0), std::to_string(clips.size()) + " clip(s)"});
+  r.json = {{"schema", "retail.stretch/1"},
+            {"tool", {{"name", "retail"}, {"version", RETAIL_VERSION}}},
+            {"file", path},
+            {"sha256", sha256_hex(read_file(path))},
+            {"region_bones", region_bones},
+            {"characters", chars},
+            {"failures", r.failures}};
+  return r;
+}
 
 Input load_input(const std::string& path, const BindParams& bind, std::vector<StageStat>& stats) {
   Input in;
@@ -88,6 +206,8 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   if (in.characters.empty())
     result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
 
+  std::vector<int> clips = select_clips(in.model, params.clips);
+  Document original = in.doc; // the input as read, for the "before" measurement
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0;
   for (const auto& c : in.characters) {
@@ -100,6 +220,14 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   result.stages.push_back(
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
+
+  if (chains > 0) {
+    t0 = Clock::now();
+    measure_result(original, in, clips, params, result);
+    result.stages.push_back({"stretch", ms_since(t0),
+                             std::to_string(clips.size()) + " clip(s) x " +
+                                 std::to_string(params.stretch.samples) + " samples, 3 rigs"});
+  }
 
   t0 = Clock::now();
   Bytes out = serialize_document(in.doc);
@@ -116,6 +244,9 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.results = &result.characters;
   ri.stages = &result.stages;
   ri.warnings = result.warnings;
+  ri.stretch = &result.stretch;
+  ri.stretch_params = params.stretch;
+  ri.failures = result.failures;
   result.report_path =
       params.report_path.empty() ? default_report_path(out_path) : params.report_path;
   write_document(in.doc, out_path, &out);

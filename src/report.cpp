@@ -93,6 +93,8 @@ Json make_report(const ReportInput& in) {
       for (const auto& r : res.chains) chains.push_back(chain_json(r));
       cj["chains"] = chains;
     }
+    if (in.stretch && k < in.stretch->size() && !(*in.stretch)[k].empty())
+      cj["stretch"] = stretch_json((*in.stretch)[k], in.stretch_params);
     chars.push_back(cj);
   }
   j["characters"] = chars;
@@ -100,6 +102,7 @@ Json make_report(const ReportInput& in) {
   for (const auto& s : *in.stages) timings[s.stage] = r6(s.ms);
   j["timings_ms"] = timings;
   j["warnings"] = in.warnings;
+  j["failures"] = in.failures;
   return j;
 }
 

@@ -210,6 +210,7 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
           r.distance_after +=
               bone_distance(mesh.positions.row(Eigen::Index(v)).transpose(), bone, det.segments, c);
           changed[v].joints = {{c.joints[std::size_t(bone)], 1.0}};
+          r.original_vertices.push_back(v);
           ++r.vertices;
         });
       if (r.vertices)
@@ -249,10 +250,12 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
         r.distance_before += distance_before(v);
         r.distance_after += after;
         changed[v] = nw;
+        r.original_vertices.push_back(v);
         ++r.vertices;
       });
     }
     if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
+    std::sort(r.original_vertices.begin(), r.original_vertices.end());
     out.chains.push_back(std::move(r));
   }
   if (changed.empty()) return out;

@@ -96,6 +96,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
+  std::vector<std::string> clips, fail_on;
+  app.add_option("--clips", clips, "clips to measure (default: all)")->delimiter(',');
+  app.add_option("--samples", params.stretch.samples, "stretch samples per clip")
+      ->capture_default_str();
+  app.add_option("--fail-on", fail_on,
+                 "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)");
   bool units_fixed = false;
   app.add_flag("--units-fixed", units_fixed,
                "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
@@ -109,6 +115,23 @@ int main(int argc, char** argv) {
                      "print retail.info/1 JSON on stdout (docs/info-schema.md)");
   info_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
   info_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
+  auto* report_cmd =
+      app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
+  std::string report_in, report_json, region_bones = "tail";
+  report_cmd->add_option("IN", report_in, "input file")->required();
+  report_cmd->add_option("--json", report_json,
+                         "write retail.stretch/1 JSON to PATH (- for stdout)");
+  report_cmd->add_option("--clips", clips, "clips to measure (default: all)")->delimiter(',');
+  report_cmd
+      ->add_option("--region-bones", region_bones,
+                   "tail region: largest weight on a bone matching this regex")
+      ->capture_default_str();
+  report_cmd->add_option("--samples", params.stretch.samples, "samples per clip")
+      ->capture_default_str();
+  report_cmd->add_option("--fail-on", fail_on,
+                         "QA checks on the tail region (exit 6 when one fails)");
+  report_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
+  report_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
   app.require_subcommand(0, 1);
 
   try {
@@ -119,6 +142,13 @@ int main(int argc, char** argv) {
   }
   setup_logging(verbose, quiet);
   params.bind.units_auto = !units_fixed;
+  params.clips = clips;
+  try {
+    for (const auto& f : fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
+  } catch (const retail::Error& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return int(e.code());
+  }
   params.rerig.mode = mode == "rigid"    ? retail::Mode::Rigid
                       : mode == "detect" ? retail::Mode::Detect
                                          : retail::Mode::Chain;
@@ -137,6 +167,28 @@ int main(int argc, char** argv) {
       return report_error(info_in, e);
     }
   }
+  if (report_cmd->parsed()) {
+    try {
+      retail::MeasureResult m = retail::measure_rig(report_in, params.bind, params.stretch,
+                                                    params.clips, region_bones, params.fail_on);
+      log_stages(m.stages);
+      for (std::size_t k = 0; k < m.stretch.size(); ++k) {
+        spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
+                     region_bones);
+        if (!quiet) std::cerr << retail::format_stretch_table(m.stretch[k]);
+      }
+      if (report_json == "-")
+        std::cout << m.json.dump(2) << "\n";
+      else if (!report_json.empty()) {
+        std::string text = m.json.dump(2) + "\n";
+        retail::write_file_atomic(report_json, retail::Bytes(text.begin(), text.end()));
+      }
+      for (const auto& f : m.failures) spdlog::error("check failed: {}", f);
+      return m.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
+    } catch (const retail::Error& e) {
+      return report_error(report_in, e);
+    }
+  }
   if (in_path.empty() || out_path.empty()) {
     std::fprintf(stderr, "error: need IN and OUT (see retail --help)\n");
     return int(retail::ExitCode::Usage);
@@ -147,9 +199,12 @@ int main(int argc, char** argv) {
     for (const auto& n : r.notes) spdlog::info("note: {}", n);
     for (const auto& w : r.warnings) spdlog::warn("{}", w);
     log_summary(r);
+    for (const auto& rows : r.stretch)
+      if (!rows.empty() && !quiet) std::cerr << retail::format_stretch_table(rows);
     if (r.report_path == "-") std::cout << r.report.dump(2) << "\n";
     spdlog::info("wrote {}{}", out_path, r.report_path == "-" ? "" : " and " + r.report_path);
-    return 0;
+    for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
+    return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
   } catch (const retail::Error& e) {
     return report_error(in_path, e);
   } catch (const std::bad_alloc&) {

@@ -14,6 +14,7 @@ enum class ExitCode : int {
   Unsupported = 3,  ///< valid input using a feature retail does not handle (named)
   OutputFailed = 4, ///< the output could not be written
   BatchFailed = 5,  ///< batch finished with some files failed
+  ChecksFailed = 6, ///< a --fail-on check failed (outputs are still written)
 };
 
 /// The one exception type stages throw. `what()` is the message without the file name;

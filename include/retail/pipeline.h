@@ -6,8 +6,10 @@
 
 #include "retail/document.h"
 #include "retail/model.h"
+#include "retail/qa.h"
 #include "retail/rerig.h"
 #include "retail/skeleton.h"
+#include "retail/stretch.h"
 
 #include <string>
 #include <vector>
@@ -37,10 +39,14 @@ struct RunParams {
   BindParams bind;
   RerigParams rerig;
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
+  StretchParams stretch;
+  std::vector<std::string> clips; ///< clip names to measure (empty: all)
+  std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Failure: Error(Usage).
   void validate() const {
     bind.validate();
     rerig.validate();
+    stretch.validate();
   }
 };
 
@@ -49,7 +55,9 @@ struct RunResult {
   std::vector<std::string> warnings;
   std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
   std::vector<CharacterResult> characters;
-  Json report;             ///< retail.report/1
+  std::vector<std::vector<StretchRow>> stretch; ///< per character (empty without a chain)
+  std::vector<std::string> failures;            ///< --fail-on checks that failed
+  Json report;                                  ///< retail.report/1
   std::string report_path; ///< where it was written ("-": not written, the caller prints it)
 };
 
@@ -58,5 +66,23 @@ struct RunResult {
 /// Failure: Error with the exit-code class (Usage when OUT is IN or the container differs;
 /// OutputFailed when OUT or the report cannot be written, in which case neither is left).
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params);
+
+/// Indices of the clips named in `names` (all clips when empty). Failure: Error(Usage) naming
+/// an unknown clip and listing the known ones.
+std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names);
+
+struct MeasureResult {
+  std::vector<StageStat> stages;
+  std::vector<std::vector<StretchRow>> stretch; ///< per character
+  std::vector<std::size_t> region_vertices;     ///< per character
+  std::vector<std::string> failures;
+  Json json; ///< retail.stretch/1
+};
+
+/// `retail report IN`: the edge stretch of any rig under its clips; changes nothing. The tail
+/// region: vertices whose largest weight is on a bone whose name matches `region_bones`.
+MeasureResult measure_rig(const std::string& path, const BindParams& bind,
+                          const StretchParams& stretch, const std::vector<std::string>& clips,
+                          const std::string& region_bones, const std::vector<FailCheck>& fail_on);
 
 } // namespace retail

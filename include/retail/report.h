@@ -3,6 +3,7 @@
 
 #include "retail/document.h"
 #include "retail/model.h"
+#include "retail/qa.h"
 #include "retail/rerig.h"
 #include "retail/skeleton.h"
 
@@ -23,6 +24,9 @@ struct ReportInput {
   const std::vector<CharacterResult>* results = nullptr;
   const std::vector<StageStat>* stages = nullptr;
   std::vector<std::string> warnings;
+  const std::vector<std::vector<StretchRow>>* stretch = nullptr; ///< per character
+  StretchParams stretch_params;
+  std::vector<std::string> failures;
 };
 
 /// Builds the report object. Numbers in world units are rounded to 1e-6 (deterministic text).

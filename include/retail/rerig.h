@@ -38,8 +38,9 @@ struct ChainResult {
   std::vector<std::string> bones; ///< Tail_1 .. Tail_K, Tail_End
   std::vector<int> nodes;         ///< their node indices (empty in rigid/detect mode)
   Chain chain;
-  std::size_t vertices = 0;   ///< original vertices re-weighted
-  double distance_before = 0; ///< mean weighted bone distance, world units
+  std::size_t vertices = 0;                   ///< original vertices re-weighted
+  std::vector<std::size_t> original_vertices; ///< their ids (character primitives concatenated)
+  double distance_before = 0;                 ///< mean weighted bone distance, world units
   double distance_after = 0;
 };
 

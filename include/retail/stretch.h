@@ -1,0 +1,99 @@
+// retail — edge stretch under clips (SPEC §9): the numbers QA and CI decide on.
+//
+// For every mesh edge (a triangle side, per primitive, between two original vertices) whose two
+// ends are both in a region, ratio = skinned length / bind length at `samples` evenly spaced
+// times t_i = duration * i / (samples - 1) through the clip (both ends included). Bind lengths
+// are measured in world space at bind (skin space mapped by M_s). Skinning on the CPU in
+// double: JOINTS_0/1, every node's TRS or matrix, STEP/LINEAR/CUBICSPLINE; morph targets are
+// ignored. Percentiles interpolate linearly between closest ranks (numpy's default).
+#pragma once
+
+#include "retail/document.h"
+#include "retail/mesh.h"
+#include "retail/model.h"
+#include "retail/skeleton.h"
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct StretchParams {
+  int samples = 24;
+  double torn_above = 1.5;
+  double torn_below = 0.67;
+  void validate() const; ///< Failure: Error(Usage)
+};
+
+struct WorstEdge {
+  int a = -1, b = -1;    ///< original vertex ids (concatenated over the character's primitives)
+  std::string primitive; ///< "meshes[m].primitives[p]"
+  int local_a = -1, local_b = -1; ///< vertex ids within that primitive
+  double ratio = 1; ///< its largest ratio (or smallest, when that is the farther from 1)
+};
+
+struct RegionStretch {
+  std::size_t edges = 0, samples = 0;
+  double p95 = 1, p99 = 1, max = 1, min = 1, torn_percent = 0;
+  double edge_max_p99_percent = 0; ///< (Q0.99 over edges of max_t ratio) - 1, as a percentage
+  WorstEdge worst;
+};
+
+struct ClipStretch {
+  int clip = -1;
+  std::string name;
+  double duration = 0;
+  RegionStretch tail, body;
+};
+
+/// A character's skin prepared for many poses: influences, IBMs and bind positions read once.
+class SkinSampler {
+public:
+  /// Pre: model from parse_model(doc); character from build_characters.
+  SkinSampler(const Document& doc, const Model& model, const Character& character);
+
+  /// Replaces vertex v's influences by weight 1 on `node` (the rigid reference), using that
+  /// node's inverse bind matrix in the vertex's own skin. Returns false when the skin lacks it.
+  bool pin(std::size_t vertex, int node);
+
+  std::size_t size() const { return bind_.size(); }
+  const std::vector<Eigen::Vector3d>& bind() const { return bind_; }
+  const std::vector<SourcePrimitive>& sources() const { return sources_; }
+
+  /// World positions of every vertex for node world matrices `world` (one per node).
+  std::vector<Eigen::Vector3d> pose(const std::vector<Eigen::Matrix4d>& world) const;
+
+  /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
+  std::vector<int> dominant_node() const;
+
+private:
+  struct Influence {
+    int joint; ///< index into joint_node_/ibm_
+    double weight;
+  };
+  std::vector<SourcePrimitive> sources_;
+  std::vector<Eigen::Vector3d> bind_;     ///< world at bind
+  std::vector<Eigen::Vector4d> skin_pos_; ///< skin space, homogeneous
+  std::vector<std::vector<Influence>> influences_;
+  std::vector<int> joint_node_;      ///< per (skin, joint) slot: node index
+  std::vector<Eigen::Matrix4d> ibm_; ///< per slot
+  std::vector<int> pinned_slot_;     ///< per vertex: slot it is pinned to, or -1
+  std::vector<std::pair<int, int>>
+      vertex_slots_; ///< per source: [first slot, end slot) of its skin
+};
+
+/// Unique triangle edges of the sampler's primitives, as original vertex id pairs (a < b).
+std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& model,
+                                            const SkinSampler& skin);
+
+/// Stretch of `edges` in `tail` vs the rest ("body") for each clip in `clips`.
+std::vector<ClipStretch>
+measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
+                const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
+                const std::vector<int>& clips, const StretchParams& params);
+
+/// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
+double percentile(std::vector<double>& values, double q);
+
+} // namespace retail
