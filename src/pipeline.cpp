@@ -67,8 +67,8 @@ void measure_result(const Document& original, const Input& in, const std::vector
         rigid.pin(v, in.characters[k].roles.hips);
       }
     std::vector<std::pair<int, int>> edges = mesh_edges(original, in.model, before);
-    auto a = measure_stretch(original, in.model, before, edges, tail, clips, params.stretch);
-    auto b = measure_stretch(original, in.model, rigid, edges, tail, clips, params.stretch);
+    auto a = measure_stretch(original, in.model, before, edges, tail, clips, params.stretch, false);
+    auto b = measure_stretch(original, in.model, rigid, edges, tail, clips, params.stretch, false);
     auto c = measure_stretch(in.doc, out_model, after, edges, tail, clips, params.stretch);
     for (std::size_t i = 0; i < clips.size(); ++i) {
       StretchRow row;

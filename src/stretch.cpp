@@ -89,11 +89,20 @@ bool SkinSampler::pin(std::size_t vertex, int node) {
 }
 
 std::vector<Eigen::Vector3d> SkinSampler::pose(const std::vector<Eigen::Matrix4d>& world) const {
+  std::vector<Eigen::Vector3d> out;
+  pose_into(world, nullptr, out);
+  return out;
+}
+
+void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
+                            std::vector<Eigen::Vector3d>& out) const {
   std::vector<Eigen::Matrix4d> joint(joint_node_.size());
   for (std::size_t s = 0; s < joint_node_.size(); ++s)
     joint[s] = world[std::size_t(joint_node_[s])] * ibm_[s];
-  std::vector<Eigen::Vector3d> out(bind_.size());
-  for (std::size_t v = 0; v < bind_.size(); ++v) {
+  out.resize(bind_.size());
+  std::size_t count = only ? only->size() : bind_.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    std::size_t v = only ? std::size_t((*only)[k]) : k;
     if (pinned_slot_[v] >= 0) {
       out[v] = (joint[std::size_t(pinned_slot_[v])] * skin_pos_[v]).head<3>();
       continue;
@@ -103,7 +112,6 @@ std::vector<Eigen::Vector3d> SkinSampler::pose(const std::vector<Eigen::Matrix4d
       p += i.weight * (joint[std::size_t(i.joint)] * skin_pos_[v]);
     out[v] = influences_[v].empty() ? bind_[v] : Eigen::Vector3d(p.head<3>());
   }
-  return out;
 }
 
 std::vector<int> SkinSampler::dominant_node() const {
@@ -148,8 +156,23 @@ std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& mo
 }
 
 double percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 1.0;
   std::sort(v.begin(), v.end());
+  return percentile_sorted(v, q);
+}
+
+double percentile_select(std::vector<double>& v, double q) {
+  if (v.empty()) return 1.0;
+  double h = (double(v.size()) - 1) * q;
+  std::size_t lo = std::size_t(std::floor(h));
+  std::nth_element(v.begin(), v.begin() + long(lo), v.end());
+  double a = v[lo];
+  if (lo + 1 >= v.size()) return a;
+  double b = *std::min_element(v.begin() + long(lo) + 1, v.end()); // the next order statistic
+  return a + (h - double(lo)) * (b - a);
+}
+
+double percentile_sorted(const std::vector<double>& v, double q) {
+  if (v.empty()) return 1.0;
   double h = (double(v.size()) - 1) * q;
   std::size_t lo = std::size_t(std::floor(h)), hi = std::min(v.size() - 1, lo + 1);
   return v[lo] + (h - double(lo)) * (v[hi] - v[lo]);
@@ -172,12 +195,12 @@ RegionStretch finish(Accumulator& acc, const std::vector<std::pair<int, int>>& e
   std::size_t torn = 0;
   for (double x : acc.ratios) torn += x > params.torn_above || x < params.torn_below;
   r.torn_percent = 100.0 * double(torn) / double(acc.ratios.size());
-  r.max = *std::max_element(acc.ratios.begin(), acc.ratios.end());
   r.min = *std::min_element(acc.ratios.begin(), acc.ratios.end());
-  r.p95 = percentile(acc.ratios, 0.95);
-  r.p99 = percentile(acc.ratios, 0.99);
+  r.max = *std::max_element(acc.ratios.begin(), acc.ratios.end());
+  r.p95 = percentile_select(acc.ratios, 0.95);
+  r.p99 = percentile_select(acc.ratios, 0.99);
   std::vector<double> maxima = acc.edge_max;
-  r.edge_max_p99_percent = 100.0 * (percentile(maxima, 0.99) - 1.0);
+  r.edge_max_p99_percent = 100.0 * (percentile_select(maxima, 0.99) - 1.0);
   // The worst edge: the largest departure from 1 (stretch as ratio, squash as 1/ratio).
   double worst = -1;
   for (std::size_t k = 0; k < acc.edge_ids.size(); ++k) {
@@ -206,7 +229,7 @@ RegionStretch finish(Accumulator& acc, const std::vector<std::pair<int, int>>& e
 std::vector<ClipStretch>
 measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
                 const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
-                const std::vector<int>& clips, const StretchParams& params) {
+                const std::vector<int>& clips, const StretchParams& params, bool body) {
   params.validate();
   const auto& bind = skin.bind();
   std::vector<double> rest(edges.size());
@@ -214,8 +237,18 @@ measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin
   for (std::size_t k = 0; k < edges.size(); ++k) {
     rest[k] = (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).norm();
     bool ta = tail[std::size_t(edges[k].first)], tb = tail[std::size_t(edges[k].second)];
-    if (rest[k] > 0 && ta == tb) region[k] = ta ? 0 : 1;
+    if (rest[k] > 0 && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
   }
+  std::vector<int> needed; // vertices some measured edge touches: the only ones skinned
+  {
+    std::vector<char> mark(bind.size(), 0);
+    for (std::size_t k = 0; k < edges.size(); ++k)
+      if (region[k] >= 0)
+        mark[std::size_t(edges[k].first)] = mark[std::size_t(edges[k].second)] = 1;
+    for (std::size_t v = 0; v < mark.size(); ++v)
+      if (mark[v]) needed.push_back(int(v));
+  }
+  std::vector<Eigen::Vector3d> p;
   std::vector<ClipStretch> out;
   for (int clip : clips) {
     ClipSampler sampler(doc, model, clip);
@@ -234,7 +267,7 @@ measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin
     }
     for (int s = 0; s < params.samples; ++s) {
       double t = cs.duration * s / (params.samples - 1);
-      std::vector<Eigen::Vector3d> p = skin.pose(compose_world(model, sampler.locals(model, t)));
+      skin.pose_into(compose_world(model, sampler.locals(model, t)), &needed, p);
       for (auto& a : acc)
         for (std::size_t i = 0; i < a.edge_ids.size(); ++i) {
           const auto& e = edges[a.edge_ids[i]];

@@ -64,6 +64,11 @@ public:
   /// World positions of every vertex for node world matrices `world` (one per node).
   std::vector<Eigen::Vector3d> pose(const std::vector<Eigen::Matrix4d>& world) const;
 
+  /// The same into `out` (resized to size()), computing only the vertices in `only` (all when
+  /// null).
+  void pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
+                 std::vector<Eigen::Vector3d>& out) const;
+
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
 
@@ -87,13 +92,20 @@ private:
 std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& model,
                                             const SkinSampler& skin);
 
-/// Stretch of `edges` in `tail` vs the rest ("body") for each clip in `clips`.
+/// Stretch of `edges` in `tail` vs the rest ("body") for each clip in `clips`; `body` false
+/// measures the tail only (the body's numbers are then empty).
 std::vector<ClipStretch>
 measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
                 const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
-                const std::vector<int>& clips, const StretchParams& params);
+                const std::vector<int>& clips, const StretchParams& params, bool body = true);
 
 /// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
 double percentile(std::vector<double>& values, double q);
+
+/// The same on values already sorted ascending.
+double percentile_sorted(const std::vector<double>& sorted, double q);
+
+/// The same by selection (linear time; reorders `values`).
+double percentile_select(std::vector<double>& values, double q);
 
 } // namespace retail
