@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <regex>
+#include <set>
 
 namespace fs = std::filesystem;
 
@@ -85,6 +86,35 @@ void measure_result(const Document& original, const Input& in, const std::vector
     for (const auto& f : evaluate_fail_on(params.fail_on, result.stretch.back()))
       result.failures.push_back(f);
   }
+}
+
+/// The spring baked into every selected clip, per character with chains. The floor g_0 is the
+/// lowest bind point of the body's skin, vertices dominated by a chain bone excluded.
+std::size_t bake_result(Input& in, const std::vector<int>& clips, const RunParams& params,
+                        RunResult& result) {
+  Model out_model = parse_model(in.doc);
+  std::vector<Character> out_chars = build_characters(in.doc, out_model, params.bind);
+  std::size_t baked = 0;
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    const CharacterResult& cr = result.characters[k];
+    result.bakes.emplace_back();
+    result.floors.push_back(NAN);
+    if (cr.chains.empty()) continue;
+    SkinSampler skin(in.doc, out_model, out_chars[k]);
+    std::set<int> chain_nodes;
+    for (const auto& ch : cr.chains) chain_nodes.insert(ch.nodes.begin(), ch.nodes.end());
+    std::vector<int> dominant = skin.dominant_node();
+    double floor = INFINITY;
+    for (std::size_t v = 0; v < skin.size(); ++v)
+      if (!chain_nodes.count(dominant[v])) floor = std::min(floor, skin.bind()[v].y());
+    if (!std::isfinite(floor)) floor = out_chars[k].min_y;
+    if (std::isfinite(params.bake.floor_y)) floor = params.bake.floor_y;
+    result.floors.back() = floor;
+    result.bakes.back() = bake_chains(in.doc, out_model, out_chars[k], cr.chains, clips, floor,
+                                      params.bake, result.warnings);
+    baked += result.bakes.back().size();
+  }
+  return baked;
 }
 
 } // namespace
@@ -221,6 +251,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
 
+  if (params.bake_enabled && chains > 0 && params.rerig.mode == Mode::Chain && !clips.empty()) {
+    t0 = Clock::now();
+    std::size_t baked = bake_result(in, clips, params, result);
+    result.stages.push_back({"bake", ms_since(t0), std::to_string(baked) + " clip(s) baked"});
+  }
   if (chains > 0) {
     t0 = Clock::now();
     measure_result(original, in, clips, params, result);
@@ -245,6 +280,8 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.stages = &result.stages;
   ri.warnings = result.warnings;
   ri.stretch = &result.stretch;
+  ri.bakes = &result.bakes;
+  ri.floors = result.floors;
   ri.stretch_params = params.stretch;
   ri.failures = result.failures;
   result.report_path =

@@ -93,6 +93,20 @@ Json make_report(const ReportInput& in) {
       for (const auto& r : res.chains) chains.push_back(chain_json(r));
       cj["chains"] = chains;
     }
+    if (in.bakes && k < in.bakes->size() && !(*in.bakes)[k].empty()) {
+      Json clips = Json::array();
+      for (const auto& b : (*in.bakes)[k])
+        clips.push_back({{"clip", b.clip},
+                         {"name", b.name},
+                         {"one_shot", b.one_shot},
+                         {"warmup_cycles", b.warmup_cycles},
+                         {"converged", b.converged},
+                         {"loop_closure_deg", r6(b.loop_closure_deg)},
+                         {"tip_swing_deg", r6(b.tip_swing_deg)},
+                         {"keys", b.keys},
+                         {"kept_authored", b.kept_authored}});
+      cj["bake"] = {{"floor_y", k < in.floors.size() ? r6(in.floors[k]) : 0.0}, {"clips", clips}};
+    }
     if (in.stretch && k < in.stretch->size() && !(*in.stretch)[k].empty())
       cj["stretch"] = stretch_json((*in.stretch)[k], in.stretch_params);
     chars.push_back(cj);

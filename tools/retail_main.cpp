@@ -97,6 +97,35 @@ int main(int argc, char** argv) {
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
   std::vector<std::string> clips, fail_on;
+  app.add_flag(
+      "--bake", params.bake_enabled,
+      "bake the spring into every clip (in progress: opt-in until its stretch acceptance holds)");
+  auto& sp = params.bake.spring;
+  app.add_option("--fps", params.bake.fps, "baked keys per second")->capture_default_str();
+  app.add_option("--no-loop", params.bake.no_loop,
+                 "bake this clip from rest without looping (repeatable)");
+  app.add_option("--loop", params.bake.loop,
+                 "treat this clip as a loop even if its name reads one-shot");
+  app.add_option("--frequency", sp.root_frequency_hz, "spring frequency at the root, Hz")
+      ->capture_default_str();
+  app.add_option("--tip-frequency", sp.tip_frequency_hz, "spring frequency at the tip, Hz")
+      ->capture_default_str();
+  app.add_option("--damping", sp.damping_ratio, "damping ratio zeta")->capture_default_str();
+  app.add_option("--gravity", sp.gravity_mps2, "gravity on the tail, m/s^2 (scaled to the model)")
+      ->capture_default_str();
+  app.add_option("--carry", sp.carry_deg, "total lift of the tail's rest arc, degrees")
+      ->capture_default_str();
+  app.add_option("--rest-curve", sp.rest_curve, "0 centred arc .. 1 the modelled curl")
+      ->capture_default_str();
+  app.add_option("--coupling", sp.coupling_rate, "bend coupling rate k, 1/s")
+      ->capture_default_str();
+  app.add_option("--bend-limit", sp.bend_limit_deg, "elastic bend limit per joint, degrees")
+      ->capture_default_str();
+  app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
+  app.add_option("--floor", params.bake.floor_y,
+                 "floor height g0 (world Y; default: lowest body skin at bind)");
+  bool no_floor = false;
+  app.add_flag("--no-floor", no_floor, "no floor contact");
   app.add_option("--clips", clips, "clips to measure (default: all)")->delimiter(',');
   app.add_option("--samples", params.stretch.samples, "stretch samples per clip")
       ->capture_default_str();
@@ -143,6 +172,7 @@ int main(int argc, char** argv) {
   setup_logging(verbose, quiet);
   params.bind.units_auto = !units_fixed;
   params.clips = clips;
+  if (no_floor) params.bake.spring.floor = false;
   try {
     for (const auto& f : fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
   } catch (const retail::Error& e) {

@@ -4,6 +4,7 @@
 // logs one line per stage. Nothing here prints.
 #pragma once
 
+#include "retail/bake.h"
 #include "retail/document.h"
 #include "retail/model.h"
 #include "retail/qa.h"
@@ -40,13 +41,17 @@ struct RunParams {
   RerigParams rerig;
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   StretchParams stretch;
-  std::vector<std::string> clips; ///< clip names to measure (empty: all)
+  BakeParams bake;
+  bool bake_enabled = false; ///< --bake: the spring bake (issue 4, in progress: opt-in until its
+                             ///< stretch acceptance holds)
+  std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Failure: Error(Usage).
   void validate() const {
     bind.validate();
     rerig.validate();
     stretch.validate();
+    bake.validate();
   }
 };
 
@@ -56,6 +61,8 @@ struct RunResult {
   std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
   std::vector<CharacterResult> characters;
   std::vector<std::vector<StretchRow>> stretch; ///< per character (empty without a chain)
+  std::vector<std::vector<ClipBake>> bakes;     ///< per character (empty without a chain)
+  std::vector<double> floors;                   ///< per character: g_0 the bake used (NaN: none)
   std::vector<std::string> failures;            ///< --fail-on checks that failed
   Json report;                                  ///< retail.report/1
   std::string report_path; ///< where it was written ("-": not written, the caller prints it)

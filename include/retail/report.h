@@ -1,6 +1,7 @@
 // retail — the `retail.report/1` JSON (docs/report-schema.md).
 #pragma once
 
+#include "retail/bake.h"
 #include "retail/document.h"
 #include "retail/model.h"
 #include "retail/qa.h"
@@ -26,6 +27,8 @@ struct ReportInput {
   std::vector<std::string> warnings;
   const std::vector<std::vector<StretchRow>>* stretch = nullptr; ///< per character
   StretchParams stretch_params;
+  const std::vector<std::vector<ClipBake>>* bakes = nullptr; ///< per character
+  std::vector<double> floors;
   std::vector<std::string> failures;
 };
 

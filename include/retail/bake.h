@@ -1,0 +1,67 @@
+// retail — baking the spring into every clip (SPEC §8).
+//
+// Per selected clip: play the body motion, run the spring at the fixed substep, warm up cycle
+// after cycle from rest until the chain's state at the clip start repeats (every bone within
+// loop_tolerance_deg between consecutive cycle starts; a cycle cap with a warning), then record
+// each tail bone's local rotation as LINEAR keys at `fps` covering the clip exactly. Keys are
+// interpolated from the fixed-substep states, so the output rate never changes the motion.
+// One-shot clips (is_one_shot, or --no-loop) are recorded from rest without looping. A clip that
+// already animates a chain bone keeps that track. Only new channels are added to the clip.
+#pragma once
+
+#include "retail/document.h"
+#include "retail/model.h"
+#include "retail/rerig.h"
+#include "retail/skeleton.h"
+#include "retail/spring.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct BakeParams {
+  SpringParams spring;
+  double fps = 30;
+  int max_warmup_cycles = 12;
+  double loop_tolerance_deg = 0.5;
+  std::vector<std::string> no_loop; ///< clips baked from rest without looping
+  std::vector<std::string> loop;    ///< clips forced to loop
+  double floor_y = NAN;             ///< g_0 override (world Y); NaN: measured from the body's skin
+  void validate() const;            ///< Failure: Error(Usage)
+};
+
+struct ClipBake {
+  int clip = -1;
+  std::string name;
+  bool one_shot = false;
+  int warmup_cycles = 0;       ///< cycles run before recording (0 for one-shot clips)
+  bool converged = true;       ///< the start state repeated within tolerance
+  double loop_closure_deg = 0; ///< largest angle between a bone's first and last key
+  double tip_swing_deg = 0;    ///< range of the tip's direction relative to the hips over the clip
+  std::size_t keys = 0;
+  std::vector<std::string> kept_authored; ///< chain bones this clip already animated
+};
+
+/// Clip names that read as one-shot: a token death/die/dead/jump/attack/hit/punch/kick/slash/
+/// land/fall/flip/throw/react/spawn/to (a transition "A_ToB"), unless a token says it loops
+/// (idle, loop, cycle, walk, run). Tokens as for bone names (camelCase, '_', '|', digits).
+bool is_one_shot(const std::string& clip_name);
+
+/// Bakes every chain of one character into `clips`. Pre: `model` = parse_model(doc) of the
+/// re-rigged document, `character` its character (chain joints included), `chains` from
+/// rerig_character. Appends samplers/channels to doc's animations; returns one entry per
+/// (chain, clip).
+/// `floor_y`: g_0, the lowest bind point of the body's skin with tail-dominated skin excluded
+/// (a tail hanging below the feet must not define the ground), unless params set it.
+std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& character,
+                                  const std::vector<ChainResult>& chains,
+                                  const std::vector<int>& clips, double floor_y,
+                                  const BakeParams& params, std::vector<std::string>& warnings);
+
+/// The spring rig of a chain from the re-rigged character's bind pose (used by bake_chains).
+SpringRig spring_rig(const Model& model, const Character& character, const ChainResult& chain,
+                     double floor_y);
+
+} // namespace retail

@@ -1,0 +1,103 @@
+// retail — the spring chain that moves a tail (SPEC §7). A runtime component: no file I/O, no
+// glTF; it steps world-space particles given the hips' world transform.
+//
+// Links i = 0..N-1 run from head h_i to tip p_i (h_0 rides the hips; h_{i+1} = p_i). Per fixed
+// substep: rest target from the parent's current frame and the carried rest arc; a damped
+// spring in physical units (f from the root to the tip, zeta, gravity); semi-implicit Euler;
+// the rope projection with the radial velocity removed (never correction / dt); bend coupling
+// of rotations in the common hips frame against a snapshot of the previous step; the elastic
+// bend limit with the velocity into the limit removed; the forward plane through the tail root;
+// floor contact on the sphere-plane circle (overrides the limit, never stretches a bone, never
+// moves the body). The solver writes only its own particles: never hips, root or feet.
+#pragma once
+
+#include <Eigen/Geometry>
+#include <vector>
+
+namespace retail {
+
+struct SpringParams {
+  double root_frequency_hz = 0.9;
+  double tip_frequency_hz = 0.45;
+  double damping_ratio = 0.65;
+  double gravity_mps2 = 1.0; ///< metres per s^2 (scaled by the model scale)
+  double carry_deg = 50;     ///< total lift of the whole chain, shared by its joints
+  double rest_curve = 0;     ///< beta: 0 centred arc, 1 the modelled curl
+  double coupling_rate = 12; ///< k, 1/s: alpha = 1 - exp(-k dt)
+  double bend_limit_deg = 30;
+  bool floor = true;
+  double floor_clearance_m = 0.025; ///< rho: tail thickness below its centreline (scaled)
+  double contact_damping = 8;       ///< gamma, 1/s
+  double substep_s = 1.0 / 120;
+  void validate() const; ///< Failure: Error(Usage)
+};
+
+/// The chain's fixed description, in the hips' local frame at bind.
+struct SpringRig {
+  Eigen::Vector3d root_offset;           ///< Tail_1's head in hips-local coordinates
+  std::vector<double> length;            ///< l_i, world units at bind (hips scale applied)
+  std::vector<Eigen::Vector3d> authored; ///< a_i: unit direction of link i in hips-local axes
+  Eigen::Vector3d left_local = Eigen::Vector3d::UnitX(); ///< right thigh -> left thigh, hips-local
+  Eigen::Vector3d up_local = Eigen::Vector3d::UnitY();   ///< world +Y at bind, hips-local
+  double scale = 1;   ///< model scale (H / 1.8): gravity and clearance
+  double floor_y = 0; ///< g_0, world
+  std::size_t links() const { return length.size(); }
+};
+
+/// The hips' pose for one step: rotation (unit) and the world transform of hips-local points.
+struct HipsPose {
+  Eigen::Quaterniond rotation = Eigen::Quaterniond::Identity();
+  Eigen::Matrix4d world = Eigen::Matrix4d::Identity();
+};
+
+class SpringChain {
+public:
+  /// Pre: rig.links() >= 1, unit authored directions, positive lengths.
+  SpringChain(const SpringRig& rig, const SpringParams& params);
+
+  /// Places every particle on its rest target with zero velocity (the chain at rest).
+  void reset(const HipsPose& hips);
+
+  /// Advances by one substep of `dt` seconds with the hips at `hips` (the end of the step).
+  void step(const HipsPose& hips, double dt);
+
+  /// Local rotation of bone i relative to its parent (the hips for i = 0), in the bones' shared
+  /// bind frame (= the hips' bind frame): the value written into the bone's glTF rotation.
+  Eigen::Quaterniond local_rotation(std::size_t i) const { return local_[i]; }
+
+  const std::vector<Eigen::Vector3d>& tips() const { return p_; }
+  const std::vector<Eigen::Vector3d>& velocities() const { return v_; }
+  Eigen::Vector3d head(std::size_t i) const { return i == 0 ? root_ : p_[i - 1]; }
+  /// Rest direction of link i in its parent's rest frame (r_i), and its hips-space arc u_i.
+  const Eigen::Vector3d& rest_direction(std::size_t i) const { return r_[i]; }
+  const Eigen::Vector3d& arc_direction(std::size_t i) const { return u_[i]; }
+  /// Bend of link i in the common hips frame after the last step (q_i).
+  const Eigen::Quaterniond& bend(std::size_t i) const { return q_[i]; }
+  bool in_contact(std::size_t i) const { return contact_[i]; }
+  double floor_height() const { return floor_; }
+
+  /// The broken variant the article admitted (rope correction fed back as velocity), kept only
+  /// so a test can prove the real solver does not behave like it.
+  bool feed_correction_as_velocity = false;
+
+private:
+  void build_rest_arc();
+  SpringRig rig_;
+  SpringParams params_;
+  std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
+  std::vector<Eigen::Quaterniond> rest_; ///< G_i: cumulative rest rotation of bone i (hips space)
+  std::vector<Eigen::Vector3d> r_;       ///< r_i = G_{i-1}^-1 u_i
+  std::vector<Eigen::Vector3d> p_, v_;
+  std::vector<Eigen::Quaterniond> q_, local_;
+  std::vector<bool> contact_;
+  Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
+  double floor_ = 0;
+};
+
+/// Shortest unit quaternion taking unit vector a to unit vector b (180 deg: about any normal).
+Eigen::Quaterniond swing(const Eigen::Vector3d& a, const Eigen::Vector3d& b);
+
+/// Rotation angle of a unit quaternion: 2 acos(|w|), radians.
+double rotation_angle(const Eigen::Quaterniond& q);
+
+} // namespace retail

@@ -1,0 +1,201 @@
+// SpringChain: SPEC §7 step by step (spring.h).
+#include "retail/spring.h"
+
+#include "retail/error.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+
+using Eigen::Quaterniond;
+using Eigen::Vector3d;
+
+Quaterniond swing(const Vector3d& a, const Vector3d& b) {
+  Vector3d x = a.normalized(), y = b.normalized();
+  double c = x.dot(y);
+  if (c < -1 + 1e-12) { // opposite: any axis normal to a
+    Vector3d axis = x.cross(Vector3d::UnitX());
+    if (axis.norm() < 1e-6) axis = x.cross(Vector3d::UnitY());
+    return Quaterniond(Eigen::AngleAxisd(M_PI, axis.normalized()));
+  }
+  return Quaterniond::FromTwoVectors(x, y).normalized();
+}
+
+double rotation_angle(const Quaterniond& q) {
+  return 2 * std::acos(std::clamp(std::abs(q.w()), 0.0, 1.0));
+}
+
+void SpringParams::validate() const {
+  bool ok = root_frequency_hz > 0 && tip_frequency_hz > 0 && damping_ratio >= 0 &&
+            gravity_mps2 >= 0 && rest_curve >= 0 && rest_curve <= 1 && coupling_rate >= 0 &&
+            bend_limit_deg > 0 && bend_limit_deg <= 180 && floor_clearance_m >= 0 &&
+            contact_damping >= 0 && substep_s > 0 && substep_s <= 0.1 && std::isfinite(carry_deg);
+  if (!ok) throw Error(ExitCode::Usage, "spring parameters out of range");
+}
+
+SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
+    : rig_(rig), params_(params) {
+  params_.validate();
+  std::size_t n = rig_.links();
+  p_.assign(n, Vector3d::Zero());
+  v_.assign(n, Vector3d::Zero());
+  q_.assign(n, Quaterniond::Identity());
+  local_.assign(n, Quaterniond::Identity());
+  contact_.assign(n, false);
+  build_rest_arc();
+}
+
+/// The centred carried rest arc (SPEC §7): in the hips' canonical frame (x left, y up, z
+/// forward), c = normalize(0, a0y, a0z); u_i = R_x(C (i+1)/N) rot(Q_i(beta), c) with
+/// Q_i(beta) = slerp(I, swing(c, a_i), beta); then the cumulative rest rotations G_i that carry
+/// each authored direction onto its arc direction, and r_i = G_{i-1}^-1 u_i.
+void SpringChain::build_rest_arc() {
+  std::size_t n = rig_.links();
+  Vector3d up = rig_.up_local.normalized();
+  Vector3d left = (rig_.left_local - rig_.left_local.dot(up) * up).normalized();
+  Vector3d forward = left.cross(up).normalized();
+  Eigen::Matrix3d B;
+  B.col(0) = left;
+  B.col(1) = up;
+  B.col(2) = forward;
+  Vector3d a0 = B.transpose() * rig_.authored[0];
+  Vector3d c(0, a0.y(), a0.z());
+  c = c.norm() > 1e-9 ? c.normalized() : Vector3d(0, -1, 0);
+  double carry = params_.carry_deg * M_PI / 180;
+  u_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    Vector3d ai = (B.transpose() * rig_.authored[i]).normalized();
+    Quaterniond Q = Quaterniond::Identity().slerp(params_.rest_curve, swing(c, ai));
+    Eigen::AngleAxisd lift(carry * double(i + 1) / double(n), Vector3d::UnitX());
+    u_[i] = B * (lift * (Q * c)).normalized();
+  }
+  rest_.resize(n);
+  r_.resize(n);
+  Quaterniond G = Quaterniond::Identity();
+  for (std::size_t i = 0; i < n; ++i) {
+    r_[i] = G.conjugate() * u_[i];
+    G = (swing(G * rig_.authored[i], u_[i]) * G).normalized();
+    rest_[i] = G;
+  }
+}
+
+void SpringChain::reset(const HipsPose& hips) {
+  root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
+  floor_ = rig_.floor_y + params_.floor_clearance_m * rig_.scale;
+  Vector3d h = root_;
+  Quaterniond parent_rest = Quaterniond::Identity();
+  for (std::size_t i = 0; i < rig_.links(); ++i) {
+    p_[i] = h + rig_.length[i] * (hips.rotation * u_[i]);
+    v_[i].setZero();
+    q_[i] = Quaterniond::Identity();
+    local_[i] = (parent_rest.conjugate() * rest_[i]).normalized();
+    contact_[i] = false;
+    parent_rest = rest_[i];
+    h = p_[i];
+  }
+}
+
+void SpringChain::step(const HipsPose& hips, double dt) {
+  const std::size_t n = rig_.links();
+  const Quaterniond I = Quaterniond::Identity();
+  const double alpha = 1 - std::exp(-params_.coupling_rate * dt);
+  const double limit = params_.bend_limit_deg * M_PI / 180;
+  const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
+  root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
+  // Frames: left carried by the hips, up = world +Y, forward = left x up made horizontal.
+  Vector3d left = hips.rotation * rig_.left_local;
+  Vector3d forward = left.cross(Vector3d::UnitY());
+  forward.y() = 0;
+  forward = forward.norm() > 1e-9 ? forward.normalized() : Vector3d::UnitZ();
+  std::vector<Quaterniond> old = q_; // the snapshot coupling reads
+  Quaterniond cum = I;               // product of solved local rotations so far (hips space)
+  Vector3d h = root_;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double len = rig_.length[i];
+    const Quaterniond A = i == 0 ? I : rest_[i - 1]; // the parent's rest frame -> hips frame
+    const Quaterniond parent = (hips.rotation * cum).normalized(); // parent's current world frame
+    // 1-2. Rest target and the damped spring, semi-implicit Euler.
+    double f =
+        n > 1 ? params_.root_frequency_hz + (params_.tip_frequency_hz - params_.root_frequency_hz) *
+                                                double(i) / double(n - 1)
+              : params_.root_frequency_hz;
+    double w = 2 * M_PI * f;
+    Vector3d target = h + len * (parent * r_[i]);
+    Vector3d acc = w * w * (target - p_[i]) - 2 * params_.damping_ratio * w * v_[i] + gravity;
+    v_[i] += acc * dt;
+    Vector3d predicted = p_[i] + v_[i] * dt;
+    // 3. Rope: back onto the sphere; remove the radial velocity (never correction / dt).
+    Vector3d d = predicted - h;
+    Vector3d nrm = d.norm() > 1e-12 * len ? Vector3d(d.normalized()) : Vector3d(parent * r_[i]);
+    Vector3d projected = h + len * nrm;
+    if (feed_correction_as_velocity)
+      v_[i] += (projected - predicted) / dt;
+    else
+      v_[i] -= v_[i].dot(nrm) * nrm;
+    // 4. Bend in the common hips frame, coupled to last step's neighbours.
+    Vector3d cand = parent.conjugate() * nrm;
+    Quaterniond q = (A * swing(r_[i], cand) * A.conjugate()).normalized();
+    if (n > 1) {
+      Quaterniond target_bend = i == 0       ? I.slerp(0.5, old[1])
+                                : i + 1 == n ? old[i - 1]
+                                             : old[i - 1].slerp(0.5, old[i + 1]);
+      q = q.slerp(alpha, target_bend).normalized();
+    }
+    // 5. Elastic limit; the velocity pushing further into it is removed.
+    double theta = rotation_angle(q);
+    Vector3d free_dir = parent * (A.conjugate() * q * A * r_[i]);
+    if (theta > limit) q = I.slerp(limit / theta, q).normalized();
+    Vector3d dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
+    if (theta > limit) {
+      Vector3d push = free_dir - free_dir.dot(dir) * dir;
+      if (push.norm() > 1e-12) {
+        push.normalize();
+        double into = v_[i].dot(push);
+        if (into > 0) v_[i] -= into * push;
+      }
+    }
+    Vector3d p = h + len * dir;
+    // 6. The forward plane through the tail root: no particle in front of it.
+    double ahead = (p - root_).dot(forward);
+    if (ahead > 0) {
+      double head_ahead = (h - root_).dot(forward);
+      Vector3d centre = h - head_ahead * forward;
+      double radius2 = len * len - head_ahead * head_ahead;
+      Vector3d in_plane = p - ahead * forward - centre;
+      if (radius2 > 0 && in_plane.norm() > 1e-12)
+        p = centre + std::sqrt(radius2) * in_plane.normalized();
+      else if (radius2 > 0)
+        p = centre + std::sqrt(radius2) * (-forward.cross(Vector3d::UnitY())).normalized();
+      double vf = v_[i].dot(forward);
+      if (vf > 0) v_[i] -= vf * forward;
+    }
+    // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
+    contact_[i] = false;
+    if (params_.floor && p.y() < floor_) {
+      double u = std::clamp((floor_ - h.y()) / len, -1.0, 1.0);
+      Vector3d t = p - h;
+      t.y() = 0;
+      if (t.norm() < 1e-12 * len) {
+        t = parent * r_[i];
+        t.y() = 0;
+      }
+      t = t.norm() > 1e-12 ? Vector3d(t.normalized()) : Vector3d(-forward);
+      p = h + len * (std::sqrt(1 - u * u) * t + u * Vector3d::UnitY());
+      v_[i] = std::exp(-params_.contact_damping * dt) *
+              Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
+      contact_[i] = true;
+    }
+    p_[i] = p;
+    // 8. Read back: the local rotation that takes the rest direction onto the particle.
+    Vector3d final_dir = parent.conjugate() * (p - h).normalized();
+    Quaterniond bend_parent = swing(r_[i], final_dir);
+    q_[i] = (A * bend_parent * A.conjugate()).normalized();
+    Quaterniond rest_local = (A.conjugate() * rest_[i]).normalized();
+    local_[i] = (bend_parent * rest_local).normalized();
+    cum = (cum * local_[i]).normalized();
+    h = p;
+  }
+}
+
+} // namespace retail
