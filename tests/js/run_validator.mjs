@@ -1,6 +1,6 @@
 // Runs `retail IN OUT` on each input and the Khronos glTF-Validator on IN and OUT; fails when OUT
 // has an error or warning code more often than IN (no new issues), or retail did not exit 0.
-//   node run_validator.mjs --retail PATH --out DIR [--rigs DIR] [--shared DIR] [INPUT...]
+//   node run_validator.mjs --retail PATH --out DIR [--retail-arg ARG] [--rigs DIR] [--shared DIR] [INPUT...]
 // --rigs / --shared add every .glb/.vrm/.gltf found below those folders (--shared: skipped, and
 // said so, when the folder does not exist).
 import { execFileSync } from 'node:child_process';
@@ -12,6 +12,7 @@ const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; args.splice(i, 2); return v; };
 const retail = opt('--retail');
 const outDir = opt('--out');
+const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --bake
 const listDir = (dir) => fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, f))
   .filter((f) => /\.(glb|vrm|gltf)$/i.test(f)).sort();
 if (args.includes('--rigs')) args.push(...listDir(opt('--rigs')));
@@ -48,7 +49,7 @@ for (const input of args) {
   const ext = path.extname(input).toLowerCase();
   const out = path.join(outDir, path.basename(path.dirname(input)) + '-' + path.basename(input, ext) + '.out' + ext);
   try {
-    execFileSync(retail, ['-q', input, out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(retail, ['-q', ...extra, input, out], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (e) {
     console.log(`FAIL ${input}: retail exited ${e.status}: ${e.stderr}`);
     failed++;

@@ -1,7 +1,7 @@
 // Independent check of `retail report` with a real client: three.js loads the GLB (GLTFLoader,
 // no WebGL), poses it with AnimationMixer at the same times, skins every vertex on the CPU
 // through SkinnedMesh.getVertexPosition, and computes the same edge-stretch statistics.
-//   node threejs_stretch.mjs --retail PATH --out DIR [--shared DIR] [INPUT...]
+//   node threejs_stretch.mjs --retail PATH --out DIR [--retail-arg ARG] [--shared DIR] [INPUT...]
 // Each input is re-rigged by retail first; the output is what both sides measure. Fails when any
 // statistic differs by more than 0.5% relative (torn: by more than one sample) on any clip.
 import { execFileSync } from 'node:child_process';
@@ -14,6 +14,7 @@ const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; args.splice(i, 2); return v; };
 const retail = opt('--retail');
 const outDir = opt('--out');
+const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --bake
 fs.mkdirSync(outDir, { recursive: true });
 if (args.includes('--shared')) {
   // The auto-rigged files (re-rigged by retail), and the artist originals whose own tail rigs
@@ -121,7 +122,7 @@ async function measure(file, samples) {
 let failed = 0, passed = 0;
 for (const input of args) {
   const out = path.join(outDir, path.basename(path.dirname(input)) + '-' + path.basename(input));
-  execFileSync(retail, ['-q', input, out], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(retail, ['-q', ...extra, input, out], { stdio: ['ignore', 'ignore', 'inherit'] });
   const ours = JSON.parse(execFileSync(retail, ['report', out, '--json', '-', '-q'], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 28 }));
   const clips = ours.characters[0].stretch.clips, samples = ours.characters[0].stretch.samples_per_clip;
   const theirs = await measure(out, samples);
