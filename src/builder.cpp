@@ -1,5 +1,6 @@
 // Appending buffer views and accessors (see builder.h).
 #include "retail/builder.h"
+#include "retail/model.h"
 
 #include <algorithm>
 #include <cstring>
@@ -24,13 +25,9 @@ int append_buffer(Document& doc) {
 }
 
 int components(const std::string& type) {
-  if (type == "SCALAR") return 1;
-  if (type == "VEC2") return 2;
-  if (type == "VEC3") return 3;
-  if (type == "VEC4" || type == "MAT2") return 4;
-  if (type == "MAT3") return 9;
-  if (type == "MAT4") return 16;
-  throw std::invalid_argument("unknown accessor type " + type);
+  int n = type_components(type);
+  if (n == 0) throw std::invalid_argument("unknown accessor type " + type);
+  return n;
 }
 
 } // namespace

@@ -62,18 +62,8 @@ std::vector<double> perimeter_profile(const WeldedMesh& m, const std::vector<dou
     }
     if (!std::isfinite(hi)) continue;
     int k0 = int(std::floor(lo / step)) + 1, k1 = std::min(levels - 1, int(std::floor(hi / step)));
-    for (int k = std::max(k0, 1); k <= k1; ++k) {
-      double level = k * step;
-      Eigen::RowVector3d pts[2];
-      int n = 0;
-      for (int e = 0; e < 3 && n < 2; ++e) {
-        int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
-        double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
-        if ((ua < level) == (ub < level)) continue;
-        pts[n++] = m.welded.row(a) + (level - ua) / (ub - ua) * (m.welded.row(b) - m.welded.row(a));
-      }
-      if (n == 2) p[std::size_t(k)] += (pts[0] - pts[1]).norm();
-    }
+    for (int k = std::max(k0, 1); k <= k1; ++k)
+      p[std::size_t(k)] += face_isoline(m, f, u, k * step);
   }
   return p;
 }

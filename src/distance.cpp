@@ -3,6 +3,7 @@
 
 #include "retail/accessor.h"
 #include "retail/error.h"
+#include "retail/skinning.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,21 +25,11 @@ SkinWeights read_skin_weights(const Document& doc, const Model& model, const Cha
     const Skin& skin = model.skins[std::size_t(src.where.skin)];
     std::vector<int> to_char(skin.joints.size());
     for (std::size_t k = 0; k < skin.joints.size(); ++k) to_char[k] = c.joint_index(skin.joints[k]);
-    for (int set = 0; set < 2; ++set) {
-      auto jt = prim.attributes.find("JOINTS_" + std::to_string(set));
-      auto wt = prim.attributes.find("WEIGHTS_" + std::to_string(set));
-      if (jt == prim.attributes.end() || wt == prim.attributes.end()) continue;
-      std::vector<std::uint32_t> j = read_accessor_uint(doc, model, jt->second);
-      AccessorData w = read_accessor(doc, model, wt->second);
-      for (std::size_t v = 0; v < src.count; ++v)
-        for (int k = 0; k < 4; ++k) {
-          double wv = w(Eigen::Index(v), k);
-          std::uint32_t ji = j[v * 4 + std::size_t(k)];
-          if (wv <= 0 || ji >= to_char.size()) continue;
-          sw.joint[src.first + v][std::size_t(set * 4 + k)] = to_char[ji];
-          sw.weight[src.first + v][std::size_t(set * 4 + k)] = wv;
-        }
-    }
+    for_each_influence(doc, model, prim, [&](std::size_t v, int slot, std::uint32_t ji, double wv) {
+      if (ji >= to_char.size()) return;
+      sw.joint[src.first + v][std::size_t(slot)] = to_char[ji];
+      sw.weight[src.first + v][std::size_t(slot)] = wv;
+    });
   }
   for (std::size_t v = 0; v < n; ++v) {
     double sum = 0;

@@ -32,20 +32,23 @@ std::vector<double> geodesic_distance(const WeldedMesh& m, const std::vector<int
   return d;
 }
 
+double face_isoline(const WeldedMesh& m, const std::array<int, 3>& f, const std::vector<double>& u,
+                    double level) {
+  Eigen::RowVector3d pts[2];
+  int k = 0;
+  for (int e = 0; e < 3 && k < 2; ++e) {
+    int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+    double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
+    if (!std::isfinite(ua) || !std::isfinite(ub) || (ua < level) == (ub < level)) continue;
+    double s = (level - ua) / (ub - ua);
+    pts[k++] = m.welded.row(a) + s * (m.welded.row(b) - m.welded.row(a));
+  }
+  return k == 2 ? (pts[0] - pts[1]).norm() : 0.0;
+}
+
 double isoline_length(const WeldedMesh& m, const std::vector<double>& u, double level) {
   double total = 0;
-  for (const auto& f : m.faces) {
-    Eigen::RowVector3d pts[2];
-    int k = 0;
-    for (int e = 0; e < 3 && k < 2; ++e) {
-      int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
-      double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
-      if (!std::isfinite(ua) || !std::isfinite(ub) || (ua < level) == (ub < level)) continue;
-      double s = (level - ua) / (ub - ua);
-      pts[k++] = m.welded.row(a) + s * (m.welded.row(b) - m.welded.row(a));
-    }
-    if (k == 2) total += (pts[0] - pts[1]).norm();
-  }
+  for (const auto& f : m.faces) total += face_isoline(m, f, u, level);
   return total;
 }
 

@@ -106,6 +106,21 @@ std::string sidecar_path(const std::string& where, const std::string& uri) {
   return path;
 }
 
+/// Reads a sidecar file named by `uri` relative to `base_dir`. Failure: Unsupported for URIs
+/// outside the folder or without a folder to resolve against; InvalidInput when unreadable.
+ExternalFile read_sidecar(const std::string& base_dir, const std::string& where,
+                          const std::string& uri) {
+  std::string rel = sidecar_path(where, uri);
+  if (base_dir.empty()) fail_unsupported(where + ": external uri '" + uri + "' cannot be resolved");
+  Bytes bytes;
+  try {
+    bytes = read_file((fs::path(base_dir) / rel).string());
+  } catch (const Error&) {
+    fail_invalid(where + ": cannot read '" + uri + "'");
+  }
+  return {uri, rel, std::move(bytes)};
+}
+
 Json parse_json_text(const char* begin, const char* end) {
   while (end > begin && (end[-1] == ' ' || end[-1] == '\0' || end[-1] == '\n' || end[-1] == '\r' ||
                          end[-1] == '\t'))
@@ -149,18 +164,10 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
         fail_invalid(where + ": data URI is not valid base64");
       continue;
     }
-    std::string rel = sidecar_path(where, uri);
-    if (base_dir.empty())
-      fail_unsupported(where + ": external uri '" + uri + "' cannot be resolved");
-    Bytes bytes;
-    try {
-      bytes = read_file((fs::path(base_dir) / rel).string());
-    } catch (const Error&) {
-      fail_invalid(where + ": cannot read '" + uri + "'");
-    }
-    doc.buffers[i] = bytes;
+    ExternalFile file = read_sidecar(base_dir, where, uri);
+    doc.buffers[i] = file.bytes;
     doc.buffer_external[i] = int(doc.external.size());
-    doc.external.push_back({uri, rel, std::move(bytes)});
+    doc.external.push_back(std::move(file));
   }
   if (gltf.contains("images") && gltf["images"].is_array()) {
     for (std::size_t i = 0; i < gltf["images"].size(); ++i) {
@@ -169,16 +176,7 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
       const std::string uri = im["uri"].get<std::string>();
       if (uri.rfind("data:", 0) == 0) continue;
       std::string where = "images[" + std::to_string(i) + "]";
-      std::string rel = sidecar_path(where, uri);
-      if (base_dir.empty())
-        fail_unsupported(where + ": external uri '" + uri + "' cannot be resolved");
-      Bytes bytes;
-      try {
-        bytes = read_file((fs::path(base_dir) / rel).string());
-      } catch (const Error&) {
-        fail_invalid(where + ": cannot read '" + uri + "'");
-      }
-      doc.external.push_back({uri, rel, std::move(bytes)});
+      doc.external.push_back(read_sidecar(base_dir, where, uri));
     }
   }
 }

@@ -72,16 +72,6 @@ void numbers_of(const Json& obj, const char* key, std::array<double, N>& out,
   }
 }
 
-int components_of(const std::string& type) {
-  if (type == "SCALAR") return 1;
-  if (type == "VEC2") return 2;
-  if (type == "VEC3") return 3;
-  if (type == "VEC4" || type == "MAT2") return 4;
-  if (type == "MAT3") return 9;
-  if (type == "MAT4") return 16;
-  return 0;
-}
-
 void check_compression(const Json& gltf) {
   static const char* features[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                    "KHR_meshopt_compression"};
@@ -200,7 +190,7 @@ void parse_accessors(const Json& gltf, Model& m) {
       fail_invalid(where + ": componentType missing or not a glTF component type");
     acc.component_type = a["componentType"].get<int>();
     acc.type = string_of(a, "type");
-    acc.components = components_of(acc.type);
+    acc.components = type_components(acc.type);
     if (acc.components == 0)
       fail_invalid(where + ": type '" + acc.type + "' is not a glTF accessor type");
     if (a.contains("normalized") && !a["normalized"].is_boolean())
@@ -273,6 +263,16 @@ void parse_meshes(const Json& gltf, Model& m);
 void parse_nodes_and_skins(const Json& gltf, Model& m);
 void parse_animations_and_scenes(const Json& gltf, Model& m);
 void check_data(const Document& doc, Model& m);
+
+int type_components(const std::string& type) {
+  if (type == "SCALAR") return 1;
+  if (type == "VEC2") return 2;
+  if (type == "VEC3") return 3;
+  if (type == "VEC4" || type == "MAT2") return 4;
+  if (type == "MAT3") return 9;
+  if (type == "MAT4") return 16;
+  return 0;
+}
 
 int component_size(int component_type) {
   switch (component_type) {

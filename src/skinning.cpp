@@ -16,23 +16,13 @@ Eigen::MatrixX3d skin_primitive(const Document& doc, const Model& model, int mes
                Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data());
   Eigen::MatrixX3d out = Eigen::MatrixX3d::Zero(pos.rows(), 3);
   Eigen::VectorXd total = Eigen::VectorXd::Zero(pos.rows());
-  for (int set = 0; set < 2; ++set) {
-    auto jt = p.attributes.find("JOINTS_" + std::to_string(set));
-    auto wt = p.attributes.find("WEIGHTS_" + std::to_string(set));
-    if (jt == p.attributes.end() || wt == p.attributes.end()) continue;
-    std::vector<std::uint32_t> j = read_accessor_uint(doc, model, jt->second);
-    AccessorData w = read_accessor(doc, model, wt->second);
-    for (Eigen::Index v = 0; v < pos.rows(); ++v) {
-      Eigen::Vector4d x(pos(v, 0), pos(v, 1), pos(v, 2), 1.0);
-      for (int k = 0; k < 4; ++k) {
-        double wv = w(v, k);
-        std::uint32_t ji = j[std::size_t(v) * 4 + std::size_t(k)];
-        if (wv <= 0 || ji >= joint.size()) continue;
-        out.row(v) += wv * (joint[ji] * x).head<3>().transpose();
-        total[v] += wv;
-      }
-    }
-  }
+  for_each_influence(doc, model, p, [&](std::size_t v, int, std::uint32_t ji, double wv) {
+    if (ji >= joint.size()) return;
+    Eigen::Vector4d x(pos(Eigen::Index(v), 0), pos(Eigen::Index(v), 1), pos(Eigen::Index(v), 2),
+                      1.0);
+    out.row(Eigen::Index(v)) += wv * (joint[ji] * x).head<3>().transpose();
+    total[Eigen::Index(v)] += wv;
+  });
   for (Eigen::Index v = 0; v < pos.rows(); ++v)
     if (total[v] > 0) out.row(v) /= total[v];
   return out;

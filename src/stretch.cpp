@@ -4,6 +4,7 @@
 #include "retail/accessor.h"
 #include "retail/animation.h"
 #include "retail/error.h"
+#include "retail/skinning.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,19 +54,9 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
       skin_pos_[src.first + v] = x;
       bind_[src.first + v] = (to_world * x).head<3>();
     }
-    for (int set = 0; set < 2; ++set) {
-      auto jt = prim.attributes.find("JOINTS_" + std::to_string(set));
-      auto wt = prim.attributes.find("WEIGHTS_" + std::to_string(set));
-      if (jt == prim.attributes.end() || wt == prim.attributes.end()) continue;
-      std::vector<std::uint32_t> j = read_accessor_uint(doc, model, jt->second);
-      AccessorData w = read_accessor(doc, model, wt->second);
-      for (std::size_t v = 0; v < src.count; ++v)
-        for (int k = 0; k < 4; ++k) {
-          double wv = w(Eigen::Index(v), k);
-          std::uint32_t ji = j[v * 4 + std::size_t(k)];
-          if (wv > 0 && ji < joints) influences_[src.first + v].push_back({base + int(ji), wv});
-        }
-    }
+    for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t ji, double wv) {
+      if (ji < joints) influences_[src.first + v].push_back({base + int(ji), wv});
+    });
   }
   for (auto& inf : influences_) {
     double sum = 0;

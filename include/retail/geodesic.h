@@ -13,6 +13,10 @@ namespace retail {
 std::vector<double> geodesic_distance(const WeldedMesh& mesh, const std::vector<int>& sources,
                                       const std::vector<bool>& allowed, double limit);
 
+/// Length of the isoline {u = level} inside one triangle (0 when it does not cross it).
+double face_isoline(const WeldedMesh& mesh, const std::array<int, 3>& face,
+                    const std::vector<double>& u, double level);
+
 /// Length of the isoline {u = level} over the welded faces, interpolated linearly inside each
 /// triangle (a loop's perimeter; independent of how densely the surface is sampled).
 double isoline_length(const WeldedMesh& mesh, const std::vector<double>& u, double level);

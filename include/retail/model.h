@@ -125,4 +125,8 @@ Model parse_model(const Document& doc);
 /// Byte size of one component of `component_type` (0 for an unknown type).
 int component_size(int component_type);
 
+/// Components of an accessor type: SCALAR 1, VEC2 2, VEC3 3, VEC4/MAT2 4, MAT3 9, MAT4 16;
+/// 0 for anything else.
+int type_components(const std::string& type);
+
 } // namespace retail
