@@ -50,16 +50,18 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
 
 /// Stretch of every character with a chain: original, rigid reference, result and body.
 /// Parses the re-rigged document back first: our own output is validated like any input.
-void measure_result(const Document& original, const Input& in, const std::vector<int>& clips,
-                    const RunParams& params, RunResult& result) {
+/// The "before" rig is read from the same edited document through the *input's* model: edits
+/// only append (builder.h), so the input's accessors, meshes and clips still hold their bytes.
+void measure_result(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                    RunResult& result) {
   Model out_model = parse_model(in.doc);
   std::vector<Character> out_chars = build_characters(in.doc, out_model, params.bind);
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     const CharacterResult& cr = result.characters[k];
     result.stretch.emplace_back();
     if (cr.chains.empty() || clips.empty()) continue;
-    SkinSampler before(original, in.model, in.characters[k]),
-        rigid(original, in.model, in.characters[k]);
+    SkinSampler before(in.doc, in.model, in.characters[k]),
+        rigid(in.doc, in.model, in.characters[k]);
     SkinSampler after(in.doc, out_model, out_chars[k]);
     std::vector<bool> tail(before.size(), false);
     for (const auto& ch : cr.chains)
@@ -67,9 +69,9 @@ void measure_result(const Document& original, const Input& in, const std::vector
         tail[v] = true;
         rigid.pin(v, in.characters[k].roles.hips);
       }
-    std::vector<std::pair<int, int>> edges = mesh_edges(original, in.model, before);
-    auto a = measure_stretch(original, in.model, before, edges, tail, clips, params.stretch, false);
-    auto b = measure_stretch(original, in.model, rigid, edges, tail, clips, params.stretch, false);
+    std::vector<std::pair<int, int>> edges = mesh_edges(in.doc, in.model, before);
+    auto a = measure_stretch(in.doc, in.model, before, edges, tail, clips, params.stretch, false);
+    auto b = measure_stretch(in.doc, in.model, rigid, edges, tail, clips, params.stretch, false);
     auto c = measure_stretch(in.doc, out_model, after, edges, tail, clips, params.stretch);
     for (std::size_t i = 0; i < clips.size(); ++i) {
       StretchRow row;
@@ -237,7 +239,6 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
 
   std::vector<int> clips = select_clips(in.model, params.clips);
-  Document original = in.doc; // the input as read, for the "before" measurement
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0;
   for (const auto& c : in.characters) {
@@ -258,7 +259,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   }
   if (chains > 0) {
     t0 = Clock::now();
-    measure_result(original, in, clips, params, result);
+    measure_result(in, clips, params, result);
     result.stages.push_back({"stretch", ms_since(t0),
                              std::to_string(clips.size()) + " clip(s) x " +
                                  std::to_string(params.stretch.samples) + " samples, 3 rigs"});
