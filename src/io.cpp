@@ -1,6 +1,7 @@
 // Container I/O: GLB chunks, .gltf JSON with data-URI or sidecar resources, atomic writes.
 #include "retail/document.h"
 #include "retail/error.h"
+#include "retail/sha256.h"
 
 #include <cstdio>
 #include <cstring>
@@ -258,8 +259,9 @@ Document parse_document(const Bytes& bytes, const std::string& base_dir) {
   return doc;
 }
 
-Document read_document(const std::string& path) {
+Document read_document(const std::string& path, std::string* sha256) {
   Bytes bytes = read_file(path);
+  if (sha256) *sha256 = sha256_hex(bytes);
   std::string dir = fs::path(path).parent_path().string();
   return parse_document(bytes, dir.empty() ? "." : dir);
 }

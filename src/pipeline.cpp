@@ -154,7 +154,7 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                 "--region-bones '" + region_bones + "' is not a valid regular expression");
   }
   MeasureResult r;
-  Input in = load_input(path, bind, r.stages);
+  Input in = load_input(path, bind, r.stages, true);
   std::vector<int> clips = select_clips(in.model, clip_names);
   auto t0 = Clock::now();
   Json chars = Json::array();
@@ -191,18 +191,19 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
   r.json = {{"schema", "retail.stretch/1"},
             {"tool", {{"name", "retail"}, {"version", RETAIL_VERSION}}},
             {"file", path},
-            {"sha256", sha256_hex(read_file(path))},
+            {"sha256", in.sha256},
             {"region_bones", region_bones},
             {"characters", chars},
             {"failures", r.failures}};
   return r;
 }
 
-Input load_input(const std::string& path, const BindParams& bind, std::vector<StageStat>& stats) {
+Input load_input(const std::string& path, const BindParams& bind, std::vector<StageStat>& stats,
+                 bool hash_input) {
   Input in;
   in.path = path;
   auto t0 = Clock::now();
-  in.doc = read_document(path);
+  in.doc = read_document(path, hash_input ? &in.sha256 : nullptr);
   std::size_t bytes = 0;
   for (const auto& b : in.doc.buffers) bytes += b.size();
   stats.push_back(
@@ -227,7 +228,7 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params) {
   params.validate();
   RunResult result;
-  Input in = load_input(in_path, params.bind, result.stages);
+  Input in = load_input(in_path, params.bind, result.stages, true);
   check_output_path(in_path, out_path, in.doc.container);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
@@ -269,7 +270,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   Bytes out = serialize_document(in.doc);
   ReportInput ri;
   ri.input_path = in_path;
-  ri.input_sha256 = sha256_hex(read_file(in_path));
+  ri.input_sha256 = in.sha256;
   ri.output_path = out_path;
   ri.output_sha256 = sha256_hex(out);
   ri.mode = params.rerig.mode == Mode::Chain   ? "chain"

@@ -1,6 +1,7 @@
 // Container I/O: GLB/.gltf parsing and lossless, deterministic, atomic writing.
 #include "retail/builder.h"
 #include "retail/error.h"
+#include "retail/sha256.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -171,4 +172,20 @@ TEST_CASE("builder: appending keeps every existing byte and view", "[io]") {
   CHECK(doc.gltf["bufferViews"].back()["byteOffset"].get<std::size_t>() % 4 == 0);
   retail::Document back = test::reparse(doc);
   CHECK_NOTHROW(retail::parse_model(back));
+}
+
+TEST_CASE("io: SHA-256 known answers and the hash of the bytes read", "[io]") {
+  CHECK(retail::sha256_hex({}) ==
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(retail::sha256_hex({'a', 'b', 'c'}) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  retail::Bytes long_input(1000, 'a'); // crosses several 64-byte blocks and the padding boundary
+  CHECK(retail::sha256_hex(long_input) ==
+        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+  std::string dir = test::temp_dir();
+  retail::Bytes glb = retail::serialize_document(test::make_rig().doc);
+  test::write_bytes(dir + "/a.glb", glb);
+  std::string hash;
+  retail::read_document(dir + "/a.glb", &hash);
+  CHECK(hash == retail::sha256_hex(glb));
 }

@@ -49,7 +49,9 @@ struct Document {
 /// Unsupported for URIs outside the file's folder or non-data remote URIs.
 /// Post: buffers.size() == gltf["buffers"].size(); each buffer holds at least byteLength bytes
 /// (checked later by validation, which names the JSON path).
-Document read_document(const std::string& path);
+/// `sha256`: when non-null, receives the SHA-256 (hex) of the bytes read, so reports can name
+/// the input without reading it a second time.
+Document read_document(const std::string& path, std::string* sha256 = nullptr);
 
 /// Parses a document from memory; `base_dir` resolves sidecar URIs (empty: none allowed).
 Document parse_document(const Bytes& bytes, const std::string& base_dir);

@@ -27,14 +27,17 @@ struct StageStat {
 /// A read and validated input: the document, its typed view and its characters.
 struct Input {
   std::string path;
+  std::string sha256; ///< of the bytes read (when load_input was asked to hash them)
   Document doc;
   Model model;
   std::vector<Character> characters;
 };
 
 /// read -> validate -> bind skeleton (characters, H, roles). Roles are not required here.
+/// `hash_input`: also fill Input::sha256 from the bytes read (the file is read once).
 /// Failure: Error (InvalidInput / Unsupported) with a message naming the JSON path.
-Input load_input(const std::string& path, const BindParams& bind, std::vector<StageStat>& stats);
+Input load_input(const std::string& path, const BindParams& bind, std::vector<StageStat>& stats,
+                 bool hash_input = false);
 
 struct RunParams {
   BindParams bind;
