@@ -73,15 +73,51 @@ bool is_one_shot(const std::string& name) {
   return transition || (shot && !looped);
 }
 
-SpringRig spring_rig(const Model&, const Character& c, const ChainResult& chain, double floor_y) {
+namespace {
+
+Eigen::Matrix3d rotation_of(const Eigen::Matrix4d& m) {
+  Eigen::Matrix3d r = m.topLeftCorner<3, 3>();
+  for (int k = 0; k < 3; ++k) r.col(k).normalize();
+  return r;
+}
+
+/// Bind positions of the chain's joints from the IBMs: heads of `bones`, then the end.
+std::vector<Eigen::Vector3d> chain_joints(const Character& c, const std::vector<int>& bones,
+                                          int end) {
+  std::vector<Eigen::Vector3d> joints;
+  std::vector<int> index;
+  for (int node : bones) {
+    int j = c.joint_index(node);
+    if (j < 0)
+      throw Error(ExitCode::Unsupported,
+                  "chain bone nodes[" + std::to_string(node) + "] is not a joint of the skin");
+    index.push_back(j);
+    joints.push_back(c.bind_position(j));
+  }
+  int e = end >= 0 ? c.joint_index(end) : -1;
+  if (e >= 0) {
+    joints.push_back(c.bind_position(e));
+  } else { // no end node: continue the incoming bone in the last bone's own frame
+    int last = index.back();
+    int parent = index.size() >= 2 ? index[index.size() - 2] : c.joint_index(c.roles.hips);
+    Eigen::Vector3d in = c.bind_position(last) - c.bind_position(parent);
+    Eigen::Vector3d local = rotation_of(c.bind_world[std::size_t(parent)]).transpose() * in;
+    joints.push_back(c.bind_position(last) + rotation_of(c.bind_world[std::size_t(last)]) * local);
+  }
+  return joints;
+}
+
+} // namespace
+
+SpringRig spring_rig(const Character& c, const std::vector<int>& bones, int end,
+                     const std::vector<double>& skin_radius, double floor_y) {
   SpringRig rig;
   const Eigen::Matrix4d& hips = c.bind_world[std::size_t(c.joint_index(c.roles.hips))];
-  Eigen::Matrix3d r = hips.topLeftCorner<3, 3>();
-  for (int k = 0; k < 3; ++k) r.col(k).normalize();
-  Eigen::Matrix3d rt = r.transpose();
-  rig.root_offset = (hips.inverse() * chain.chain.joints[0].homogeneous()).head<3>();
-  for (std::size_t i = 0; i + 1 < chain.chain.joints.size(); ++i) {
-    Eigen::Vector3d seg = chain.chain.joints[i + 1] - chain.chain.joints[i];
+  Eigen::Matrix3d rt = rotation_of(hips).transpose();
+  std::vector<Eigen::Vector3d> joints = chain_joints(c, bones, end);
+  rig.root_offset = (hips.inverse() * joints[0].homogeneous()).head<3>();
+  for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
+    Eigen::Vector3d seg = joints[i + 1] - joints[i];
     double len = seg.norm();
     rig.length.push_back(std::max(len, 1e-9 * c.height));
     rig.authored.push_back(len > 0 ? Eigen::Vector3d(rt * seg / len)
@@ -95,6 +131,7 @@ SpringRig spring_rig(const Model&, const Character& c, const ChainResult& chain,
   rig.up_local = rt * Eigen::Vector3d::UnitY();
   rig.scale = c.scale;
   rig.floor_y = floor_y;
+  rig.skin_radius = skin_radius;
   return rig;
 }
 
@@ -107,8 +144,9 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
   int hips = c.roles.hips;
   for (const ChainResult& chain : chains) {
     if (chain.nodes.empty()) continue;
-    SpringRig rig =
-        spring_rig(model, c, chain, std::isfinite(params.floor_y) ? params.floor_y : floor_y);
+    std::vector<int> chain_bones(chain.nodes.begin(), chain.nodes.end() - 1);
+    SpringRig rig = spring_rig(c, chain_bones, chain.nodes.back(), chain.chain.radius,
+                               std::isfinite(params.floor_y) ? params.floor_y : floor_y);
     std::size_t bones = rig.links();
     for (int clip : clips) {
       const Animation& anim = model.animations[std::size_t(clip)];

@@ -31,6 +31,54 @@ std::vector<double> vertex_areas(const WeldedMesh& m) {
   return area;
 }
 
+namespace {
+
+/// Chain::radius: per joint i < K, the 90th percentile distance from the polyline J of the
+/// vertices with |K g / L - i| <= 1/4 (the collar joins joint 0).
+std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
+                                const std::vector<Eigen::Vector3d>& J, int K) {
+  std::vector<std::vector<double>> d(static_cast<std::size_t>(K));
+  auto polyline = [&](int v) {
+    Eigen::Vector3d p = m.welded.row(v).transpose();
+    double best = INFINITY;
+    for (std::size_t i = 0; i + 1 < J.size(); ++i)
+      best = std::min(best, segment_distance(p, J[i], J[i + 1]));
+    return best;
+  };
+  for (int v : piece.collar) d[0].push_back(polyline(v));
+  double L = std::max(piece.length, 1e-12);
+  for (std::size_t k = 0; k < piece.vertices.size(); ++k) {
+    double s = K * piece.geodesic[k] / L;
+    long i = std::lround(s);
+    if (i < K && std::abs(s - double(i)) <= 0.25)
+      d[std::size_t(i)].push_back(polyline(piece.vertices[k]));
+  }
+  std::vector<double> r(std::size_t(K), 0.0);
+  std::vector<std::size_t> filled;
+  for (std::size_t i = 0; i < r.size(); ++i)
+    if (!d[i].empty()) {
+      auto at = d[i].begin() + std::ptrdiff_t(0.9 * double(d[i].size() - 1));
+      std::nth_element(d[i].begin(), at, d[i].end());
+      r[i] = *at;
+      filled.push_back(i);
+    }
+  // Joints no vertex blends across (coarse meshes): linear between the nearest measured ones.
+  for (std::size_t i = 0; i < r.size() && !filled.empty(); ++i) {
+    if (!d[i].empty()) continue;
+    auto next = std::lower_bound(filled.begin(), filled.end(), i);
+    if (next == filled.begin() || next == filled.end()) {
+      r[i] = r[next == filled.end() ? filled.back() : *next];
+    } else {
+      std::size_t a = *(next - 1), b = *next;
+      double t = double(i - a) / double(b - a);
+      r[i] = (1 - t) * r[a] + t * r[b];
+    }
+  }
+  return r;
+}
+
+} // namespace
+
 Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
                  const ChainParams& params) {
   params.validate();
@@ -99,6 +147,7 @@ Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
           0.5 * prev[std::size_t(i)] + 0.25 * (prev[std::size_t(i - 1)] + prev[std::size_t(i + 1)]);
   }
   chain.joints = J;
+  chain.radius = joint_radii(m, piece, J, K);
   return chain;
 }
 

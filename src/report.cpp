@@ -53,6 +53,9 @@ Json chain_json(const ChainResult& r) {
   for (const auto& p : r.chain.joints) joints.push_back(vec(p));
   j["joints"] = joints;
   j["empty_bands"] = r.chain.empty_bands;
+  Json radius = Json::array();
+  for (double x : r.chain.radius) radius.push_back(r6(x));
+  j["skin_radius"] = radius;
   j["vertices"] = r.vertices;
   j["weighted_bone_distance"] = {
       {"before", r6(r.distance_before)},

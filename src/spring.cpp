@@ -26,11 +26,17 @@ double rotation_angle(const Quaterniond& q) {
   return 2 * std::acos(std::clamp(std::abs(q.w()), 0.0, 1.0));
 }
 
+double skin_bend_limit(double radius, double length_prev, double length_next, double min_ratio) {
+  if (!(radius > 0) || !(min_ratio > 0) || min_ratio >= 1) return INFINITY;
+  return (1 - min_ratio) * (length_prev + length_next) / (4 * radius);
+}
+
 void SpringParams::validate() const {
   bool ok = root_frequency_hz > 0 && tip_frequency_hz > 0 && damping_ratio >= 0 &&
             gravity_mps2 >= 0 && rest_curve >= 0 && rest_curve <= 1 && coupling_rate >= 0 &&
             bend_limit_deg > 0 && bend_limit_deg <= 180 && floor_clearance_m >= 0 &&
-            contact_damping >= 0 && substep_s > 0 && substep_s <= 0.1 && std::isfinite(carry_deg);
+            contact_damping >= 0 && min_skin_ratio >= 0 && min_skin_ratio < 1 && substep_s > 0 &&
+            substep_s <= 0.1 && std::isfinite(carry_deg);
   if (!ok) throw Error(ExitCode::Usage, "spring parameters out of range");
 }
 
@@ -43,6 +49,10 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   q_.assign(n, Quaterniond::Identity());
   local_.assign(n, Quaterniond::Identity());
   contact_.assign(n, false);
+  skin_limit_.assign(n, INFINITY);
+  for (std::size_t i = 0; i < n && i < rig_.skin_radius.size(); ++i)
+    skin_limit_[i] = skin_bend_limit(rig_.skin_radius[i], rig_.length[i == 0 ? 0 : i - 1],
+                                     rig_.length[i], params_.min_skin_ratio);
   build_rest_arc();
 }
 
@@ -95,6 +105,26 @@ void SpringChain::reset(const HipsPose& hips) {
     h = p_[i];
   }
 }
+
+namespace {
+
+/// Direction `dir` pulled back to within `limit` radians of `bind` (the skin's limit); the
+/// velocity pushing further out is removed.
+Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, Vector3d& v) {
+  double angle = std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+  if (!(angle > limit)) return dir;
+  Vector3d out =
+      (Quaterniond::Identity().slerp(limit / angle, swing(bind, dir)) * bind).normalized();
+  Vector3d push = dir - dir.dot(out) * out;
+  if (push.norm() > 1e-12) {
+    push.normalize();
+    double into = v.dot(push);
+    if (into > 0) v -= into * push;
+  }
+  return out;
+}
+
+} // namespace
 
 void SpringChain::step(const HipsPose& hips, double dt) {
   const std::size_t n = rig_.links();
@@ -155,6 +185,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
         if (into > 0) v_[i] -= into * push;
       }
     }
+    dir = skin_limited(dir, parent * rig_.authored[i], skin_limit_[i], v_[i]);
     Vector3d p = h + len * dir;
     // 6. The forward plane through the tail root: no particle in front of it.
     double ahead = (p - root_).dot(forward);
@@ -191,8 +222,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     Vector3d final_dir = parent.conjugate() * (p - h).normalized();
     Quaterniond bend_parent = swing(r_[i], final_dir);
     q_[i] = (A * bend_parent * A.conjugate()).normalized();
-    Quaterniond rest_local = (A.conjugate() * rest_[i]).normalized();
-    local_[i] = (bend_parent * rest_local).normalized();
+    local_[i] = swing(rig_.authored[i], final_dir); // the bind direction onto the particle
     cum = (cum * local_[i]).normalized();
     h = p;
   }

@@ -93,5 +93,20 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
       CHECK(d2 <= 0.02 * c.height);
     }
     CHECK(ch.distance_after <= 0.5 * ch.distance_before);
+    // The skin radius at interior joints: the generator's tube narrows from 0.055 to 0.020
+    // (x H / 1.8) along its 17 centreline points. Measured from the chords between joints of a
+    // curved tube, it may read larger (a stricter skin limit), never much smaller.
+    REQUIRE(ch.chain.radius.size() == std::size_t(ch.chain.bones));
+    double k = rig.truth["height_m"].get<double>() / 1.8;
+    for (int i = 1; i < ch.chain.bones; ++i) {
+      const Eigen::Vector3d& j = ch.chain.joints[std::size_t(i)];
+      std::size_t nearest = 0;
+      for (std::size_t q = 1; q < line.size(); ++q)
+        if ((line[q] - j).norm() < (line[nearest] - j).norm()) nearest = q;
+      double expected = (0.055 - 0.035 * double(nearest) / double(line.size() - 1)) * k;
+      INFO("joint " << i);
+      CHECK(ch.chain.radius[std::size_t(i)] >= 0.9 * expected);
+      CHECK(ch.chain.radius[std::size_t(i)] <= 1.35 * expected);
+    }
   }
 }

@@ -185,7 +185,7 @@ TEST_CASE("shared tail: no chain where there is no tail - ears keep their weight
   CHECK(n > 20);
 }
 
-TEST_CASE("shared tail: a re-rig only appends - everything else is kept", "[shared]") {
+TEST_CASE("shared tail: a re-rig and bake only append - everything else is kept", "[shared]") {
   std::string data = test::shared_data();
   if (data.empty()) return;
   for (const auto& in : test::model_files(data + "/auto-rigged")) {
@@ -195,9 +195,28 @@ TEST_CASE("shared tail: a re-rig only appends - everything else is kept", "[shar
     retail::Document a = retail::read_document(in), b = retail::read_document(out);
     for (const auto& [key, value] : a.gltf.items()) {
       if (key == "nodes" || key == "skins" || key == "meshes" || key == "accessors" ||
-          key == "bufferViews" || key == "buffers")
+          key == "bufferViews" || key == "buffers" || key == "animations")
         continue;
-      CHECK(b.gltf[key] == value); // animations, materials, images, scenes, extensions, asset
+      CHECK(b.gltf[key] == value); // materials, images, scenes, extensions, asset
+    }
+    // Animations: every existing sampler and channel kept at its index; the bake only appends
+    // rotation channels, and only for the new tail bones (never hips, root or feet).
+    REQUIRE(b.gltf["animations"].size() == a.gltf["animations"].size());
+    std::size_t old_nodes = a.gltf["nodes"].size();
+    for (std::size_t k = 0; k < a.gltf["animations"].size(); ++k) {
+      const Json &aa = a.gltf["animations"][k], &ab = b.gltf["animations"][k];
+      for (const char* part : {"samplers", "channels"}) {
+        REQUIRE(ab[part].size() > aa[part].size());
+        for (std::size_t i = 0; i < aa[part].size(); ++i) CHECK(ab[part][i] == aa[part][i]);
+      }
+      for (std::size_t i = aa["channels"].size(); i < ab["channels"].size(); ++i) {
+        CHECK(ab["channels"][i]["target"]["path"] == "rotation");
+        std::size_t node = ab["channels"][i]["target"]["node"].get<std::size_t>();
+        CHECK(node >= old_nodes);
+        CHECK(b.gltf["nodes"][node]["name"].get<std::string>().rfind("Tail_", 0) == 0);
+      }
+      for (const auto& [field, v] : aa.items())
+        if (field != "samplers" && field != "channels") CHECK(ab[field] == v);
     }
     for (const char* key : {"accessors", "bufferViews"})
       for (std::size_t i = 0; i < a.gltf[key].size(); ++i) CHECK(b.gltf[key][i] == a.gltf[key][i]);

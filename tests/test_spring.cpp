@@ -2,7 +2,9 @@
 // on chains of 1 to 8 links (and the article's broken rope variant would not), mirrored motion
 // gives a mirrored tail, bone lengths hold, the carry is shared, and the bake does not depend on
 // the output frame rate.
+#include "retail/animation.h"
 #include "retail/pipeline.h"
+#include "retail/rerig.h"
 #include "retail/spring.h"
 #include "support.h"
 
@@ -88,6 +90,35 @@ TEST_CASE(
   }
   CHECK(over > 1.0);
   CHECK(jump > 8.0);
+}
+
+TEST_CASE("spring: the skin limit by hand - and no joint ever bends past it", "[spring]") {
+  // (1 - 0.67) (0.2 + 0.2) / (4 x 0.1) = 0.33 rad; off without a radius or a ratio.
+  CHECK(retail::skin_bend_limit(0.1, 0.2, 0.2, 0.67) == Approx(0.33).margin(1e-12));
+  CHECK(retail::skin_bend_limit(0.1, 0.1, 0.3, 0.5) == Approx(0.5).margin(1e-12));
+  CHECK(std::isinf(retail::skin_bend_limit(0, 0.2, 0.2, 0.67)));
+  CHECK(std::isinf(retail::skin_bend_limit(0.1, 0.2, 0.2, 0)));
+  // A thick 5-link tail whose skin takes 10 degrees per joint, under the violent hip swing.
+  retail::SpringParams params;
+  params.floor = false;
+  retail::SpringRig rig = straight_tail(5);
+  double limit = 10 * M_PI / 180;
+  rig.skin_radius.assign(5, (1 - params.min_skin_ratio) * 0.32 / (4 * limit));
+  retail::SpringChain chain(rig, params);
+  for (std::size_t i = 0; i < 5; ++i) CHECK(chain.skin_limit(i) == Approx(limit).margin(1e-12));
+  chain.reset(hips_at(0));
+  double worst = 0, dt = params.substep_s, moved = 0;
+  for (int s = 1; s <= int(4.0 / dt); ++s) {
+    double phase = std::min(s * dt / (4.0 / 3.0), 1.0);
+    chain.step(hips_at(0.5 * std::pow(std::sin(M_PI * phase), 2)), dt);
+    for (std::size_t i = 0; i < 5; ++i) {
+      double a = retail::rotation_angle(chain.local_rotation(i));
+      worst = std::max(worst, a);
+      moved = std::max(moved, a);
+    }
+  }
+  CHECK(worst <= limit + 1e-9);
+  CHECK(moved >= 0.9 * limit); // the limit binds: without it these bends exceed 10 degrees
 }
 
 TEST_CASE("spring: bone lengths hold and mirrored hip motion mirrors the tail", "[spring]") {
@@ -179,4 +210,166 @@ TEST_CASE("spring: the bake gives the same motion at 30 - 60 and 120 fps", "[spr
   CHECK(runs[0].bakes[0][0].converged);
   CHECK(runs[0].bakes[0][0].loop_closure_deg < 1.0);
   CHECK(runs[0].bakes[0][0].tip_swing_deg > 1.0); // the tail moves
+}
+
+namespace {
+
+/// A generated rig re-rigged in memory: the document, its chain and its character.
+struct Rerigged {
+  retail::Document doc;
+  retail::ChainResult chain;
+  std::vector<int> bones; ///< Tail_1 .. Tail_K nodes
+};
+
+Rerigged rerigged(const retail::RigOptions& o = {}) {
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model m = retail::parse_model(rig.doc);
+  auto c = retail::build_characters(rig.doc, m, {})[0];
+  Rerigged r{rig.doc, {}, {}};
+  auto result = retail::rerig_character(r.doc, m, c, retail::RerigParams{});
+  r.chain = result.chains.at(0);
+  r.bones.assign(r.chain.nodes.begin(), r.chain.nodes.end() - 1);
+  return r;
+}
+
+retail::Character character_of(const retail::Document& doc) {
+  retail::Model m = retail::parse_model(doc);
+  return retail::build_characters(doc, m, {})[0];
+}
+
+} // namespace
+
+TEST_CASE("spring: rest comes from the IBMs - not from a saved 28 degree pose", "[spring]") {
+  Rerigged r = rerigged();
+  retail::SpringRig plain =
+      retail::spring_rig(character_of(r.doc), r.bones, r.chain.nodes.back(), {}, 0.0);
+  // A file saved mid-clip: the last tail joint's TRS holds 28 degrees that is not the bind pose.
+  retail::Document posed = r.doc;
+  Quaterniond q(Eigen::AngleAxisd(28 * M_PI / 180, Vector3d::UnitX()));
+  posed.gltf["nodes"][std::size_t(r.bones.back())]["rotation"] = {q.x(), q.y(), q.z(), q.w()};
+  retail::Model pm = retail::parse_model(posed);
+  auto saved = retail::compose_world(pm, retail::saved_locals(pm));
+  Vector3d end_saved = saved[std::size_t(r.chain.nodes.back())].topRightCorner<3, 1>();
+  CHECK((end_saved - r.chain.chain.joints.back()).norm() > 0.01); // the saved pose is off
+  retail::SpringRig from_posed =
+      retail::spring_rig(character_of(posed), r.bones, r.chain.nodes.back(), {}, 0.0);
+  REQUIRE(from_posed.links() == plain.links());
+  for (std::size_t i = 0; i < plain.links(); ++i) {
+    CHECK(from_posed.length[i] == Approx(plain.length[i]).margin(1e-6));
+    CHECK((from_posed.authored[i] - plain.authored[i]).norm() < 1e-6);
+  }
+  // ... and both are the chain retail grew (float32 IBMs: within a micrometre).
+  for (std::size_t i = 0; i < plain.links(); ++i) {
+    Vector3d seg = r.chain.chain.joints[i + 1] - r.chain.chain.joints[i];
+    CHECK(plain.length[i] == Approx(seg.norm()).margin(1e-5));
+  }
+}
+
+TEST_CASE("spring: an end bone rotated from its parent and no Tail_End - the tangent extension",
+          "[spring]") {
+  Rerigged r = rerigged();
+  retail::Character c = character_of(r.doc);
+  // Turn the last bone's bind frame 20 degrees about X relative to its parent (about its head).
+  int last = c.joint_index(r.bones.back());
+  Eigen::Matrix3d turn = Eigen::AngleAxisd(20 * M_PI / 180, Vector3d::UnitX()).toRotationMatrix();
+  c.bind_world[std::size_t(last)].topLeftCorner<3, 3>() =
+      turn * c.bind_world[std::size_t(last)].topLeftCorner<3, 3>();
+  retail::SpringRig with_end = retail::spring_rig(c, r.bones, r.chain.nodes.back(), {}, 0.0);
+  retail::SpringRig without = retail::spring_rig(c, r.bones, -1, {}, 0.0);
+  std::size_t n = with_end.links();
+  REQUIRE(without.links() == n);
+  for (std::size_t i = 0; i + 1 < n; ++i) // every link but the last: the same
+    CHECK((without.authored[i] - with_end.authored[i]).norm() < 1e-12);
+  // The last link continues the incoming one, turned with the end bone: 20 degrees off the
+  // incoming direction, at the incoming length.
+  double angle =
+      std::acos(std::clamp(without.authored[n - 1].dot(without.authored[n - 2]), -1.0, 1.0));
+  CHECK(angle * 180 / M_PI == Approx(20).margin(1e-6));
+  CHECK(without.length[n - 1] == Approx(without.length[n - 2]).margin(1e-9));
+  // Unturned, it would be the straight continuation.
+  retail::Character plain = character_of(r.doc);
+  retail::SpringRig straight = retail::spring_rig(plain, r.bones, -1, {}, 0.0);
+  CHECK((straight.authored[n - 1] - straight.authored[n - 2]).norm() < 1e-6);
+}
+
+TEST_CASE("spring: warm-up closes the loop - recording the first cycle from rest does not",
+          "[spring]") {
+  std::string dir = test::temp_dir();
+  retail::write_document(retail::generate_rig(retail::RigOptions{}).doc, dir + "/in.glb");
+  retail::RunParams looped;
+  looped.clips = {"Walk"};
+  retail::RunResult a = retail::run(dir + "/in.glb", dir + "/a.glb", looped);
+  retail::RunParams cold = looped;
+  cold.bake.no_loop = {"Walk"};
+  retail::RunResult b = retail::run(dir + "/in.glb", dir + "/b.glb", cold);
+  const retail::ClipBake &warm = a.bakes[0][0], &first = b.bakes[0][0];
+  CHECK(warm.converged);
+  CHECK(warm.warmup_cycles >= 2); // one cycle from rest is not enough
+  CHECK(warm.loop_closure_deg < 0.5);
+  CHECK(first.warmup_cycles == 0);
+  CHECK(first.loop_closure_deg > 4 * warm.loop_closure_deg); // the seam jump warm-up removes
+  CHECK(first.loop_closure_deg > 1.0);
+}
+
+TEST_CASE("spring: the hanging tail never swings in front of the forward plane", "[spring]") {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Hanging;
+  std::string dir = test::temp_dir();
+  retail::write_document(retail::generate_rig(o).doc, dir + "/in.glb");
+  retail::run(dir + "/in.glb", dir + "/out.glb", retail::RunParams{});
+  retail::Document d = retail::read_document(dir + "/out.glb");
+  retail::Model m = retail::parse_model(d);
+  retail::Character c = retail::build_characters(d, m, {})[0];
+  int hips = c.roles.hips, tail1 = -1;
+  std::vector<int> tail;
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    if (m.nodes[i].name.rfind("Tail_", 0) == 0) tail.push_back(int(i));
+  REQUIRE(tail.size() >= 4);
+  tail1 = tail.front();
+  Eigen::Matrix3d hips_bind = c.bind_world[std::size_t(c.joint_index(hips))].topLeftCorner<3, 3>();
+  Vector3d left_bind = c.bind_position(c.joint_index(c.roles.upper_leg[0])) -
+                       c.bind_position(c.joint_index(c.roles.upper_leg[1]));
+  Vector3d left_local = hips_bind.inverse() * left_bind;
+  double worst = -INFINITY;
+  for (std::size_t a = 0; a < m.animations.size(); ++a) {
+    retail::ClipSampler clip(d, m, int(a));
+    for (int s = 0; s <= 48; ++s) {
+      auto world = retail::compose_world(m, clip.locals(m, clip.duration() * s / 48.0));
+      Vector3d left = world[std::size_t(hips)].topLeftCorner<3, 3>() * left_local;
+      Vector3d forward = left.cross(Vector3d::UnitY());
+      forward.y() = 0;
+      forward.normalize();
+      Vector3d root = world[std::size_t(tail1)].topRightCorner<3, 1>();
+      for (std::size_t k = 1; k < tail.size(); ++k)
+        worst = std::max(worst,
+                         (world[std::size_t(tail[k])].topRightCorner<3, 1>() - root).dot(forward));
+    }
+  }
+  CHECK(worst <= 1e-4 * c.height);
+}
+
+TEST_CASE("spring: the forward plane holds when the hips lurch back under a hanging tail",
+          "[spring]") {
+  // A tail hanging straight down from the hips, no carry: the hips lurching backwards (-Z, as
+  // forward is +Z here) throws it forwards between the legs unless the plane stops it.
+  retail::SpringParams params;
+  params.carry_deg = 0;
+  params.floor = false;
+  retail::SpringRig rig;
+  rig.root_offset = Vector3d(0, 0, -0.1);
+  for (int i = 0; i < 4; ++i) {
+    rig.length.push_back(0.2);
+    rig.authored.push_back(Vector3d(0, -1, -0.02).normalized());
+  }
+  double worst = -INFINITY, dt = params.substep_s;
+  retail::SpringChain chain(rig, params);
+  chain.reset(hips_at(0));
+  for (int s = 1; s <= 240; ++s) {
+    double z = -0.6 * std::min(s * dt / 0.4, 1.0); // 0.6 m back in 0.4 s, then stop
+    retail::HipsPose h = hips_at(0);
+    h.world(2, 3) = z;
+    chain.step(h, dt);
+    for (std::size_t i = 0; i < 4; ++i) worst = std::max(worst, chain.tips()[i].z() - (z - 0.1));
+  }
+  CHECK(worst <= 1e-9);
 }

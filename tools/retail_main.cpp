@@ -97,9 +97,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
   std::vector<std::string> clips, fail_on;
-  app.add_flag(
-      "--bake", params.bake_enabled,
-      "bake the spring into every clip (in progress: opt-in until its stretch acceptance holds)");
+  app.add_flag("--bake,!--no-bake", params.bake_enabled,
+               "bake the spring into every selected clip (default; --no-bake: chain and weights "
+               "only, the tail then follows the hips rigidly)");
   auto& sp = params.bake.spring;
   app.add_option("--fps", params.bake.fps, "baked keys per second")->capture_default_str();
   app.add_option("--no-loop", params.bake.no_loop,
@@ -120,6 +120,10 @@ int main(int argc, char** argv) {
   app.add_option("--coupling", sp.coupling_rate, "bend coupling rate k, 1/s")
       ->capture_default_str();
   app.add_option("--bend-limit", sp.bend_limit_deg, "elastic bend limit per joint, degrees")
+      ->capture_default_str();
+  app.add_option("--min-skin-ratio", sp.min_skin_ratio,
+                 "skin limit: no joint bends so far that a tail edge keeps less than this "
+                 "ratio of its length (0: off)")
       ->capture_default_str();
   app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
   app.add_option("--floor", params.bake.floor_y,

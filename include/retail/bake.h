@@ -60,8 +60,14 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
                                   const std::vector<int>& clips, double floor_y,
                                   const BakeParams& params, std::vector<std::string>& warnings);
 
-/// The spring rig of a chain from the re-rigged character's bind pose (used by bake_chains).
-SpringRig spring_rig(const Model& model, const Character& character, const ChainResult& chain,
-                     double floor_y);
+/// The spring rig of a chain of bones from the character's bind pose, which comes from the
+/// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there).
+/// `bones`: the chain's bone nodes root first (each a joint of the character, parented in that
+/// order under the hips); `end`: the weightless end node (a joint), or -1 when there is none, in
+/// which case the last link extends the incoming bone (its direction in the parent's frame,
+/// carried into the last bone's own frame, at the same length). `skin_radius`: per link, as
+/// Chain::radius (may be empty). Failure: Error(Unsupported) when a bone is not a joint.
+SpringRig spring_rig(const Character& character, const std::vector<int>& bones, int end,
+                     const std::vector<double>& skin_radius, double floor_y);
 
 } // namespace retail

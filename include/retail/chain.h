@@ -27,6 +27,10 @@ struct Chain {
   double length = 0;                   ///< L
   std::vector<Eigen::Vector3d> joints; ///< K + 1 positions, world units
   std::vector<int> empty_bands;        ///< bands that had no vertex (interpolated)
+  /// Skin radius at joints J_0 .. J_{K-1}, world units: the 90th percentile distance from the
+  /// chain polyline of the piece vertices whose weights blend across that joint
+  /// (|K g / L - i| <= 1/4; the collar counts for J_0). 0 where no vertex blends there.
+  std::vector<double> radius;
 };
 
 /// Number of bones for a tail of length L: clamp(round(L / (segment_h H)), min, max).
@@ -40,6 +44,7 @@ std::vector<double> vertex_areas(const WeldedMesh& mesh);
 /// empty bands interpolated linearly between their nearest filled neighbours (extended with
 /// the last step past the end), then `smoothing_passes` passes of
 /// J_i <- J_i/2 + (J_{i-1} + J_{i+1})/4 for interior joints (each pass reads the previous one).
+/// Then the skin radius at each joint (Chain::radius).
 /// Pre: piece.geodesic and piece.length computed (detect_pieces). Never NaN.
 Chain grow_chain(const WeldedMesh& mesh, const Piece& piece, double height,
                  const ChainParams& params);

@@ -45,8 +45,7 @@ struct RunParams {
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   StretchParams stretch;
   BakeParams bake;
-  bool bake_enabled = false; ///< --bake: the spring bake (issue 4, in progress: opt-in until its
-                             ///< stretch acceptance holds)
+  bool bake_enabled = true;       ///< the spring bake into the selected clips (--no-bake: off)
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Failure: Error(Usage).

@@ -25,6 +25,9 @@ struct SpringParams {
   double rest_curve = 0;     ///< beta: 0 centred arc, 1 the modelled curl
   double coupling_rate = 12; ///< k, 1/s: alpha = 1 - exp(-k dt)
   double bend_limit_deg = 30;
+  /// The skin's own limit: no joint bends further from the bind pose than linear-blend skinning
+  /// of its skin takes while every edge keeps at least this ratio of its length (0: off).
+  double min_skin_ratio = 0.67;
   bool floor = true;
   double floor_clearance_m = 0.025; ///< rho: tail thickness below its centreline (scaled)
   double contact_damping = 8;       ///< gamma, 1/s
@@ -41,6 +44,8 @@ struct SpringRig {
   Eigen::Vector3d up_local = Eigen::Vector3d::UnitY();   ///< world +Y at bind, hips-local
   double scale = 1;   ///< model scale (H / 1.8): gravity and clearance
   double floor_y = 0; ///< g_0, world
+  /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
+  std::vector<double> skin_radius;
   std::size_t links() const { return length.size(); }
 };
 
@@ -71,6 +76,9 @@ public:
   /// Rest direction of link i in its parent's rest frame (r_i), and its hips-space arc u_i.
   const Eigen::Vector3d& rest_direction(std::size_t i) const { return r_[i]; }
   const Eigen::Vector3d& arc_direction(std::size_t i) const { return u_[i]; }
+  /// The skin's bend limit at link i's head, radians from the bind direction (infinite: none):
+  /// (1 - min_skin_ratio) (l_{i-1} + l_i) / (4 r_i), with l_{-1} = l_0 (see skin_bend_limit).
+  double skin_limit(std::size_t i) const { return skin_limit_[i]; }
   /// Bend of link i in the common hips frame after the last step (q_i).
   const Eigen::Quaterniond& bend(std::size_t i) const { return q_[i]; }
   bool in_contact(std::size_t i) const { return contact_[i]; }
@@ -90,12 +98,21 @@ private:
   std::vector<Eigen::Vector3d> p_, v_;
   std::vector<Eigen::Quaterniond> q_, local_;
   std::vector<bool> contact_;
+  std::vector<double> skin_limit_;
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
 };
 
 /// Shortest unit quaternion taking unit vector a to unit vector b (180 deg: about any normal).
 Eigen::Quaterniond swing(const Eigen::Vector3d& a, const Eigen::Vector3d& b);
+
+/// The bend (radians) at a joint whose skin has radius `radius` and whose weights blend over
+/// a quarter of the link on each side (SPEC §6), beyond which linear-blend skinning squashes
+/// the inner side of the bend below `min_ratio` of its length. Under a bend theta, an edge along
+/// the tail at distance r from the joint's axis, where the weight moves by dw over length dx,
+/// keeps 1 - theta r dw/dx of its length; dw/dx = 4 / (l_prev + l_next). Infinite when radius
+/// or 1 - min_ratio is not positive.
+double skin_bend_limit(double radius, double length_prev, double length_next, double min_ratio);
 
 /// Rotation angle of a unit quaternion: 2 acos(|w|), radians.
 double rotation_angle(const Eigen::Quaterniond& q);
