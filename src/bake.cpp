@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 namespace retail {
@@ -50,6 +51,31 @@ double max_angle(const std::vector<Eigen::Quaterniond>& a,
   double m = 0;
   for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, a[i].angularDistance(b[i]));
   return m * 180 / M_PI;
+}
+
+} // namespace
+
+namespace {
+
+/// One warning per chain when its tail dipped below the floor (deeper than `tolerance`) in some
+/// clips: where holding the floor would have bent a joint past its skin limit.
+void warn_floor_penetration(const std::vector<ClipBake>& bakes, const std::string& first_bone,
+                            double tolerance, std::vector<std::string>& warnings) {
+  std::size_t count = 0;
+  const ClipBake* deepest = nullptr;
+  for (const ClipBake& b : bakes) {
+    if (!(b.floor_penetration > tolerance)) continue;
+    ++count;
+    if (!deepest || b.floor_penetration > deepest->floor_penetration) deepest = &b;
+  }
+  if (!deepest) return;
+  char depth[32];
+  std::snprintf(depth, sizeof depth, "%.3g", deepest->floor_penetration);
+  warnings.push_back("chain " + first_bone + ": the tail dips below the floor in " +
+                     std::to_string(count) + " clip(s), deepest " + depth + " in '" +
+                     deepest->name +
+                     "': lifting it clear would bend a joint past what its skin takes untorn "
+                     "(see floor_penetration; --min-skin-ratio 0 lets the floor win)");
 }
 
 } // namespace
@@ -144,6 +170,7 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
   int hips = c.roles.hips;
   for (const ChainResult& chain : chains) {
     if (chain.nodes.empty()) continue;
+    std::size_t first = out.size();
     std::vector<int> chain_bones(chain.nodes.begin(), chain.nodes.end() - 1);
     SpringRig rig = spring_rig(c, chain_bones, chain.nodes.back(), chain.chain.radius,
                                std::isfinite(params.floor_y) ? params.floor_y : floor_y);
@@ -215,7 +242,9 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
                              std::to_string(params.max_warmup_cycles) +
                              " warm-up cycles; baked from the last one");
       }
+      spring.clear_floor_penetration();
       run_cycle(true);
+      cb.floor_penetration = spring.floor_penetration();
       // Keys at fps covering [0, duration] exactly, interpolated from the substep states.
       std::size_t n = std::max<std::size_t>(1, std::size_t(std::lround(duration * params.fps)));
       std::vector<float> key_times;
@@ -265,6 +294,8 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
       }
       out.push_back(cb);
     }
+    warn_floor_penetration(std::vector<ClipBake>(out.begin() + std::ptrdiff_t(first), out.end()),
+                           chain.bones.front(), 1e-3 * c.height, warnings);
   }
   return out;
 }

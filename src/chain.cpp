@@ -33,8 +33,8 @@ std::vector<double> vertex_areas(const WeldedMesh& m) {
 
 namespace {
 
-/// Chain::radius: per joint i < K, the 90th percentile distance from the polyline J of the
-/// vertices with |K g / L - i| <= 1/4 (the collar joins joint 0).
+/// Chain::radius: per joint i < K, the largest distance from the polyline J of the vertices
+/// with |K g / L - i| <= 1/4 (the collar joins joint 0): every one of them must stay untorn.
 std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
                                 const std::vector<Eigen::Vector3d>& J, int K) {
   std::vector<std::vector<double>> d(static_cast<std::size_t>(K));
@@ -57,9 +57,7 @@ std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
   std::vector<std::size_t> filled;
   for (std::size_t i = 0; i < r.size(); ++i)
     if (!d[i].empty()) {
-      auto at = d[i].begin() + std::ptrdiff_t(0.9 * double(d[i].size() - 1));
-      std::nth_element(d[i].begin(), at, d[i].end());
-      r[i] = *at;
+      r[i] = *std::max_element(d[i].begin(), d[i].end());
       filled.push_back(i);
     }
   // Joints no vertex blends across (coarse meshes): linear between the nearest measured ones.

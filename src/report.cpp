@@ -56,6 +56,7 @@ Json chain_json(const ChainResult& r) {
   Json radius = Json::array();
   for (double x : r.chain.radius) radius.push_back(r6(x));
   j["skin_radius"] = radius;
+  j["root_band_vertices"] = r.band_vertices;
   j["vertices"] = r.vertices;
   j["weighted_bone_distance"] = {
       {"before", r6(r.distance_before)},
@@ -106,6 +107,7 @@ Json make_report(const ReportInput& in) {
                          {"converged", b.converged},
                          {"loop_closure_deg", r6(b.loop_closure_deg)},
                          {"tip_swing_deg", r6(b.tip_swing_deg)},
+                         {"floor_penetration", r6(b.floor_penetration)},
                          {"keys", b.keys},
                          {"kept_authored", b.kept_authored}});
       cj["bake"] = {{"floor_y", k < in.floors.size() ? r6(in.floors[k]) : 0.0}, {"clips", clips}};

@@ -136,6 +136,7 @@ void RerigParams::validate() const {
   weld.validate();
   detect.validate();
   chain.validate();
+  root_band.validate();
 }
 
 std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max) {
@@ -155,6 +156,60 @@ std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, 
   for (std::size_t k = 0; total < max; ++k, ++total) ++q[rest[k % rest.size()].second];
   return q;
 }
+
+namespace {
+
+/// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h);
+/// writes the band's original vertices into `changed` (never one already changed) and returns
+/// how many.
+template <class EachOriginal>
+std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
+                            const Piece& piece, const ChainResult& r, const RootBandParams& params,
+                            const EachOriginal& each_original,
+                            std::map<std::size_t, NewWeights>& changed,
+                            std::vector<std::string>& warnings) {
+  double width = params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
+  if (!(width > 0)) return 0;
+  std::vector<bool> inside(mesh.size(), false);
+  std::vector<int> index(mesh.size(), -1);
+  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
+    inside[std::size_t(piece.vertices[i])] = true, index[std::size_t(piece.vertices[i])] = int(i);
+  std::vector<int> first(mesh.size(), -1); // first original of each welded vertex
+  for (std::size_t v = mesh.weld_of.size(); v-- > 0;) first[std::size_t(mesh.weld_of[v])] = int(v);
+  auto fixed = [&](int w) {
+    Influences inf;
+    if (inside[std::size_t(w)]) { // the collar's own weights: the chain's at g = 0
+      ChainWeight cw = chain_weight(0.0, piece.length, r.chain.bones);
+      for (int k = 0; k < cw.count; ++k) {
+        int b = cw.bone[std::size_t(k)];
+        inf.push_back(
+            {b == 0 ? c.roles.hips : r.nodes[std::size_t(b - 1)], cw.weight[std::size_t(k)]});
+      }
+      return inf;
+    }
+    std::size_t v = std::size_t(first[std::size_t(w)]);
+    for (int k = 0; k < SkinWeights::kMax; ++k)
+      if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
+        inf.push_back(
+            {c.joints[std::size_t(sw.joint[v][std::size_t(k)])], sw.weight[v][std::size_t(k)]});
+    if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
+    return inf;
+  };
+  RootBand band = root_band(mesh, inside, width, fixed, params);
+  if (!band.converged)
+    warnings.push_back("tail root band: weights still moving after " +
+                       std::to_string(band.iterations) + " sweeps; written as they were");
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < band.vertices.size(); ++i)
+    each_original(band.vertices[i], [&](std::size_t v) {
+      if (changed.count(v)) return;
+      changed[v].joints = band.influences[i];
+      ++count;
+    });
+  return count;
+}
+
+} // namespace
 
 CharacterResult rerig_character(Document& doc, const Model& model, const Character& c,
                                 const RerigParams& params) {
@@ -256,6 +311,8 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
     }
     if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
     std::sort(r.original_vertices.begin(), r.original_vertices.end());
+    r.band_vertices = blend_root_band(mesh, sw, c, piece, r, params.root_band, each_original,
+                                      changed, out.warnings);
     out.chains.push_back(std::move(r));
   }
   if (changed.empty()) return out;

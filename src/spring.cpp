@@ -65,6 +65,7 @@ void SpringChain::build_rest_arc() {
   Vector3d up = rig_.up_local.normalized();
   Vector3d left = (rig_.left_local - rig_.left_local.dot(up) * up).normalized();
   Vector3d forward = left.cross(up).normalized();
+  forward_local_ = forward;
   Eigen::Matrix3d B;
   B.col(0) = left;
   B.col(1) = up;
@@ -91,6 +92,7 @@ void SpringChain::build_rest_arc() {
 }
 
 void SpringChain::reset(const HipsPose& hips) {
+  penetration_ = 0;
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
   floor_ = rig_.floor_y + params_.floor_clearance_m * rig_.scale;
   Vector3d h = root_;
@@ -133,11 +135,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   const double limit = params_.bend_limit_deg * M_PI / 180;
   const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
-  // Frames: left carried by the hips, up = world +Y, forward = left x up made horizontal.
-  Vector3d left = hips.rotation * rig_.left_local;
-  Vector3d forward = left.cross(Vector3d::UnitY());
-  forward.y() = 0;
-  forward = forward.norm() > 1e-9 ? forward.normalized() : Vector3d::UnitZ();
+  const Vector3d forward = forward_axis(hips);
   std::vector<Quaterniond> old = q_; // the snapshot coupling reads
   Quaterniond cum = I;               // product of solved local rotations so far (hips space)
   Vector3d h = root_;
@@ -225,6 +223,118 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     local_[i] = swing(rig_.authored[i], final_dir); // the bind direction onto the particle
     cum = (cum * local_[i]).normalized();
     h = p;
+  }
+  if (params_.floor) spread_contact(hips);
+}
+
+Vector3d SpringChain::forward_axis(const HipsPose& hips) const {
+  // left x up (its length is the sine between them) fades into the carried bind forward as
+  // the left axis turns vertical, where left x up alone would spin.
+  Vector3d left = hips.rotation * rig_.left_local;
+  Vector3d f = left.normalized().cross(Vector3d::UnitY());
+  Vector3d carried = hips.rotation * forward_local_;
+  Vector3d forward = f + (1 - f.norm()) * carried;
+  forward.y() = 0;
+  return forward.norm() > 1e-9 ? Vector3d(forward.normalized()) : Vector3d::UnitZ();
+}
+
+std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips) const {
+  std::vector<Quaterniond> frame;
+  Quaterniond cum = Quaterniond::Identity();
+  for (std::size_t i = 0; i < rig_.links(); ++i) {
+    frame.push_back((hips.rotation * cum).normalized());
+    Vector3d dir = frame.back().conjugate() * (p_[i] - head(i)).normalized();
+    cum = (cum * swing(rig_.authored[i], dir)).normalized();
+  }
+  return frame;
+}
+
+void SpringChain::rotate_from(std::size_t first, const Quaterniond& r) {
+  Vector3d pivot = head(first);
+  for (std::size_t j = first; j < p_.size(); ++j) p_[j] = pivot + r * (p_[j] - pivot);
+}
+
+void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& parent_frame) {
+  Vector3d pivot = head(k), d = p_[target] - pivot;
+  Vector3d axis = d.cross(Vector3d::UnitY());
+  if (axis.norm() < 1e-12 * d.norm()) return; // straight above or below the pivot: no lever
+  axis.normalize();
+  auto height = [&](double phi) { return pivot.y() + (Eigen::AngleAxisd(phi, axis) * d).y(); };
+  Vector3d bind = parent_frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
+  auto bend = [&](double phi) {
+    return std::acos(std::clamp((Eigen::AngleAxisd(phi, axis) * dir).dot(bind), -1.0, 1.0));
+  };
+  // The turn that brings the target to the floor (height rises with phi up to the top).
+  double lo = 0, hi = M_PI / 2;
+  if (height(hi) < floor_) {
+    lo = hi;
+  } else {
+    for (int it = 0; it < 50; ++it) ((height((lo + hi) / 2) < floor_) ? lo : hi) = (lo + hi) / 2;
+    lo = hi;
+  }
+  double need = lo, allowed = std::max(skin_limit_[k], bend(0));
+  if (bend(need) > allowed) { // no further than the joint's own limit
+    double a = 0, b = need;
+    for (int it = 0; it < 50; ++it) ((bend((a + b) / 2) <= allowed) ? a : b) = (a + b) / 2;
+    need = a;
+  }
+  if (need > 0) rotate_from(k, Quaterniond(Eigen::AngleAxisd(need, axis)));
+}
+
+void SpringChain::project_on_floor(std::size_t i, const Quaterniond& parent_frame) {
+  Vector3d h = head(i), p = p_[i];
+  double len = rig_.length[i];
+  double u = std::clamp((floor_ - h.y()) / len, -1.0, 1.0);
+  Vector3d t = p - h;
+  t.y() = 0;
+  if (t.norm() < 1e-12 * len) {
+    t = parent_frame * r_[i];
+    t.y() = 0;
+  }
+  t = t.norm() > 1e-12 ? Vector3d(t.normalized()) : Vector3d::UnitZ();
+  Vector3d target = len * (std::sqrt(1 - u * u) * t + u * Vector3d::UnitY());
+  rotate_from(i, swing(p - h, target));
+  contact_[i] = true;
+}
+
+void SpringChain::spread_contact(const HipsPose& hips) {
+  const std::size_t n = rig_.links();
+  bool any = false;
+  for (std::size_t i = 0; i < n; ++i) any = any || contact_[i];
+  if (!any) return;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
+    std::vector<Quaterniond> frame = parent_frames(hips);
+    Vector3d bind = frame[i] * rig_.authored[i], dir = (p_[i] - head(i)).normalized();
+    double angle = std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+    if (!(angle > skin_limit_[i] + 1e-9)) continue;
+    // Back to the joint's own limit (its downstream links follow), then lifted from above.
+    rotate_from(i, Quaterniond::Identity().slerp(1 - skin_limit_[i] / angle, swing(dir, bind)));
+    for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) lift(k, i, frame[k]);
+  }
+  // What is still below the floor goes onto it where its joint's skin allows (SPEC §7.7);
+  // where it does not, the skin wins and the depth is reported (floor_penetration).
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(p_[i].y() < floor_ - 1e-12)) continue;
+    std::vector<Quaterniond> frame = parent_frames(hips);
+    std::vector<Vector3d> saved = p_;
+    project_on_floor(i, frame[i]);
+    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame[i] * rig_.authored[i];
+    if (std::acos(std::clamp(dir.dot(bind), -1.0, 1.0)) > skin_limit_[i] + 1e-9) p_ = saved;
+  }
+  for (const Vector3d& p : p_) penetration_ = std::max(penetration_, floor_ - p.y());
+  read_back(hips);
+}
+
+void SpringChain::read_back(const HipsPose& hips) {
+  Quaterniond cum = Quaterniond::Identity();
+  for (std::size_t i = 0; i < rig_.links(); ++i) {
+    const Quaterniond A = i == 0 ? Quaterniond::Identity() : rest_[i - 1];
+    Quaterniond parent = (hips.rotation * cum).normalized();
+    Vector3d final_dir = parent.conjugate() * (p_[i] - head(i)).normalized();
+    q_[i] = (A * swing(r_[i], final_dir) * A.conjugate()).normalized();
+    local_[i] = swing(rig_.authored[i], final_dir);
+    cum = (cum * local_[i]).normalized();
   }
 }
 

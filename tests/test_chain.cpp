@@ -95,7 +95,7 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
     CHECK(ch.distance_after <= 0.5 * ch.distance_before);
     // The skin radius at interior joints: the generator's tube narrows from 0.055 to 0.020
     // (x H / 1.8) along its 17 centreline points. Measured from the chords between joints of a
-    // curved tube, it may read larger (a stricter skin limit), never much smaller.
+    // curved tube, at its widest vertex, it may read larger (a stricter skin limit), never smaller.
     REQUIRE(ch.chain.radius.size() == std::size_t(ch.chain.bones));
     double k = rig.truth["height_m"].get<double>() / 1.8;
     for (int i = 1; i < ch.chain.bones; ++i) {
@@ -106,7 +106,7 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
       double expected = (0.055 - 0.035 * double(nearest) / double(line.size() - 1)) * k;
       INFO("joint " << i);
       CHECK(ch.chain.radius[std::size_t(i)] >= 0.9 * expected);
-      CHECK(ch.chain.radius[std::size_t(i)] <= 1.35 * expected);
+      CHECK(ch.chain.radius[std::size_t(i)] <= 1.5 * expected);
     }
   }
 }

@@ -94,6 +94,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--min-bones", params.rerig.chain.min_bones, "fewest chain bones")
       ->capture_default_str();
+  app.add_option("--root-band", params.rerig.root_band.width_radii,
+                 "blend the body's weights into the tail's root over this many collar radii "
+                 "(0: off)")
+      ->capture_default_str();
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
   std::vector<std::string> clips, fail_on;

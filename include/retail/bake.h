@@ -36,10 +36,12 @@ struct ClipBake {
   int clip = -1;
   std::string name;
   bool one_shot = false;
-  int warmup_cycles = 0;       ///< cycles run before recording (0 for one-shot clips)
-  bool converged = true;       ///< the start state repeated within tolerance
-  double loop_closure_deg = 0; ///< largest angle between a bone's first and last key
-  double tip_swing_deg = 0;    ///< range of the tip's direction relative to the hips over the clip
+  int warmup_cycles = 0;        ///< cycles run before recording (0 for one-shot clips)
+  bool converged = true;        ///< the start state repeated within tolerance
+  double loop_closure_deg = 0;  ///< largest angle between a bone's first and last key
+  double tip_swing_deg = 0;     ///< range of the tip's direction relative to the hips over the clip
+  double floor_penetration = 0; ///< deepest a tail joint went below the floor (world units):
+                                ///< where the skin's limit won over the floor (spring.h)
   std::size_t keys = 0;
   std::vector<std::string> kept_authored; ///< chain bones this clip already animated
 };

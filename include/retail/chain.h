@@ -27,8 +27,8 @@ struct Chain {
   double length = 0;                   ///< L
   std::vector<Eigen::Vector3d> joints; ///< K + 1 positions, world units
   std::vector<int> empty_bands;        ///< bands that had no vertex (interpolated)
-  /// Skin radius at joints J_0 .. J_{K-1}, world units: the 90th percentile distance from the
-  /// chain polyline of the piece vertices whose weights blend across that joint
+  /// Skin radius at joints J_0 .. J_{K-1}, world units: the largest distance from the chain
+  /// polyline of the piece vertices whose weights blend across that joint
   /// (|K g / L - i| <= 1/4; the collar counts for J_0). 0 where no vertex blends there.
   std::vector<double> radius;
 };

@@ -16,6 +16,7 @@
 #include "retail/document.h"
 #include "retail/mesh.h"
 #include "retail/model.h"
+#include "retail/root_band.h"
 #include "retail/skeleton.h"
 
 #include <string>
@@ -30,6 +31,7 @@ struct RerigParams {
   WeldParams weld;
   DetectParams detect;
   ChainParams chain;
+  RootBandParams root_band;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -42,6 +44,7 @@ struct ChainResult {
   std::vector<std::size_t> original_vertices; ///< their ids (character primitives concatenated)
   double distance_before = 0;                 ///< mean weighted bone distance, world units
   double distance_after = 0;
+  std::size_t band_vertices = 0; ///< body vertices blended into the tail's root (root_band.h)
 };
 
 struct CharacterResult {

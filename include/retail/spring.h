@@ -9,6 +9,13 @@
 // bend limit with the velocity into the limit removed; the forward plane through the tail root;
 // floor contact on the sphere-plane circle (overrides the limit, never stretches a bone, never
 // moves the body). The solver writes only its own particles: never hips, root or feet.
+//
+// Beyond SPEC §7 (docs/spring.md): the skin's limit. No joint bends further from its bind
+// direction than linear-blend skinning of its skin takes without tearing (skin_bend_limit); and
+// where floor contact would kink one joint past that limit, the joints above it lift the tail
+// instead, each within its own limit, so a tail lying on the floor curves along its length.
+// When they cannot lift it enough (a body lying on its tail), the skin wins over the floor: the
+// tail stays within its limits and dips below the floor, and the depth is reported.
 #pragma once
 
 #include <Eigen/Geometry>
@@ -83,6 +90,10 @@ public:
   const Eigen::Quaterniond& bend(std::size_t i) const { return q_[i]; }
   bool in_contact(std::size_t i) const { return contact_[i]; }
   double floor_height() const { return floor_; }
+  /// Deepest any particle has been below the floor since reset (0 when the floor always held):
+  /// where holding it would bend a joint past its skin limit, the skin wins.
+  double floor_penetration() const { return penetration_; }
+  void clear_floor_penetration() { penetration_ = 0; }
 
   /// The broken variant the article admitted (rope correction fed back as velocity), kept only
   /// so a test can prove the real solver does not behave like it.
@@ -90,6 +101,21 @@ public:
 
 private:
   void build_rest_arc();
+  /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
+  Eigen::Vector3d forward_axis(const HipsPose& hips) const;
+  /// World frame of each link's parent, from the current particles (read-back rotations).
+  std::vector<Eigen::Quaterniond> parent_frames(const HipsPose& hips) const;
+  /// Rotates particles first..N-1 about head(first) by `r` (bone lengths kept).
+  void rotate_from(std::size_t first, const Eigen::Quaterniond& r);
+  /// Floor contact that would bend a joint past its skin limit is taken up by the joints above.
+  void spread_contact(const HipsPose& hips);
+  /// Raises particle `target` towards the floor by turning links k.. about head(k), no further
+  /// than joint k's skin limit allows.
+  void lift(std::size_t k, std::size_t target, const Eigen::Quaterniond& parent_frame);
+  /// The SPEC §7.7 projection of link i onto the floor circle (its downstream links follow).
+  void project_on_floor(std::size_t i, const Eigen::Quaterniond& parent_frame);
+  /// Step 8 for every link: local rotations and bends from the particles.
+  void read_back(const HipsPose& hips);
   SpringRig rig_;
   SpringParams params_;
   std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
@@ -101,6 +127,8 @@ private:
   std::vector<double> skin_limit_;
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
+  double penetration_ = 0;
+  Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
 };
 
 /// Shortest unit quaternion taking unit vector a to unit vector b (180 deg: about any normal).
