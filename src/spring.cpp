@@ -136,6 +136,10 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
   const Vector3d forward = forward_axis(hips);
+  forward_ = forward;
+  // The plane keeps a standing tail from swinging between the legs; it applies while the hips
+  // are within 60 degrees of upright (a body lying down has no "between the legs" to keep).
+  plane_ = (hips.rotation * rig_.up_local.normalized()).y() >= 0.5;
   std::vector<Quaterniond> old = q_; // the snapshot coupling reads
   Quaterniond cum = I;               // product of solved local rotations so far (hips space)
   Vector3d h = root_;
@@ -187,7 +191,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     Vector3d p = h + len * dir;
     // 6. The forward plane through the tail root: no particle in front of it.
     double ahead = (p - root_).dot(forward);
-    if (ahead > 0) {
+    if (plane_ && ahead > 0) {
       double head_ahead = (h - root_).dot(forward);
       Vector3d centre = h - head_ahead * forward;
       double radius2 = len * len - head_ahead * head_ahead;
@@ -202,15 +206,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
     contact_[i] = false;
     if (params_.floor && p.y() < floor_) {
-      double u = std::clamp((floor_ - h.y()) / len, -1.0, 1.0);
-      Vector3d t = p - h;
-      t.y() = 0;
-      if (t.norm() < 1e-12 * len) {
-        t = parent * r_[i];
-        t.y() = 0;
-      }
-      t = t.norm() > 1e-12 ? Vector3d(t.normalized()) : Vector3d(-forward);
-      p = h + len * (std::sqrt(1 - u * u) * t + u * Vector3d::UnitY());
+      p = h + len * floor_direction(h, p - h, len, parent * r_[i]);
       v_[i] = std::exp(-params_.contact_damping * dt) *
               Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
       contact_[i] = true;
@@ -272,29 +268,74 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
     for (int it = 0; it < 50; ++it) ((height((lo + hi) / 2) < floor_) ? lo : hi) = (lo + hi) / 2;
     lo = hi;
   }
-  double need = lo, allowed = std::max(skin_limit_[k], bend(0));
-  if (bend(need) > allowed) { // no further than the joint's own limit
+  // No further than the joint's own limit, and never through the forward plane.
+  auto ahead = [&](double phi) {
+    double most = -INFINITY;
+    if (!plane_) return most;
+    for (std::size_t j = k; j < p_.size(); ++j)
+      most = std::max(
+          most, (pivot + Eigen::AngleAxisd(phi, axis) * (p_[j] - pivot) - root_).dot(forward_));
+    return most;
+  };
+  double need = lo, allowed = std::max(skin_limit_[k], bend(0)),
+         front = std::max(ahead(0), 0.0) + 1e-12;
+  auto ok = [&](double phi) { return bend(phi) <= allowed && ahead(phi) <= front; };
+  if (!ok(need)) {
     double a = 0, b = need;
-    for (int it = 0; it < 50; ++it) ((bend((a + b) / 2) <= allowed) ? a : b) = (a + b) / 2;
+    for (int it = 0; it < 50; ++it) (ok((a + b) / 2) ? a : b) = (a + b) / 2;
     need = a;
   }
   if (need > 0) rotate_from(k, Quaterniond(Eigen::AngleAxisd(need, axis)));
 }
 
-void SpringChain::project_on_floor(std::size_t i, const Quaterniond& parent_frame) {
-  Vector3d h = head(i), p = p_[i];
-  double len = rig_.length[i];
-  double u = std::clamp((floor_ - h.y()) / len, -1.0, 1.0);
-  Vector3d t = p - h;
+Vector3d SpringChain::floor_direction(const Vector3d& h, Vector3d t, double len,
+                                      const Vector3d& fallback) const {
+  double u = std::clamp((floor_ - h.y()) / len, -1.0, 1.0), across = std::sqrt(1 - u * u);
   t.y() = 0;
   if (t.norm() < 1e-12 * len) {
-    t = parent_frame * r_[i];
+    t = fallback;
     t.y() = 0;
   }
-  t = t.norm() > 1e-12 ? Vector3d(t.normalized()) : Vector3d::UnitZ();
-  Vector3d target = len * (std::sqrt(1 - u * u) * t + u * Vector3d::UnitY());
-  rotate_from(i, swing(p - h, target));
+  t = t.norm() > 1e-12 ? Vector3d(t.normalized()) : Vector3d(-forward_);
+  Vector3d d = across * t + u * Vector3d::UnitY();
+  if (plane_ && (h + len * d - root_).dot(forward_) > 1e-12) { // not onto the floor ahead of it
+    t -= t.dot(forward_) * forward_;
+    t = t.norm() > 1e-9 ? Vector3d(t.normalized()) : Vector3d(-forward_);
+    d = across * t + u * Vector3d::UnitY();
+  }
+  return d;
+}
+
+void SpringChain::project_on_floor(std::size_t i, const Quaterniond& parent_frame) {
+  Vector3d h = head(i);
+  Vector3d target =
+      rig_.length[i] * floor_direction(h, p_[i] - h, rig_.length[i], parent_frame * r_[i]);
+  rotate_from(i, swing(p_[i] - h, target));
   contact_[i] = true;
+}
+
+double SpringChain::ahead_from(std::size_t first) const {
+  double most = -INFINITY;
+  if (!plane_) return most;
+  for (std::size_t j = first; j < p_.size(); ++j)
+    most = std::max(most, (p_[j] - root_).dot(forward_));
+  return most;
+}
+
+void SpringChain::turn_behind_plane(std::size_t first, const Quaterniond& r) {
+  const double allowed = std::max(ahead_from(first), 0.0) + 1e-12;
+  const std::vector<Vector3d> saved = p_;
+  rotate_from(first, r);
+  if (ahead_from(first) <= allowed) return;
+  double a = 0, b = 1;
+  for (int it = 0; it < 40; ++it) {
+    double mid = (a + b) / 2;
+    p_ = saved;
+    rotate_from(first, Quaterniond::Identity().slerp(mid, r));
+    (ahead_from(first) <= allowed ? a : b) = mid;
+  }
+  p_ = saved;
+  rotate_from(first, Quaterniond::Identity().slerp(a, r));
 }
 
 void SpringChain::spread_contact(const HipsPose& hips) {
@@ -302,25 +343,31 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   bool any = false;
   for (std::size_t i = 0; i < n; ++i) any = any || contact_[i];
   if (!any) return;
+  auto bend = [&](std::size_t i, const Quaterniond& frame) {
+    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame * rig_.authored[i];
+    return std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+  };
   for (std::size_t i = 0; i < n; ++i) {
     if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
     std::vector<Quaterniond> frame = parent_frames(hips);
-    Vector3d bind = frame[i] * rig_.authored[i], dir = (p_[i] - head(i)).normalized();
-    double angle = std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+    double angle = bend(i, frame[i]);
     if (!(angle > skin_limit_[i] + 1e-9)) continue;
-    // Back to the joint's own limit (its downstream links follow), then lifted from above.
-    rotate_from(i, Quaterniond::Identity().slerp(1 - skin_limit_[i] / angle, swing(dir, bind)));
+    // Back to the joint's own limit (its downstream links follow; never through the forward
+    // plane), then lifted from the joints above.
+    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame[i] * rig_.authored[i];
+    turn_behind_plane(i,
+                      Quaterniond::Identity().slerp(1 - skin_limit_[i] / angle, swing(dir, bind)));
     for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) lift(k, i, frame[k]);
   }
-  // What is still below the floor goes onto it where its joint's skin allows (SPEC §7.7);
-  // where it does not, the skin wins and the depth is reported (floor_penetration).
+  // What is still below the floor goes onto it where its joint's skin and the forward plane
+  // allow (SPEC §7.7); where they do not, the tail stays below and the depth is reported.
   for (std::size_t i = 0; i < n; ++i) {
     if (!(p_[i].y() < floor_ - 1e-12)) continue;
     std::vector<Quaterniond> frame = parent_frames(hips);
-    std::vector<Vector3d> saved = p_;
+    const std::vector<Vector3d> saved = p_;
+    const double allowed = std::max(ahead_from(i), 0.0) + 1e-12;
     project_on_floor(i, frame[i]);
-    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame[i] * rig_.authored[i];
-    if (std::acos(std::clamp(dir.dot(bind), -1.0, 1.0)) > skin_limit_[i] + 1e-9) p_ = saved;
+    if (bend(i, frame[i]) > skin_limit_[i] + 1e-9 || ahead_from(i) > allowed) p_ = saved;
   }
   for (const Vector3d& p : p_) penetration_ = std::max(penetration_, floor_ - p.y());
   read_back(hips);

@@ -1,5 +1,8 @@
 #include "support.h"
 
+#include "retail/distance.h"
+#include "retail/pipeline.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -116,6 +119,26 @@ retail::Json normalize_defaults(retail::Json j) {
     for (auto& a : j["animations"])
       for (auto& s : a["samplers"]) drop(s, "interpolation", "LINEAR");
   return j;
+}
+
+std::vector<bool> largest_weight_on(const std::string& path, const std::regex& pattern) {
+  std::vector<retail::StageStat> st;
+  retail::Input in = retail::load_input(path, retail::BindParams{}, st);
+  const auto& c = in.characters.at(0);
+  retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
+  retail::SkinWeights sw = retail::read_skin_weights(in.doc, in.model, c, m);
+  std::vector<bool> out(sw.joint.size(), false);
+  for (std::size_t v = 0; v < out.size(); ++v) {
+    int best = -1;
+    double bw = 0;
+    for (int k = 0; k < retail::SkinWeights::kMax; ++k)
+      if (sw.weight[v][std::size_t(k)] > bw)
+        bw = sw.weight[v][std::size_t(k)], best = sw.joint[v][std::size_t(k)];
+    if (best >= 0)
+      out[v] =
+          std::regex_search(in.model.nodes[std::size_t(c.joints[std::size_t(best)])].name, pattern);
+  }
+  return out;
 }
 
 } // namespace test

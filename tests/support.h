@@ -6,6 +6,7 @@
 #include "retail/rig_generator.h"
 #include "retail/skeleton.h"
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,9 @@ std::vector<retail::Character> characters_of(const retail::Document& doc);
 /// glTF JSON with default values removed (byteOffset 0, normalized false, mode 4, LINEAR,
 /// identity TRS, ...) and asset.generator dropped: the form compared for "unchanged".
 retail::Json normalize_defaults(retail::Json j);
+
+/// Per original vertex (primitive order of the file's first character): is its largest weight
+/// on a joint whose name matches `pattern`? Ties: the first influence listed.
+std::vector<bool> largest_weight_on(const std::string& path, const std::regex& pattern);
 
 } // namespace test

@@ -17,28 +17,6 @@ using retail::Json;
 
 namespace {
 
-/// Per original vertex (primitive order of the character): is its largest weight on a joint
-/// whose name matches `pattern`? Ties: the first influence listed.
-std::vector<bool> largest_weight_on(const std::string& path, const std::regex& pattern) {
-  std::vector<retail::StageStat> st;
-  retail::Input in = retail::load_input(path, retail::BindParams{}, st);
-  const auto& c = in.characters.at(0);
-  retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
-  retail::SkinWeights sw = retail::read_skin_weights(in.doc, in.model, c, m);
-  std::vector<bool> out(sw.joint.size(), false);
-  for (std::size_t v = 0; v < out.size(); ++v) {
-    int best = -1;
-    double bw = 0;
-    for (int k = 0; k < retail::SkinWeights::kMax; ++k)
-      if (sw.weight[v][std::size_t(k)] > bw)
-        bw = sw.weight[v][std::size_t(k)], best = sw.joint[v][std::size_t(k)];
-    if (best >= 0)
-      out[v] =
-          std::regex_search(in.model.nodes[std::size_t(c.joints[std::size_t(best)])].name, pattern);
-  }
-  return out;
-}
-
 /// The artist's tail polyline in world space at bind: tail joints in chain order, then the end
 /// node below the last one (a non-joint "_end" node placed by its parent's bind transform).
 std::vector<Eigen::Vector3d> artist_polyline(const std::string& path) {
@@ -65,7 +43,7 @@ std::vector<Eigen::Vector3d> artist_polyline(const std::string& path) {
     // centroid) as far as the skin reaches.
     retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
     std::string last_name = in.model.nodes[std::size_t(c.joints[std::size_t(last)])].name;
-    std::vector<bool> skin = largest_weight_on(path, std::regex("^" + last_name + "$"));
+    std::vector<bool> skin = test::largest_weight_on(path, std::regex("^" + last_name + "$"));
     // Its direction: the principal axis of that skin, oriented away from the previous joint.
     Eigen::Vector3d b = line.back(), centroid = Eigen::Vector3d::Zero();
     std::vector<Eigen::Vector3d> pts;
@@ -108,8 +86,8 @@ TEST_CASE("shared tail: one chain per auto-rigged file that matches the artist's
     REQUIRE(r.characters.size() == 1);
     REQUIRE(r.characters[0].chains.size() == 1);
     const auto& chain = r.characters[0].chains[0];
-    std::vector<bool> artist = largest_weight_on(original, tail),
-                      mine = largest_weight_on(out, ours);
+    std::vector<bool> artist = test::largest_weight_on(original, tail),
+                      mine = test::largest_weight_on(out, ours);
     REQUIRE(artist.size() == mine.size());
     std::size_t both = 0, either = 0;
     for (std::size_t v = 0; v < artist.size(); ++v)
@@ -167,7 +145,7 @@ TEST_CASE("shared tail: no chain where there is no tail - ears keep their weight
   // The fox's ears: every vertex weighted to an ear bone keeps exactly its weights.
   std::string in = data + "/auto-rigged/fox-tail-on-legs.glb", out = test::temp_dir() + "/fox.glb";
   retail::run(in, out, retail::RunParams{});
-  std::vector<bool> ears = largest_weight_on(in, std::regex("^Ear"));
+  std::vector<bool> ears = test::largest_weight_on(in, std::regex("^Ear"));
   std::vector<retail::StageStat> st;
   retail::Input a = retail::load_input(in, retail::BindParams{}, st),
                 b = retail::load_input(out, retail::BindParams{}, st);

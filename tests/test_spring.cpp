@@ -373,3 +373,62 @@ TEST_CASE("spring: the forward plane holds when the hips lurch back under a hang
   }
   CHECK(worst <= 1e-9);
 }
+
+TEST_CASE("spring: on a raised floor the tail comes to rest lying on it", "[spring]") {
+  retail::SpringParams params;
+  retail::SpringRig rig = straight_tail(6, 1.2);
+  rig.floor_y = -0.45; // well above where the standing tail droops (-0.6)
+  retail::SpringChain chain(rig, params);
+  chain.reset(hips_at(0));
+  double dt = params.substep_s, lowest = INFINITY, moved = 0;
+  std::vector<Vector3d> before;
+  for (int s = 0; s < 600; ++s) {
+    if (s == 540) before = chain.tips();
+    chain.step(hips_at(0), dt);
+    for (const Vector3d& p : chain.tips()) lowest = std::min(lowest, p.y());
+  }
+  for (std::size_t i = 0; i + 1 < 6; ++i)
+    moved = std::max(moved, (chain.tips()[i] - before[i]).norm());
+  // Known: the free end resting near the floor keeps a small bounce (its position is set by the
+  // coupling while gravity acts through its velocity), bounded here at 1 cm on a 1.2 m tail.
+  double tip_moved = (chain.tips()[5] - before[5]).norm();
+  CHECK(lowest >= chain.floor_height() - 1e-4);
+  int touching = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    touching += chain.in_contact(i);
+    CHECK((chain.tips()[i] - chain.head(i)).norm() == Approx(0.2).margin(1e-6));
+  }
+  CHECK(touching >= 1);
+  CHECK(moved < 1e-4); // at rest: no link moved by 0.1 mm in the last half second
+  CHECK(tip_moved < 0.01);
+  CHECK(chain.floor_penetration() <= 1e-4);
+}
+
+TEST_CASE("spring: floor contact lifts through the joints above - never past a skin limit",
+          "[spring]") {
+  // Six links whose skin takes 12 degrees per joint, over a floor raised into the tail's path.
+  retail::SpringParams params;
+  double limit = 12 * M_PI / 180;
+  auto run = [&](double floor_y, double& worst_bend) {
+    retail::SpringRig rig = straight_tail(6, 1.2);
+    rig.floor_y = floor_y;
+    rig.skin_radius.assign(6, (1 - params.min_skin_ratio) * 0.4 / (4 * limit));
+    retail::SpringChain chain(rig, params);
+    chain.reset(hips_at(0));
+    worst_bend = 0;
+    for (int s = 0; s < 480; ++s) {
+      chain.step(hips_at(0.1 * std::sin(2 * M_PI * s / 120.0)), params.substep_s);
+      for (std::size_t i = 0; i < 6; ++i)
+        worst_bend = std::max(worst_bend, retail::rotation_angle(chain.local_rotation(i)));
+    }
+    return chain.floor_penetration();
+  };
+  double bend = 0;
+  // Reachable: the tail lifts 0.1 m through its joints and lies on the floor, unkinked.
+  CHECK(run(-0.62, bend) <= 1e-4);
+  CHECK(bend <= limit + 1e-9);
+  // Out of reach (the floor level with the tail's root: its first link, 37 degrees down, can
+  // rise only 12): the skin wins, the depth is reported, and still no joint bends past it.
+  CHECK(run(-0.02, bend) > 0.05);
+  CHECK(bend <= limit + 1e-9);
+}

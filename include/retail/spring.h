@@ -107,11 +107,21 @@ private:
   std::vector<Eigen::Quaterniond> parent_frames(const HipsPose& hips) const;
   /// Rotates particles first..N-1 about head(first) by `r` (bone lengths kept).
   void rotate_from(std::size_t first, const Eigen::Quaterniond& r);
+  /// Largest distance ahead of the forward plane of particles first..N-1 (negative: behind).
+  double ahead_from(std::size_t first) const;
+  /// rotate_from(first, the largest part of r that keeps particles first.. behind the forward
+  /// plane, or no further ahead than they were).
+  void turn_behind_plane(std::size_t first, const Eigen::Quaterniond& r);
   /// Floor contact that would bend a joint past its skin limit is taken up by the joints above.
   void spread_contact(const HipsPose& hips);
   /// Raises particle `target` towards the floor by turning links k.. about head(k), no further
   /// than joint k's skin limit allows.
   void lift(std::size_t k, std::size_t target, const Eigen::Quaterniond& parent_frame);
+  /// SPEC §7.7: the unit direction from head `h` onto the floor circle of a link of length
+  /// `len`, keeping the horizontal heading of `t` (else `fallback`'s), never ahead of the
+  /// forward plane (the heading loses its forward part when it would be).
+  Eigen::Vector3d floor_direction(const Eigen::Vector3d& h, Eigen::Vector3d t, double len,
+                                  const Eigen::Vector3d& fallback) const;
   /// The SPEC §7.7 projection of link i onto the floor circle (its downstream links follow).
   void project_on_floor(std::size_t i, const Eigen::Quaterniond& parent_frame);
   /// Step 8 for every link: local rotations and bends from the particles.
@@ -128,6 +138,8 @@ private:
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
   double penetration_ = 0;
+  Eigen::Vector3d forward_ = Eigen::Vector3d::UnitZ(); ///< this step's forward axis
+  bool plane_ = true; ///< this step enforces the forward plane (hips within 60 deg of upright)
   Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
 };
 

@@ -1,0 +1,130 @@
+// The root band (root_band.h): harmonic weights by hand on small graphs, the band's extent, and
+// a split seam closed on a strip whose two halves the "rigger" put on different thighs.
+#include "retail/root_band.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+namespace {
+
+/// A welded graph from positions and undirected edges (no faces): what the band reads.
+retail::WeldedMesh graph(const std::vector<Eigen::Vector3d>& points,
+                         const std::vector<std::pair<int, int>>& edges) {
+  retail::WeldedMesh m;
+  m.welded.resize(Eigen::Index(points.size()), 3);
+  for (std::size_t i = 0; i < points.size(); ++i) m.welded.row(Eigen::Index(i)) = points[i];
+  m.positions = m.welded;
+  std::vector<std::vector<int>> adj(points.size());
+  for (auto [a, b] : edges) adj[std::size_t(a)].push_back(b), adj[std::size_t(b)].push_back(a);
+  m.adjacency_start.push_back(0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    for (int n : adj[i]) {
+      m.adjacency.push_back(n);
+      m.edge_length.push_back((points[i] - points[std::size_t(n)]).norm());
+    }
+    m.adjacency_start.push_back(int(m.adjacency.size()));
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) m.weld_of.push_back(int(i));
+  return m;
+}
+
+double weight_on(const retail::Influences& inf, int node) {
+  for (const auto& [n, w] : inf)
+    if (n == node) return w;
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("root band: harmonic weights on a path - by hand", "[root_band]") {
+  // 0 (piece: node 10) - 1 - 2 - 3 - 4 (body: node 20), unit edges, band width 3.
+  std::vector<Eigen::Vector3d> p;
+  for (int i = 0; i < 5; ++i) p.push_back(Eigen::Vector3d(i, 0, 0));
+  retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {3, 4}});
+  std::vector<bool> inside = {true, false, false, false, false};
+  auto fixed = [](int w) { return retail::Influences{{w == 0 ? 10 : 20, 1.0}}; };
+  retail::RootBand band = retail::root_band(m, inside, 3.0, fixed, retail::RootBandParams{});
+  REQUIRE(band.vertices == std::vector<int>{1, 2, 3});
+  CHECK(band.converged);
+  CHECK(weight_on(band.influences[0], 10) == Approx(0.75).margin(1e-8));
+  CHECK(weight_on(band.influences[1], 10) == Approx(0.5).margin(1e-8));
+  CHECK(weight_on(band.influences[2], 10) == Approx(0.25).margin(1e-8));
+  CHECK(weight_on(band.influences[2], 20) == Approx(0.75).margin(1e-8));
+  // Edge weights are 1 / length: one band vertex 1 from the piece and 2 from the body keeps
+  // (1 x 1 + 0.5 x 0) / 1.5 = 2/3 of the piece's weight.
+  retail::WeldedMesh u = graph({{0, 0, 0}, {1, 0, 0}, {3, 0, 0}}, {{0, 1}, {1, 2}});
+  retail::RootBand one = retail::root_band(u, {true, false, false}, 1.5, fixed, {});
+  REQUIRE(one.vertices == std::vector<int>{1});
+  CHECK(weight_on(one.influences[0], 10) == Approx(2.0 / 3).margin(1e-8));
+  // Width 0: no band.
+  CHECK(retail::root_band(m, inside, 0.0, fixed, {}).vertices.empty());
+}
+
+TEST_CASE("root band: at most four influences - the largest - renormalised", "[root_band]") {
+  // One band vertex between five fixed neighbours with one joint each, weighted by distance.
+  std::vector<Eigen::Vector3d> p = {{0, 0, 0}};
+  std::vector<std::pair<int, int>> e;
+  for (int k = 1; k <= 5; ++k) p.push_back(Eigen::Vector3d(k, 0, 0)), e.push_back({0, k});
+  retail::WeldedMesh m = graph(p, e);
+  std::vector<bool> inside = {false, true, false, false, false, false};
+  auto fixed = [](int w) { return retail::Influences{{100 + w, 1.0}}; };
+  retail::RootBand band = retail::root_band(m, inside, 1.5, fixed, {});
+  REQUIRE(band.vertices == std::vector<int>{0});
+  const auto& inf = band.influences[0];
+  REQUIRE(inf.size() == 4); // node 105 (the farthest, weight 1/5 of the pull) dropped
+  double sum = 0;
+  for (const auto& [n, w] : inf) {
+    sum += w;
+    CHECK(n != 105);
+  }
+  CHECK(sum == Approx(1).margin(1e-12));
+  double total = 1 + 0.5 + 1.0 / 3 + 0.25; // the four kept pulls
+  CHECK(weight_on(inf, 101) == Approx(1 / total).margin(1e-8));
+}
+
+TEST_CASE("root band: a split seam next to the tail closes - weights stay in [0, 1]",
+          "[root_band]") {
+  // A strip 2 wide and 8 long along x; x = 0 is the tail piece (node 1 = hips). The rigger put
+  // the strip's y = 0 row on the left thigh (2) and its y = 1 row on the right thigh (3): every
+  // rung is a seam between disjoint bones. Past x = 4 the body is smooth (hips 4).
+  std::vector<Eigen::Vector3d> p;
+  std::vector<std::pair<int, int>> e;
+  for (int x = 0; x <= 8; ++x)
+    for (int y = 0; y <= 1; ++y) p.push_back(Eigen::Vector3d(x, y, 0));
+  auto id = [](int x, int y) { return 2 * x + y; };
+  for (int x = 0; x <= 8; ++x) {
+    e.push_back({id(x, 0), id(x, 1)});
+    if (x < 8) e.push_back({id(x, 0), id(x + 1, 0)}), e.push_back({id(x, 1), id(x + 1, 1)});
+  }
+  retail::WeldedMesh m = graph(p, e);
+  std::vector<bool> inside(p.size(), false);
+  inside[std::size_t(id(0, 0))] = inside[std::size_t(id(0, 1))] = true;
+  auto fixed = [&](int w) {
+    int x = w / 2, y = w % 2;
+    if (x == 0) return retail::Influences{{1, 1.0}};
+    if (x > 4) return retail::Influences{{4, 1.0}};
+    return retail::Influences{{y == 0 ? 2 : 3, 1.0}};
+  };
+  retail::RootBand band = retail::root_band(m, inside, 4.0, fixed, {});
+  REQUIRE(band.vertices.size() == 8); // x = 1 .. 4, both rows
+  for (std::size_t i = 0; i < band.vertices.size(); ++i) {
+    double sum = 0;
+    for (const auto& [n, w] : band.influences[i]) {
+      CHECK(w >= 0);
+      CHECK(w <= 1);
+      sum += w;
+    }
+    CHECK(sum == Approx(1).margin(1e-9));
+    // Nothing of the split is left: no weight on either thigh.
+    CHECK(weight_on(band.influences[i], 2) == 0);
+    CHECK(weight_on(band.influences[i], 3) == 0);
+  }
+  // Both rows of a rung agree (the seam is gone) and the hips' share falls along the strip.
+  for (int x = 1; x <= 4; ++x) {
+    CHECK(weight_on(band.influences[std::size_t(2 * (x - 1))], 1) ==
+          Approx(weight_on(band.influences[std::size_t(2 * (x - 1) + 1)], 1)).margin(1e-9));
+    if (x > 1)
+      CHECK(weight_on(band.influences[std::size_t(2 * (x - 1))], 1) <
+            weight_on(band.influences[std::size_t(2 * (x - 2))], 1));
+  }
+}
