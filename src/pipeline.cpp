@@ -127,10 +127,19 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
     for (std::size_t i = 0; i < model.animations.size(); ++i) out.push_back(int(i));
     return out;
   }
+  auto short_name = [](const std::string& name) {
+    std::size_t bar = name.rfind('|');
+    return bar == std::string::npos ? name : name.substr(bar + 1);
+  };
   for (const auto& n : names) {
-    int found = -1;
+    int found = -1, matches = 0;
     for (std::size_t i = 0; i < model.animations.size() && found < 0; ++i)
       if (model.animations[i].name == n) found = int(i);
+    // "Walk" also names "CharacterArmature|Walk" (Blender's armature prefix), when only one.
+    for (std::size_t i = 0; i < model.animations.size() && found < 0; ++i)
+      if (short_name(model.animations[i].name) == n) ++matches;
+    for (std::size_t i = 0; i < model.animations.size() && found < 0 && matches == 1; ++i)
+      if (short_name(model.animations[i].name) == n) found = int(i);
     if (found < 0) {
       std::string known;
       for (const auto& a : model.animations) known += (known.empty() ? "" : ", ") + a.name;

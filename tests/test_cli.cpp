@@ -1,4 +1,6 @@
 // The command line: exit codes, streams, faithful copies, refusal to touch the input.
+#include "retail/error.h"
+#include "retail/pipeline.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -94,4 +96,18 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 1); // only the input: no temp or partial files
+}
+
+TEST_CASE("cli: clips are named in full or by the part after the armature prefix", "[cli]") {
+  retail::Model m;
+  for (const char* n : {"Armature|Walk", "Armature|Run", "Other|Run", "Idle"}) {
+    retail::Animation a;
+    a.name = n;
+    m.animations.push_back(a);
+  }
+  CHECK(retail::select_clips(m, {"Walk"}) == std::vector<int>{0});
+  CHECK(retail::select_clips(m, {"Armature|Run", "Idle"}) == std::vector<int>{1, 3});
+  CHECK_THROWS_AS(retail::select_clips(m, {"Run"}), retail::Error); // two clips end in |Run
+  CHECK_THROWS_AS(retail::select_clips(m, {"Jump"}), retail::Error);
+  CHECK(retail::select_clips(m, {}).size() == 4);
 }

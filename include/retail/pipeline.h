@@ -76,8 +76,10 @@ struct RunResult {
 /// OutputFailed when OUT or the report cannot be written, in which case neither is left).
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params);
 
-/// Indices of the clips named in `names` (all clips when empty). Failure: Error(Usage) naming
-/// an unknown clip and listing the known ones.
+/// Indices of the clips named in `names` (all clips when empty). A name matches a clip's full
+/// name, or else the part after its last '|' when exactly one clip has that part ("Walk" for
+/// "CharacterArmature|Walk"). Failure: Error(Usage) naming an unknown (or ambiguous) clip and
+/// listing the known ones.
 std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names);
 
 struct MeasureResult {

@@ -12,7 +12,7 @@ const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; args.splice(i, 2); return v; };
 const retail = opt('--retail');
 const outDir = opt('--out');
-const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --bake
+const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --no-bake
 const listDir = (dir) => fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, f))
   .filter((f) => /\.(glb|vrm|gltf)$/i.test(f)).sort();
 if (args.includes('--rigs')) args.push(...listDir(opt('--rigs')));

@@ -14,7 +14,7 @@ const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; args.splice(i, 2); return v; };
 const retail = opt('--retail');
 const outDir = opt('--out');
-const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --bake
+const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --no-bake
 fs.mkdirSync(outDir, { recursive: true });
 if (args.includes('--shared')) {
   // The auto-rigged files (re-rigged by retail), and the artist originals whose own tail rigs
