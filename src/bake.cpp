@@ -161,141 +161,197 @@ SpringRig spring_rig(const Character& c, const std::vector<int>& bones, int end,
   return rig;
 }
 
+namespace {
+
+/// The solver's states over one pass of a clip, at every substep (times ascending, from 0).
+struct Recording {
+  std::vector<double> times;
+  std::vector<State> states;
+};
+
+/// One clip played through a spring chain at the fixed substep (the last one shorter).
+class ClipRun {
+public:
+  ClipRun(const Document& doc, const Model& model, int clip, int hips, SpringChain& spring)
+      : model_(model), sampler_(doc, model, clip), hips_(hips), spring_(spring) {}
+  double duration() const { return sampler_.duration(); }
+  HipsPose pose_at(double t) const {
+    return hips_pose(compose_world(model_, sampler_.locals(model_, t)), hips_);
+  }
+  std::vector<Eigen::Quaterniond> locals() const {
+    std::vector<Eigen::Quaterniond> out;
+    for (std::size_t b = 0; b < spring_.tips().size(); ++b)
+      out.push_back(spring_.local_rotation(b));
+    return out;
+  }
+  /// Plays the clip once from the chain's current state; records every substep when asked.
+  void cycle(double dt, Recording* keep) {
+    HipsPose hp = pose_at(0);
+    if (keep) *keep = Recording{}, record(0, hp, *keep);
+    for (double t = 0; t < duration() - 1e-12;) {
+      double next = std::min(duration(), t + dt);
+      hp = pose_at(next);
+      spring_.step(hp, next - t);
+      t = next;
+      if (keep) record(t, hp, *keep);
+    }
+  }
+
+private:
+  void record(double t, const HipsPose& hp, Recording& r) const {
+    State s;
+    s.local = locals();
+    Eigen::Vector3d tip = spring_.tips().back() - spring_.head(0);
+    s.tip_dir_hips = (hp.rotation.conjugate() * tip).normalized();
+    r.times.push_back(t);
+    r.states.push_back(s);
+  }
+  const Model& model_;
+  ClipSampler sampler_;
+  int hips_;
+  SpringChain& spring_;
+};
+
+/// Cycles until every bone's state at the clip start repeats within tolerance (or the cap).
+void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb,
+             std::vector<std::string>& warnings) {
+  std::vector<Eigen::Quaterniond> start = run.locals();
+  cb.converged = false;
+  for (int cycle = 1; cycle <= params.max_warmup_cycles; ++cycle) {
+    run.cycle(params.spring.substep_s, nullptr);
+    std::vector<Eigen::Quaterniond> end = run.locals();
+    cb.warmup_cycles = cycle;
+    if (max_angle(start, end) < params.loop_tolerance_deg) {
+      cb.converged = true;
+      return;
+    }
+    start = end;
+  }
+  warnings.push_back("clip '" + cb.name + "': the tail's loop did not settle within " +
+                     std::to_string(params.max_warmup_cycles) +
+                     " warm-up cycles; baked from the last one");
+}
+
+/// Keys at `fps` covering [0, duration] exactly, slerped from the substep states: the times and
+/// one xyzw list per bone.
+struct Keys {
+  std::vector<float> times;
+  std::vector<std::vector<float>> values;
+};
+
+Keys make_keys(const Recording& r, double duration, double fps, std::size_t bones) {
+  Keys keys;
+  keys.values.resize(bones);
+  std::size_t n = std::max<std::size_t>(1, std::size_t(std::lround(duration * fps)));
+  for (std::size_t k = 0; k <= n; ++k) {
+    double t = duration * double(k) / double(n);
+    std::size_t j =
+        std::size_t(std::upper_bound(r.times.begin(), r.times.end(), t) - r.times.begin());
+    j = std::min(std::max<std::size_t>(j, 1), r.times.size() - 1);
+    double span = r.times[j] - r.times[j - 1],
+           u = span > 0 ? std::clamp((t - r.times[j - 1]) / span, 0.0, 1.0) : 0.0;
+    keys.times.push_back(float(t));
+    for (std::size_t b = 0; b < bones; ++b) {
+      Eigen::Quaterniond q = r.states[j - 1].local[b].slerp(u, r.states[j].local[b]).normalized();
+      keys.values[b].insert(keys.values[b].end(),
+                            {float(q.x()), float(q.y()), float(q.z()), float(q.w())});
+    }
+  }
+  return keys;
+}
+
+/// The widest angle between two of the tip's directions relative to the hips, degrees, over at
+/// most 1000 evenly spaced substep states (every state for clips up to ~8 s).
+double tip_swing_deg(const Recording& r) {
+  double range = 0;
+  std::size_t stride = std::max<std::size_t>(1, r.states.size() / 1000);
+  for (std::size_t a = 0; a < r.states.size(); a += stride)
+    for (std::size_t b = a + stride; b < r.states.size(); b += stride)
+      range = std::max(
+          range,
+          std::acos(std::clamp(r.states[a].tip_dir_hips.dot(r.states[b].tip_dir_hips), -1.0, 1.0)));
+  return range * 180 / M_PI;
+}
+
+/// The largest angle between a bone's first and last key, degrees.
+double loop_closure_deg(const Keys& keys) {
+  double worst = 0;
+  for (const auto& v : keys.values) {
+    std::size_t last = v.size() - 4;
+    Eigen::Quaterniond a(v[3], v[0], v[1], v[2]), z(v[last + 3], v[last], v[last + 1], v[last + 2]);
+    worst = std::max(worst, a.angularDistance(z) * 180 / M_PI);
+  }
+  return worst;
+}
+
+/// One shared input, one LINEAR rotation sampler and channel per bone the clip does not animate.
+void append_channels(Document& doc, int clip, const Keys& keys, const std::vector<bool>& authored,
+                     const std::vector<int>& nodes) {
+  Json& janim = doc.gltf["animations"][std::size_t(clip)];
+  int input = add_float_accessor(doc, keys.times, "SCALAR", 0, true);
+  for (std::size_t b = 0; b < keys.values.size(); ++b) {
+    if (authored[b]) continue;
+    int output = add_float_accessor(doc, keys.values[b], "VEC4", 0, false);
+    janim["samplers"].push_back(
+        {{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
+    janim["channels"].push_back({{"sampler", janim["samplers"].size() - 1},
+                                 {"target", {{"node", nodes[b]}, {"path", "rotation"}}}});
+  }
+}
+
+/// One chain baked into one clip.
+ClipBake bake_clip(Document& doc, const Model& model, const Character& c, const ChainResult& chain,
+                   const SpringRig& rig, int clip, const BakeParams& params,
+                   std::vector<std::string>& warnings) {
+  const Animation& anim = model.animations[std::size_t(clip)];
+  const std::size_t bones = rig.links();
+  ClipBake cb;
+  cb.clip = clip;
+  cb.name = anim.name;
+  bool forced_loop = std::count(params.loop.begin(), params.loop.end(), anim.name) > 0;
+  cb.one_shot =
+      !forced_loop && (is_one_shot(anim.name) ||
+                       std::count(params.no_loop.begin(), params.no_loop.end(), anim.name) > 0);
+  std::vector<bool> authored(bones, false);
+  for (const auto& ch : anim.channels)
+    for (std::size_t b = 0; b < bones; ++b)
+      if (ch.node == chain.nodes[b] && ch.path == "rotation") authored[b] = true;
+  for (std::size_t b = 0; b < bones; ++b)
+    if (authored[b]) cb.kept_authored.push_back(chain.bones[b]);
+  SpringChain spring(rig, params.spring);
+  ClipRun run(doc, model, clip, c.roles.hips, spring);
+  spring.reset(run.pose_at(0));
+  if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb, warnings);
+  spring.clear_floor_penetration();
+  Recording rec;
+  run.cycle(params.spring.substep_s, &rec);
+  cb.floor_penetration = spring.floor_penetration();
+  Keys keys = make_keys(rec, run.duration(), params.fps, bones);
+  cb.tip_swing_deg = tip_swing_deg(rec);
+  cb.loop_closure_deg = loop_closure_deg(keys);
+  cb.keys = keys.times.size();
+  append_channels(doc, clip, keys, authored, chain.nodes);
+  return cb;
+}
+
+} // namespace
+
 std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& c,
                                   const std::vector<ChainResult>& chains,
                                   const std::vector<int>& clips, double floor_y,
                                   const BakeParams& params, std::vector<std::string>& warnings) {
   params.validate();
   std::vector<ClipBake> out;
-  int hips = c.roles.hips;
   for (const ChainResult& chain : chains) {
     if (chain.nodes.empty()) continue;
-    std::size_t first = out.size();
-    std::vector<int> chain_bones(chain.nodes.begin(), chain.nodes.end() - 1);
-    SpringRig rig = spring_rig(c, chain_bones, chain.nodes.back(), chain.chain.radius,
+    std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
+    SpringRig rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
                                std::isfinite(params.floor_y) ? params.floor_y : floor_y);
-    std::size_t bones = rig.links();
-    for (int clip : clips) {
-      const Animation& anim = model.animations[std::size_t(clip)];
-      ClipBake cb;
-      cb.clip = clip;
-      cb.name = anim.name;
-      bool forced_loop = std::count(params.loop.begin(), params.loop.end(), anim.name) > 0;
-      cb.one_shot =
-          !forced_loop && (is_one_shot(anim.name) ||
-                           std::count(params.no_loop.begin(), params.no_loop.end(), anim.name) > 0);
-      std::vector<bool> authored(bones, false);
-      for (const auto& ch : anim.channels)
-        for (std::size_t b = 0; b < bones; ++b)
-          if (ch.node == chain.nodes[b] && ch.path == "rotation") authored[b] = true;
-      for (std::size_t b = 0; b < bones; ++b)
-        if (authored[b]) cb.kept_authored.push_back(chain.bones[b]);
-      ClipSampler sampler(doc, model, clip);
-      double duration = sampler.duration(), dt = params.spring.substep_s;
-      auto pose_at = [&](double t) {
-        return hips_pose(compose_world(model, sampler.locals(model, t)), hips);
-      };
-      SpringChain spring(rig, params.spring);
-      spring.reset(pose_at(0));
-      // One pass over the clip in fixed substeps (the last one shorter), recording states.
-      std::vector<double> times;
-      std::vector<State> states;
-      auto record = [&](double t, const HipsPose& hp) {
-        State s;
-        for (std::size_t b = 0; b < bones; ++b) s.local.push_back(spring.local_rotation(b));
-        Eigen::Vector3d tip = spring.tips().back() - spring.head(0);
-        s.tip_dir_hips = (hp.rotation.conjugate() * tip).normalized();
-        times.push_back(t);
-        states.push_back(s);
-      };
-      auto run_cycle = [&](bool keep) {
-        times.clear();
-        states.clear();
-        HipsPose hp = pose_at(0);
-        if (keep) record(0, hp);
-        for (double t = 0; t < duration - 1e-12;) {
-          double next = std::min(duration, t + dt);
-          hp = pose_at(next);
-          spring.step(hp, next - t);
-          t = next;
-          if (keep) record(t, hp);
-        }
-        std::vector<Eigen::Quaterniond> end;
-        for (std::size_t b = 0; b < bones; ++b) end.push_back(spring.local_rotation(b));
-        return end;
-      };
-      if (!cb.one_shot && duration > 0) {
-        std::vector<Eigen::Quaterniond> start;
-        for (std::size_t b = 0; b < bones; ++b) start.push_back(spring.local_rotation(b));
-        cb.converged = false;
-        for (int cycle = 1; cycle <= params.max_warmup_cycles; ++cycle) {
-          std::vector<Eigen::Quaterniond> end = run_cycle(false);
-          cb.warmup_cycles = cycle;
-          if (max_angle(start, end) < params.loop_tolerance_deg) {
-            cb.converged = true;
-            break;
-          }
-          start = end;
-        }
-        if (!cb.converged)
-          warnings.push_back("clip '" + anim.name + "': the tail's loop did not settle within " +
-                             std::to_string(params.max_warmup_cycles) +
-                             " warm-up cycles; baked from the last one");
-      }
-      spring.clear_floor_penetration();
-      run_cycle(true);
-      cb.floor_penetration = spring.floor_penetration();
-      // Keys at fps covering [0, duration] exactly, interpolated from the substep states.
-      std::size_t n = std::max<std::size_t>(1, std::size_t(std::lround(duration * params.fps)));
-      std::vector<float> key_times;
-      std::vector<std::vector<float>> values(bones);
-      for (std::size_t k = 0; k <= n; ++k) {
-        double t = duration * double(k) / double(n);
-        std::size_t j =
-            std::size_t(std::upper_bound(times.begin(), times.end(), t) - times.begin());
-        j = std::min(std::max<std::size_t>(j, 1), times.size() - 1);
-        double span = times[j] - times[j - 1],
-               u = span > 0 ? std::clamp((t - times[j - 1]) / span, 0.0, 1.0) : 0.0;
-        key_times.push_back(float(t));
-        for (std::size_t b = 0; b < bones; ++b) {
-          Eigen::Quaterniond q = states[j - 1].local[b].slerp(u, states[j].local[b]).normalized();
-          values[b].insert(values[b].end(),
-                           {float(q.x()), float(q.y()), float(q.z()), float(q.w())});
-        }
-      }
-      // The tip's swing: the widest angle between two of its directions relative to the hips,
-      // over at most 1000 evenly spaced substep states (every state for clips up to ~8 s).
-      double swing_range = 0;
-      std::size_t stride = std::max<std::size_t>(1, states.size() / 1000);
-      for (std::size_t a = 0; a < states.size(); a += stride)
-        for (std::size_t b = a + stride; b < states.size(); b += stride)
-          swing_range = std::max(
-              swing_range,
-              std::acos(std::clamp(states[a].tip_dir_hips.dot(states[b].tip_dir_hips), -1.0, 1.0)));
-      cb.tip_swing_deg = swing_range * 180 / M_PI;
-      for (std::size_t b = 0; b < bones; ++b) {
-        std::size_t last = values[b].size() - 4;
-        Eigen::Quaterniond a(values[b][3], values[b][0], values[b][1], values[b][2]);
-        Eigen::Quaterniond z(values[b][last + 3], values[b][last], values[b][last + 1],
-                             values[b][last + 2]);
-        cb.loop_closure_deg = std::max(cb.loop_closure_deg, a.angularDistance(z) * 180 / M_PI);
-      }
-      cb.keys = key_times.size();
-      // Channels: one shared input, one output per bone not already animated by the clip.
-      Json& janim = doc.gltf["animations"][std::size_t(clip)];
-      int input = add_float_accessor(doc, key_times, "SCALAR", 0, true);
-      for (std::size_t b = 0; b < bones; ++b) {
-        if (authored[b]) continue;
-        int output = add_float_accessor(doc, values[b], "VEC4", 0, false);
-        janim["samplers"].push_back(
-            {{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
-        janim["channels"].push_back({{"sampler", janim["samplers"].size() - 1},
-                                     {"target", {{"node", chain.nodes[b]}, {"path", "rotation"}}}});
-      }
-      out.push_back(cb);
-    }
-    warn_floor_penetration(std::vector<ClipBake>(out.begin() + std::ptrdiff_t(first), out.end()),
-                           chain.bones.front(), 1e-3 * c.height, warnings);
+    std::vector<ClipBake> mine;
+    for (int clip : clips)
+      mine.push_back(bake_clip(doc, model, c, chain, rig, clip, params, warnings));
+    warn_floor_penetration(mine, chain.bones.front(), 1e-3 * c.height, warnings);
+    out.insert(out.end(), mine.begin(), mine.end());
   }
   return out;
 }

@@ -130,6 +130,17 @@ int main(int argc, char** argv) {
                  "ratio of its length (0: off)")
       ->capture_default_str();
   app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
+  app.add_option("--floor-clearance", sp.floor_clearance_m,
+                 "tail thickness below its centreline at the floor (rho), m (scaled)")
+      ->capture_default_str();
+  app.add_option("--contact-damping", sp.contact_damping, "sliding damping on the floor, 1/s")
+      ->capture_default_str();
+  app.add_option("--loop-tolerance", params.bake.loop_tolerance_deg,
+                 "warm-up ends when every bone's start state repeats within this, degrees")
+      ->capture_default_str();
+  app.add_option("--max-warmup", params.bake.max_warmup_cycles,
+                 "most warm-up cycles before baking anyway (with a warning)")
+      ->capture_default_str();
   app.add_option("--floor", params.bake.floor_y,
                  "floor height g0 (world Y; default: lowest body skin at bind)");
   bool no_floor = false;
