@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs what retail needs to build and test, skipping what is already there (idempotent).
-# Debian packages: compiler, CMake, the six libraries; Node.js + npm for the real-client tests
+# Debian packages: compiler, CMake, the six libraries, GNU parallel (the sharded-batch test);
+# Node.js + npm for the real-client tests
 # (glTF-Validator), whose npm packages go to tests/js/node_modules from the committed lock file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev catch2)
+pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
+      parallel)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using retail::Json;
@@ -110,4 +111,31 @@ TEST_CASE("cli: clips are named in full or by the part after the armature prefix
   CHECK_THROWS_AS(retail::select_clips(m, {"Run"}), retail::Error); // two clips end in |Run
   CHECK_THROWS_AS(retail::select_clips(m, {"Jump"}), retail::Error);
   CHECK(retail::select_clips(m, {}).size() == 4);
+}
+
+TEST_CASE("cli: retail batch - exit 5 with a failed file - no progress bar off a terminal",
+          "[cli]") {
+  std::string root = test::temp_dir();
+  fs::create_directories(root + "/in/sub");
+  retail::write_document(retail::generate_rig(retail::RigOptions{}).doc, root + "/in/sub/a.glb");
+  test::write_bytes(root + "/in/b.glb", retail::Bytes{'n', 'o'});
+  std::string out, err;
+  int code = test::run_retail(
+      {"batch", root + "/in", root + "/out", "--summary", "-", "-j", "2", "--carry", "40"}, &out,
+      &err);
+  CHECK(code == 5);
+  CHECK(err.find('\r') == std::string::npos); // stderr is not a terminal here
+  CHECK(err.find("error: b.glb: not a glTF file") != std::string::npos);
+  CHECK(err.find("1 re-rigged, 0 up to date, 1 failed") != std::string::npos);
+  // stdout: the summary only, one JSON line per file in list order.
+  std::istringstream lines(out);
+  std::string first, second, extra;
+  std::getline(lines, first), std::getline(lines, second);
+  CHECK_FALSE(std::getline(lines, extra));
+  CHECK(retail::Json::parse(first)["path"] == "b.glb");
+  CHECK(retail::Json::parse(second)["path"] == "sub/a.glb");
+  CHECK(retail::Json::parse(second)["chains"] == 1);
+  CHECK(fs::exists(root + "/out/sub/a.glb"));
+  CHECK_FALSE(fs::exists(root + "/out/b.glb"));
+  CHECK(test::run_retail({"batch", root + "/in", root + "/out", "--shard", "3/2"}) == 1);
 }

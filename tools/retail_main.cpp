@@ -1,4 +1,5 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
+#include "retail/batch.h"
 #include "retail/error.h"
 #include "retail/info.h"
 #include "retail/pipeline.h"
@@ -8,6 +9,7 @@
 #include <iostream>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 namespace {
 
@@ -45,6 +47,38 @@ void log_summary(const retail::RunResult& r) {
 int report_error(const std::string& file, const retail::Error& e) {
   std::fprintf(stderr, "error: %s: %s\n", file.c_str(), e.what());
   return int(e.code());
+}
+
+/// `retail batch`: a progress bar on a terminal (none otherwise), one error line per failed
+/// file, exit 5 when any failed.
+int run_batch_command(const std::string& in_dir, const std::string& out_dir,
+                      const std::string& shard, const retail::RunParams& run,
+                      retail::BatchParams batch, bool quiet) {
+  try {
+    std::tie(batch.shard_index, batch.shard_count) = retail::parse_shard(shard);
+    batch.run = run;
+    bool bar = !quiet && ::isatty(STDERR_FILENO);
+    auto progress = [&](std::size_t done, std::size_t total, std::size_t failed) {
+      if (!bar) return;
+      int width = 30, filled = total ? int(width * done / total) : width;
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu files, %zu failed",
+                   std::string(std::size_t(filled), '#').c_str(),
+                   std::string(std::size_t(width - filled), '.').c_str(), done, total, failed);
+      if (done == total) std::fprintf(stderr, "\n");
+    };
+    retail::BatchResult r = retail::run_batch(in_dir, out_dir, batch, progress);
+    std::size_t ok = 0, skipped = 0;
+    for (const auto& e : r.entries) {
+      ok += e.status == "ok", skipped += e.status == "skipped";
+      if (e.status == "failed")
+        std::fprintf(stderr, "error: %s: %s\n", e.path.c_str(), e.error.c_str());
+    }
+    spdlog::info("batch: {} file(s): {} re-rigged, {} up to date, {} failed", r.entries.size(), ok,
+                 skipped, r.failed);
+    return r.exit_code;
+  } catch (const retail::Error& e) {
+    return report_error(in_dir, e);
+  }
 }
 
 } // namespace
@@ -180,6 +214,23 @@ int main(int argc, char** argv) {
                          "QA checks on the tail region (exit 6 when one fails)");
   report_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
   report_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
+  auto* batch_cmd = app.add_subcommand(
+      "batch", "re-rig every .glb/.vrm/.gltf below IN_DIR into OUT_DIR (docs/batch.md); "
+               "the options of `retail IN OUT` apply to every file");
+  batch_cmd->fallthrough();
+  std::string batch_in, batch_out, shard = "0/1";
+  retail::BatchParams batch;
+  batch_cmd->add_option("IN_DIR", batch_in, "input folder (recursive)")->required();
+  batch_cmd->add_option("OUT_DIR", batch_out, "output folder (mirrors IN_DIR)")->required();
+  batch_cmd->add_option("-j,--jobs", batch.jobs, "worker threads (0: one per core)")
+      ->capture_default_str();
+  batch_cmd->add_option("--shard", shard, "take every N-th file from the I-th: I/N")
+      ->capture_default_str();
+  batch_cmd->add_option("--summary", batch.summary_path,
+                        "one JSON line per file (- for stdout; docs/batch.md)");
+  batch_cmd->add_flag("--force", batch.force, "re-rig even outputs newer than their input");
+  batch_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
+  batch_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
   app.require_subcommand(0, 1);
 
   try {
@@ -216,6 +267,8 @@ int main(int argc, char** argv) {
       return report_error(info_in, e);
     }
   }
+  if (batch_cmd->parsed())
+    return run_batch_command(batch_in, batch_out, shard, params, batch, quiet);
   if (report_cmd->parsed()) {
     try {
       retail::MeasureResult m = retail::measure_rig(report_in, params.bind, params.stretch,

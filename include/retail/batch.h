@@ -1,0 +1,63 @@
+// retail — batch over asset folders (SPEC §11, issue 7): `retail batch IN_DIR OUT_DIR`.
+//
+// Every .glb/.vrm/.gltf below IN_DIR (recursive, symlinked folders not followed) is re-rigged
+// into the same relative path below OUT_DIR by N worker threads, each holding one file at a time
+// (memory is bounded by N files). A file that fails is reported and the batch goes on; nothing
+// is written outside OUT_DIR and a failed file leaves no output. The file list is sorted by
+// relative path, so `--shard I/N` (every N-th file from the I-th) splits it the same way on every
+// machine, and results do not depend on N workers.
+#pragma once
+
+#include "retail/pipeline.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct BatchParams {
+  RunParams run;       ///< what every file gets (report: beside its output)
+  int jobs = 0;        ///< worker threads; 0: one per hardware thread
+  int shard_index = 0; ///< --shard I/N: this job takes files i with i % N == I
+  int shard_count = 1;
+  std::string summary_path; ///< JSON lines, one per file in list order ("" none, "-" stdout)
+  bool force = false;       ///< re-rig even when the output is newer than its input
+  void validate() const;    ///< Failure: Error(Usage)
+};
+
+/// "I/N" with 0 <= I < N. Failure: Error(Usage).
+std::pair<int, int> parse_shard(const std::string& text);
+
+/// Relative paths (generic '/' form) of every model below `dir`, sorted bytewise.
+/// Failure: Error(InvalidInput) when `dir` is not a readable folder.
+std::vector<std::string> list_models(const std::string& dir);
+
+struct BatchEntry {
+  std::string path;              ///< relative to IN_DIR
+  std::string status;            ///< "ok", "skipped" (output up to date), "failed"
+  int exit_code = 0;             ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
+  std::size_t chains = 0;        ///< tail chains grown
+  Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
+  double ms = 0;
+  std::string error; ///< the message when failed, and failed checks
+};
+
+struct BatchResult {
+  std::vector<BatchEntry> entries; ///< this shard's files in list order
+  std::size_t failed = 0;
+  int exit_code = 0; ///< 0, or 5 when any file failed
+};
+
+/// One summary line (without the newline).
+std::string summary_line(const BatchEntry& e);
+
+/// Runs the batch. `progress(done, total, failed)` is called from the workers, serialised, after
+/// each file (may be empty). Summary lines are written in list order as files complete.
+/// Failure: Error(Usage) for bad params or OUT_DIR inside IN_DIR's files, Error(InvalidInput)
+/// when IN_DIR cannot be listed, Error(OutputFailed) when OUT_DIR or the summary cannot be made.
+BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
+                      const BatchParams& params,
+                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress);
+
+} // namespace retail

@@ -1,0 +1,214 @@
+// retail batch (batch.h).
+#include "retail/batch.h"
+
+#include "retail/error.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace retail {
+
+void BatchParams::validate() const {
+  run.validate();
+  if (jobs < 0 || shard_count < 1 || shard_index < 0 || shard_index >= shard_count)
+    throw Error(ExitCode::Usage,
+                "batch parameters out of range (-j >= 0, --shard I/N, 0 <= I < N)");
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  std::size_t slash = text.find('/');
+  try {
+    if (slash != std::string::npos && slash > 0 && slash + 1 < text.size()) {
+      std::size_t a = 0, b = 0;
+      int i = std::stoi(text.substr(0, slash), &a), n = std::stoi(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 0 && i < n) return {i, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw Error(ExitCode::Usage, "--shard wants I/N with 0 <= I < N, got '" + text + "'");
+}
+
+namespace {
+
+bool is_model(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".glb" || ext == ".vrm" || ext == ".gltf";
+}
+
+} // namespace
+
+std::vector<std::string> list_models(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw Error(ExitCode::InvalidInput, "'" + dir + "' is not a folder");
+  std::vector<std::string> out;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
+    if (it->is_regular_file(ec) && is_model(it->path()))
+      out.push_back(fs::relative(it->path(), dir).generic_string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string summary_line(const BatchEntry& e) {
+  Json j = {{"path", e.path},     {"status", e.status},   {"exit_code", e.exit_code},
+            {"chains", e.chains}, {"stretch", e.stretch}, {"ms", std::round(e.ms * 10) / 10},
+            {"error", e.error}};
+  return j.dump();
+}
+
+namespace {
+
+double r6(double x) {
+  return std::round(x * 1e6) / 1e6;
+}
+
+/// The worst result tail over a run's clips: largest p99 and torn share, with their clips.
+Json worst_stretch(const RunResult& r) {
+  Json out = Json::object();
+  double p99 = -1, torn = -1;
+  for (const auto& rows : r.stretch)
+    for (const auto& row : rows) {
+      if (row.result.p99 > p99)
+        p99 = row.result.p99, out["p99"] = r6(row.result.p99), out["p99_clip"] = row.name;
+      if (row.result.torn_percent > torn)
+        torn = row.result.torn_percent, out["torn_percent"] = r6(row.result.torn_percent),
+        out["torn_clip"] = row.name;
+    }
+  return out;
+}
+
+/// One file: skipped when up to date, else run; every failure becomes the entry's status.
+BatchEntry process(const fs::path& in, const fs::path& out, const std::string& rel,
+                   const BatchParams& params, const std::string& report_path) {
+  BatchEntry e;
+  e.path = rel;
+  auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (!params.force && fs::exists(out, ec) &&
+      fs::last_write_time(out, ec) > fs::last_write_time(in, ec) && !ec) {
+    e.status = "skipped";
+    return e;
+  }
+  try {
+    fs::create_directories(out.parent_path(), ec);
+    if (ec)
+      throw Error(ExitCode::OutputFailed, "cannot create '" + out.parent_path().string() + "'");
+    RunParams rp = params.run;
+    rp.report_path = report_path;
+    RunResult r = run(in.string(), out.string(), rp);
+    for (const auto& c : r.characters) e.chains += c.chains.size();
+    e.stretch = worst_stretch(r);
+    e.status = "ok";
+    if (!r.failures.empty()) {
+      e.exit_code = int(ExitCode::ChecksFailed);
+      for (const auto& f : r.failures) e.error += (e.error.empty() ? "" : "; ") + f;
+    }
+  } catch (const Error& err) {
+    e.status = "failed", e.exit_code = int(err.code()), e.error = err.what();
+  } catch (const std::bad_alloc&) {
+    e.status = "failed", e.exit_code = int(ExitCode::Unsupported), e.error = "out of memory";
+  } catch (const std::exception& err) {
+    e.status = "failed", e.exit_code = int(ExitCode::Unsupported), e.error = err.what();
+  }
+  e.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return e;
+}
+
+/// Report paths: OUT with .report.json, unless two outputs in one folder share a stem
+/// (a.glb and a.gltf), when the later ones keep their extension (a.gltf.report.json).
+std::vector<std::string> report_paths(const std::vector<fs::path>& outs) {
+  std::vector<std::string> paths;
+  std::vector<std::string> taken;
+  for (const auto& o : outs) {
+    std::string p = fs::path(o).replace_extension(".report.json").string();
+    if (std::find(taken.begin(), taken.end(), p) != taken.end()) p = o.string() + ".report.json";
+    taken.push_back(p);
+    paths.push_back(p);
+  }
+  return paths;
+}
+
+} // namespace
+
+BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
+                      const BatchParams& params,
+                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress) {
+  params.validate();
+  std::error_code ec;
+  fs::path in_abs = fs::weakly_canonical(in_dir, ec), out_abs = fs::weakly_canonical(out_dir, ec);
+  auto rel = out_abs.lexically_relative(in_abs);
+  if (!ec && !rel.empty() && *rel.begin() != "..")
+    throw Error(ExitCode::Usage, "OUT_DIR '" + out_dir + "' is inside IN_DIR '" + in_dir +
+                                     "': its outputs would be read as inputs");
+  std::vector<std::string> all = list_models(in_dir), files;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (int(i % std::size_t(params.shard_count)) == params.shard_index) files.push_back(all[i]);
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir, ec))
+    throw Error(ExitCode::OutputFailed, "cannot create the output folder '" + out_dir + "'");
+  std::vector<fs::path> outs;
+  for (const auto& f : files) outs.push_back(fs::path(out_dir) / fs::path(f));
+  std::vector<std::string> reports = report_paths(outs);
+
+  std::unique_ptr<std::ofstream> summary_file;
+  std::ostream* summary = nullptr;
+  if (params.summary_path == "-") {
+    summary = &std::cout;
+  } else if (!params.summary_path.empty()) {
+    summary_file = std::make_unique<std::ofstream>(params.summary_path, std::ios::binary);
+    if (!*summary_file)
+      throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
+    summary = summary_file.get();
+  }
+
+  BatchResult result;
+  result.entries.resize(files.size());
+  std::vector<bool> done(files.size(), false);
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::size_t finished = 0, flushed = 0;
+  auto worker = [&]() {
+    for (std::size_t i = next++; i < files.size(); i = next++) {
+      BatchEntry e =
+          process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], params, reports[i]);
+      std::lock_guard<std::mutex> lock(mutex);
+      result.entries[i] = std::move(e);
+      done[i] = true;
+      ++finished;
+      if (result.entries[i].status == "failed") ++result.failed;
+      for (; flushed < files.size() && done[flushed]; ++flushed)
+        if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
+      if (progress) progress(finished, files.size(), result.failed);
+    }
+  };
+  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  std::size_t n = std::min<std::size_t>(params.jobs > 0 ? std::size_t(params.jobs) : hw,
+                                        std::max<std::size_t>(files.size(), 1));
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  if (summary_file && !*summary_file)
+    throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
+  result.exit_code = result.failed ? int(ExitCode::BatchFailed) : 0;
+  return result;
+}
+
+} // namespace retail
