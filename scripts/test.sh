@@ -3,6 +3,7 @@
 # warnings as errors, then the same tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 #   scripts/test.sh            all tests (unit, shared-model and real-client tests)
 #   scripts/test.sh -LE clients   skip the slow real-client tests (extra args go to ctest)
+#   RETAIL_SKIP_FUZZ=1 scripts/test.sh   skip the 60-second fuzz smoke at the end
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -12,7 +13,16 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETAIL_WERROR=ON -DRETAI
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs" "$@")
 
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DRETAIL_WERROR=ON -DRETAIL_SANITIZE=ON -DRETAIL_BUILD_TESTS=ON >/dev/null
+# Optimised (-O2 -g) under the sanitizers: the shared-model bakes take minutes at -O0.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETAIL_WERROR=ON -DRETAIL_SANITIZE=ON -DRETAIL_BUILD_TESTS=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure -j"$jobs" -LE clients "$@")
+
+# A 60-second fuzz smoke of reading + validation + info (clang, libFuzzer; docs/robustness.md).
+# RETAIL_SKIP_FUZZ=1 skips it locally; CI always runs it.
+if [[ ${RETAIL_SKIP_FUZZ:-0} != 1 ]]; then
+  log=$(mktemp)
+  fuzz/run.sh 60 >"$log" 2>&1 || { tail -40 "$log"; exit 1; }
+  grep -E "^Done" "$log"
+fi

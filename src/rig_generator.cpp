@@ -101,13 +101,15 @@ void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn w
 /// A body tube along a joint chain: rings at each joint and three inside each bone.
 struct ChainCtx {
   std::vector<int> chain;
+  int per_bone = 4; ///< rings per bone (the first at the bone's head)
 };
 
 Weights chain_weight(const Skeleton&, double, int ring, int rings, const Vector3d&,
                      const void* ctx) {
   const auto& chain = static_cast<const ChainCtx*>(ctx)->chain;
+  int per = static_cast<const ChainCtx*>(ctx)->per_bone;
   int nseg = int(chain.size()) - 1;
-  int seg = std::min(ring / 4, nseg - 1), sub = ring - 4 * seg;
+  int seg = std::min(ring / per, nseg - 1), sub = ring - per * seg;
   if (ring == rings - 1) return {{chain[std::size_t(nseg - 1)], 1.0}};
   if (sub == 0 && seg > 0)
     return {{chain[std::size_t(seg - 1)], 0.5}, {chain[std::size_t(seg)], 0.5}};
@@ -115,10 +117,11 @@ Weights chain_weight(const Skeleton&, double, int ring, int rings, const Vector3
 }
 
 void add_chain_tube(MeshBuild& m, const Skeleton& sk, const std::vector<int>& chain,
-                    const std::vector<double>& radii, Vector3d end_extra, int segments) {
+                    const std::vector<double>& radii, Vector3d end_extra, int segments,
+                    int per_bone) {
   TubeSpec spec;
   spec.segments = segments;
-  ChainCtx ctx{chain};
+  ChainCtx ctx{chain, per_bone};
   std::vector<Vector3d> pts;
   for (int j : chain) pts.push_back(sk.joints[std::size_t(j)].world);
   if (end_extra.norm() > 0) { // a leaf's stub: one more point past the last joint, same bone
@@ -126,8 +129,8 @@ void add_chain_tube(MeshBuild& m, const Skeleton& sk, const std::vector<int>& ch
     ctx.chain.push_back(-1);
   }
   for (std::size_t i = 0; i + 1 < pts.size(); ++i)
-    for (int sub = 0; sub < 4; ++sub) {
-      double f = sub / 4.0;
+    for (int sub = 0; sub < per_bone; ++sub) {
+      double f = double(sub) / per_bone;
       spec.centre.push_back(pts[i] * (1 - f) + pts[i + 1] * f);
       spec.radius.push_back(radii[i] * (1 - f) + radii[i + 1] * f);
     }
@@ -168,33 +171,33 @@ Skeleton make_skeleton(double k) {
   return sk;
 }
 
-void add_body(MeshBuild& m, const Skeleton& sk, double k, int segs) {
+void add_body(MeshBuild& m, const Skeleton& sk, double k, int segs, int per) {
   auto j = [&](const char* n) { return sk.find(n); };
   add_chain_tube(m, sk, {j("Hips"), j("Spine"), j("Spine1"), j("Spine2"), j("Neck")},
-                 {0.10 * k, 0.11 * k, 0.12 * k, 0.12 * k, 0.06 * k}, Vector3d::Zero(), segs);
+                 {0.10 * k, 0.11 * k, 0.12 * k, 0.12 * k, 0.06 * k}, Vector3d::Zero(), segs, per);
   add_chain_tube(m, sk, {j("Neck"), j("Head"), j("HeadTop_End")}, {0.05 * k, 0.09 * k, 0.03 * k},
-                 Vector3d::Zero(), segs);
+                 Vector3d::Zero(), segs, per);
   for (const char* p : {"Left", "Right"}) {
     std::string s = p;
     add_chain_tube(m, sk,
                    {j((s + "UpLeg").c_str()), j((s + "Leg").c_str()), j((s + "Foot").c_str())},
-                   {0.07 * k, 0.05 * k, 0.04 * k}, Vector3d::Zero(), segs);
+                   {0.07 * k, 0.05 * k, 0.04 * k}, Vector3d::Zero(), segs, per);
     add_chain_tube(m, sk, {j((s + "Foot").c_str()), j((s + "ToeBase").c_str())},
-                   {0.04 * k, 0.03 * k}, Vector3d::Zero(), segs);
+                   {0.04 * k, 0.03 * k}, Vector3d::Zero(), segs, per);
     double sx = s == "Left" ? 1 : -1;
     add_chain_tube(m, sk,
                    {j((s + "Shoulder").c_str()), j((s + "Arm").c_str()), j((s + "ForeArm").c_str()),
                     j((s + "Hand").c_str())},
                    {0.05 * k, 0.045 * k, 0.04 * k, 0.035 * k, 0.02 * k},
-                   Vector3d(0.1 * k * sx, 0, 0), segs);
+                   Vector3d(0.1 * k * sx, 0, 0), segs, per);
   }
 }
 
 /// The tail's centreline in world metres (before scaling by k).
-std::vector<Vector3d> tail_centreline(TailStyle style, double k) {
+std::vector<Vector3d> tail_centreline(TailStyle style, double k, int subdivision) {
   std::vector<Vector3d> c;
-  for (int i = 0; i <= 16; ++i) {
-    double t = i / 16.0;
+  for (int i = 0, n = 16 * subdivision; i <= n; ++i) {
+    double t = double(i) / n;
     if (style == TailStyle::Carried)
       c.push_back(Vector3d(0, 0.93 - 0.20 * t + 0.20 * t * t, -0.08 - 0.80 * t) * k);
     else
@@ -235,11 +238,11 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
   int segs = o.tube_segments;
   if (o.tail != TailStyle::None) {
     TailCtx ctx{sk.find("LeftUpLeg"), sk.find("RightUpLeg"), sk.find("LeftLeg")};
-    centreline = tail_centreline(o.tail, k);
+    centreline = tail_centreline(o.tail, k, o.ring_subdivision);
     TubeSpec spec;
     spec.centre = centreline;
     for (std::size_t i = 0; i < centreline.size(); ++i)
-      spec.radius.push_back((0.055 - 0.035 * i / 16.0) * k);
+      spec.radius.push_back((0.055 - 0.035 * double(i) / double(centreline.size() - 1)) * k);
     spec.segments = segs;
     spec.seam = o.uv_seams;
     spec.piece = kTail;
@@ -312,6 +315,8 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
 void RigOptions::validate() const {
   if (!(height_m > 0)) throw Error(ExitCode::Usage, "height must be positive");
   if (tube_segments < 3) throw Error(ExitCode::Usage, "tube segments must be at least 3");
+  if (ring_subdivision < 1 || ring_subdivision > 1000)
+    throw Error(ExitCode::Usage, "ring subdivision must be 1..1000");
 }
 
 void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o);
@@ -325,7 +330,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.rotated) sk.rotation = Eigen::AngleAxisd(-M_PI / 2, Vector3d::UnitX()).toRotationMatrix();
   if (o.centimetres) sk.node_scale = 0.01;
   MeshBuild skin, extra;
-  add_body(skin, sk, k, o.tube_segments);
+  add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision);
   std::vector<Vector3d> centreline;
   add_pieces(skin, extra, sk, o, k, centreline);
 

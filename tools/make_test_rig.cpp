@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   app.add_flag("--all-pieces", all, "ears, cape, skirt and sheath");
   app.add_flag("--no-clips", no_clips, "no animations");
   app.add_option("--height", o.height_m, "model height in world units")->capture_default_str();
+  app.add_option("--subdivision", o.ring_subdivision, "rings along the tubes x this (density)")
+      ->capture_default_str();
   app.add_option("--segments", o.tube_segments, "vertices around each tube ring")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);

@@ -28,6 +28,7 @@ struct RigOptions {
   bool ears = false, cape = false, skirt = false, sheath = false;
   bool clips = true;      ///< Walk, HipSwing, Crouch, Idle
   int tube_segments = 12; ///< vertices around each tube ring
+  int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height or fewer than 3 segments.
   void validate() const;
 };

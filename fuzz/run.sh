@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer target with clang (ASan + UBSan) and fuzzes reading + validation + info.
+#   fuzz/run.sh SECONDS [libFuzzer args...]
+# Seeds: the shared models (../shared/data), generated rigs, and the malformed corpus
+# (tests/malformed/). New crashers land in fuzz/artifacts/; copy each into tests/malformed/ with
+# a note (the regression test replays them all).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+jobs=$(nproc)
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRETAIL_FUZZ=ON \
+  -DRETAIL_BUILD_TESTS=OFF -DRETAIL_WERROR=ON >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_read make_test_rig
+seeds=build-fuzz/seeds
+mkdir -p "$seeds" build-fuzz/corpus fuzz/artifacts
+if [[ -d ../shared/data ]]; then
+  find ../shared/data -name '*.glb' -o -name '*.vrm' -o -name '*.gltf' | while read -r f; do
+    cp "$f" "$seeds/shared-$(basename "$f")"
+  done
+fi
+for v in carried hanging none; do build-fuzz/make_test_rig --tail "$v" "$seeds/rig-$v.glb" >/dev/null 2>&1; done
+rm -f "$seeds"/*.truth.json
+[[ -d tests/malformed ]] && cp tests/malformed/* "$seeds/" 2>/dev/null || true
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  build-fuzz/fuzz_read build-fuzz/corpus "$seeds" -dict=fuzz/glb.dict -max_total_time="$seconds" \
+  -max_len=1048576 -rss_limit_mb=2048 -malloc_limit_mb=1024 -artifact_prefix=fuzz/artifacts/ \
+  -print_final_stats=1 "$@"
