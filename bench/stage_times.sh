@@ -8,7 +8,7 @@ runs=${1:-7}
 data=../shared/data
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '%-36s %5s %7s %7s %7s %7s %7s %7s %9s\n' file clips read valid skel rerig stretch write "report-ms"
+printf '%-36s %5s %7s %7s %7s %7s %7s %7s %7s %9s\n' file clips read valid skel rerig bake stretch write "report-ms"
 for f in "$data"/auto-rigged/*.glb "$data"/originals/*.glb "$data"/originals/*.vrm; do
   name=$(basename "$f")
   for i in $(seq "$runs"); do
@@ -25,6 +25,6 @@ for f in "$data"/auto-rigged/*.glb "$data"/originals/*.glb "$data"/originals/*.v
     const clips = (rs[0].characters[0]?.stretch?.clips ?? []).length;
     const report = med([...Array(runs).keys()].map((i) => +fs.readFileSync(`${dir}/m${i + 1}.txt`, "utf8") / 1000)).toFixed(1);
     console.log(`${name.padEnd(36)} ${String(clips).padStart(5)} ${t("read").padStart(7)} ${t("validate").padStart(7)} ` +
-      `${t("skeleton").padStart(7)} ${t("rerig").padStart(7)} ${t("stretch").padStart(7)} ${t("write").padStart(7)} ${report.padStart(9)}`);
+      `${t("skeleton").padStart(7)} ${t("rerig").padStart(7)} ${t("bake").padStart(7)} ${t("stretch").padStart(7)} ${t("write").padStart(7)} ${report.padStart(9)}`);
   ' "$out" "$runs" "$name"
 done

@@ -230,6 +230,12 @@ measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin
     bool ta = tail[std::size_t(edges[k].first)], tb = tail[std::size_t(edges[k].second)];
     if (rest[k] > 0 && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
   }
+  std::size_t body_edges = std::size_t(std::count(region.begin(), region.end(), 1));
+  if (params.max_body_edges > 0 && body_edges > params.max_body_edges) {
+    std::size_t stride = (body_edges + params.max_body_edges - 1) / params.max_body_edges, seen = 0;
+    for (int& r : region)
+      if (r == 1 && seen++ % stride != 0) r = -1; // every stride-th body edge is kept
+  }
   std::vector<int> needed; // vertices some measured edge touches: the only ones skinned
   {
     std::vector<char> mark(bind.size(), 0);

@@ -148,3 +148,21 @@ TEST_CASE(
     CHECK(walked);
   }
 }
+
+TEST_CASE("stretch: a large body is measured on every k-th edge - the tail whole", "[stretch]") {
+  std::string dir = test::temp_dir();
+  retail::write_document(retail::generate_rig(retail::RigOptions{}).doc, dir + "/in.glb");
+  retail::RunParams all;
+  all.stretch.max_body_edges = 0;
+  retail::RunParams some = all;
+  some.stretch.max_body_edges = 500;
+  retail::RunResult a = retail::run(dir + "/in.glb", dir + "/a.glb", all);
+  retail::RunResult b = retail::run(dir + "/in.glb", dir + "/b.glb", some);
+  const auto &full = a.stretch[0][0], &part = b.stretch[0][0];
+  REQUIRE(full.body.edges > 1000);
+  std::size_t stride = (full.body.edges + 499) / 500;
+  CHECK(part.body.edges == (full.body.edges + stride - 1) / stride); // every stride-th edge
+  CHECK(part.result.edges == full.result.edges);                     // the tail whole
+  CHECK(part.result.p99 == full.result.p99);
+  CHECK(part.body.p99 == Approx(full.body.p99).margin(0.05)); // a fair sample of the body
+}

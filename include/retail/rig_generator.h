@@ -26,8 +26,8 @@ struct RigOptions {
   bool tail_two_shells = false; ///< a fur shell over the skin shell, in a second primitive
   bool uv_seams = true;         ///< tail rings duplicate their seam vertex (as exporters do)
   bool ears = false, cape = false, skirt = false, sheath = false;
-  bool clips = true;      ///< Walk, HipSwing, Crouch, Idle
-  int tube_segments = 12; ///< vertices around each tube ring
+  bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
+  int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height or fewer than 3 segments.
   void validate() const;

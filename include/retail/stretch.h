@@ -23,6 +23,9 @@ struct StretchParams {
   int samples = 24;
   double torn_above = 1.5;
   double torn_below = 0.67;
+  /// The body baseline is measured on at most this many body edges, every k-th of the edge list
+  /// (deterministic; all of them when there are fewer; 0: all). The tail is always measured whole.
+  std::size_t max_body_edges = std::size_t(1) << 18;
   void validate() const; ///< Failure: Error(Usage)
 };
 
