@@ -12,4 +12,19 @@ void fail_output(const std::string& message) {
   throw Error(ExitCode::OutputFailed, message);
 }
 
+std::string printable(const std::string& text) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out.push_back(char(c));
+    } else {
+      out += "\\x";
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
 } // namespace retail

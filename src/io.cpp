@@ -130,7 +130,7 @@ Json parse_json_text(const char* begin, const char* end) {
   try {
     j = Json::parse(begin, end);
   } catch (const nlohmann::json::exception& e) {
-    fail_invalid(std::string("JSON: ") + e.what());
+    fail_invalid("JSON: " + printable(e.what()));
   }
   if (!j.is_object()) fail_invalid("JSON: the top level is not an object");
   return j;

@@ -53,6 +53,8 @@ std::vector<Case> corpus() {
   };
   file(
       "wrong magic", [](Bytes& b) { b[0] = 'X'; }, 2, "not a glTF file");
+  file( // found by the fuzzer: the parser's excerpt of the bad bytes went into the message raw
+      "a stray byte in a JSON key", [](Bytes& b) { b[22] = 0xC6; }, 2, "JSON: ");
   file(
       "GLB version 1", [](Bytes& b) { put_u32(b, 4, 1); }, 3, "GLB header: container version 1");
   file(
@@ -202,6 +204,10 @@ TEST_CASE("malformed corpus: documented exit code - one line naming the object -
     CHECK(err.rfind("error: " + in + ": ", 0) == 0);
     CHECK(err.find(k.message) != std::string::npos);
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+    CHECK(std::all_of(err.begin(), err.end(), [](char ch) { // plain text, whatever the input
+      auto u = static_cast<unsigned char>(ch);
+      return ch == '\n' || (u >= 0x20 && u < 0x7f);
+    }));
     CHECK_FALSE(fs::exists(out));
     CHECK(retail::read_file(in) == bytes); // input untouched
     int info_code = test::run_retail({"info", in}, nullptr, &err);

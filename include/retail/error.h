@@ -30,6 +30,10 @@ private:
 };
 
 /// Shorthands: throw an InvalidInput (exit 2) / Unsupported (exit 3) / OutputFailed (exit 4) error.
+/// `text` with every byte outside printable ASCII written as \xNN: for messages that quote file
+/// content (a parser's "last read" excerpt), so logs and JSON reports stay valid text.
+std::string printable(const std::string& text);
+
 [[noreturn]] void fail_invalid(const std::string& message);
 [[noreturn]] void fail_unsupported(const std::string& message);
 [[noreturn]] void fail_output(const std::string& message);
