@@ -69,7 +69,7 @@ std::string summary_line(const BatchEntry& e) {
   Json j = {{"path", e.path},     {"status", e.status},   {"exit_code", e.exit_code},
             {"chains", e.chains}, {"stretch", e.stretch}, {"ms", std::round(e.ms * 10) / 10},
             {"error", e.error}};
-  return j.dump();
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace); // paths need not be UTF-8
 }
 
 namespace {

@@ -302,7 +302,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
   result.report = make_report(ri);
   if (result.report_path != "-") {
-    std::string text = result.report.dump(2) + "\n";
+    std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
     try {
       write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
     } catch (const Error&) {

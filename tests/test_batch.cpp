@@ -208,3 +208,20 @@ TEST_CASE("batch: --shard parses I/N - OUT_DIR inside IN_DIR is refused", "[batc
   CHECK_THROWS_AS(retail::run_batch(root + "/missing", root + "/out", params(1), nullptr),
                   retail::Error);
 }
+
+TEST_CASE("batch: a file name that is not UTF-8 - the summary and report stay valid JSON",
+          "[batch]") {
+  std::string root = test::temp_dir(), name = std::string("odd\xff") + ".glb";
+  fs::create_directories(root + "/in");
+  retail::write_document(retail::generate_rig(retail::RigOptions{}).doc, root + "/in/" + name);
+  retail::BatchParams p = params(1);
+  p.summary_path = root + "/s.jsonl";
+  retail::BatchResult r = retail::run_batch(root + "/in", root + "/out", p, nullptr);
+  REQUIRE(r.entries.size() == 1);
+  CHECK(r.entries[0].status == "ok");
+  std::ifstream f(p.summary_path);
+  std::string line;
+  REQUIRE(std::getline(f, line));
+  CHECK(retail::Json::parse(line)["status"] == "ok"); // the path's bad byte became U+FFFD
+  CHECK_NOTHROW(retail::Json::parse(std::ifstream(root + "/out/odd\xff.report.json")));
+}

@@ -259,7 +259,7 @@ int main(int argc, char** argv) {
       retail::Input in = retail::load_input(info_in, params.bind, stats);
       retail::Json info = retail::make_info(info_in, in.doc, in.model, in.characters);
       if (info_json)
-        std::cout << info.dump(2) << "\n";
+        std::cout << info.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
       else
         std::cerr << retail::format_info(info);
       return 0;
@@ -280,9 +280,10 @@ int main(int argc, char** argv) {
         if (!quiet) std::cerr << retail::format_stretch_table(m.stretch[k]);
       }
       if (report_json == "-")
-        std::cout << m.json.dump(2) << "\n";
+        std::cout << m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
       else if (!report_json.empty()) {
-        std::string text = m.json.dump(2) + "\n";
+        std::string text =
+            m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
         retail::write_file_atomic(report_json, retail::Bytes(text.begin(), text.end()));
       }
       for (const auto& f : m.failures) spdlog::error("check failed: {}", f);
@@ -303,7 +304,8 @@ int main(int argc, char** argv) {
     log_summary(r);
     for (const auto& rows : r.stretch)
       if (!rows.empty() && !quiet) std::cerr << retail::format_stretch_table(rows);
-    if (r.report_path == "-") std::cout << r.report.dump(2) << "\n";
+    if (r.report_path == "-")
+      std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
     spdlog::info("wrote {}{}", out_path, r.report_path == "-" ? "" : " and " + r.report_path);
     for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
     return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
