@@ -8,8 +8,10 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <limits>
+#include <sstream>
 
 namespace fs = std::filesystem;
 using retail::Bytes;
@@ -249,4 +251,30 @@ TEST_CASE("malformed: truncation at many offsets and byte flips never crash", "[
     } catch (const retail::Error&) {
     }
   }
+}
+
+TEST_CASE("malformed corpus: the fuzzer's finds replay with their exit code and message",
+          "[malformed]") {
+  std::string dir = std::string(RETAIL_SOURCE_DIR) + "/tests/malformed";
+  std::ifstream list(dir + "/expected.tsv");
+  REQUIRE(list);
+  std::string line;
+  int n = 0;
+  while (std::getline(list, line)) {
+    std::istringstream fields(line);
+    std::string file, code, message;
+    std::getline(fields, file, '\t'), std::getline(fields, code, '\t'),
+        std::getline(fields, message);
+    INFO(file);
+    std::string err;
+    int exit_code = test::run_retail({"info", dir + "/" + file}, nullptr, &err);
+    CHECK(exit_code == std::stoi(code));
+    CHECK(err.find(message) != std::string::npos);
+    CHECK(std::all_of(err.begin(), err.end(), [](char ch) {
+      auto u = static_cast<unsigned char>(ch);
+      return ch == '\n' || (u >= 0x20 && u < 0x7f);
+    }));
+    ++n;
+  }
+  CHECK(n >= 2);
 }
