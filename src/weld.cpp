@@ -68,24 +68,30 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
            to_world.topRightCorner<3, 1>())
               .transpose();
   }
-  // Weld: a hash grid with cells of the tolerance; look in the 27 cells around each vertex.
-  double tol = std::max(params.weld_tolerance_h * c.height, 1e-12);
+  // Weld: a hash grid with cells twice the tolerance, so the tolerance ball around a vertex
+  // meets at most two cells per axis: its own and the neighbour on the side it is nearer to
+  // (8 lookups, not 27; the same candidates).
+  double tol = std::max(params.weld_tolerance_h * c.height, 1e-12), size = 2 * tol;
   std::unordered_map<std::array<std::int64_t, 3>, std::vector<int>, CellHash> grid;
+  grid.reserve(total);
   m.weld_of.assign(total, -1);
   std::vector<Eigen::RowVector3d> welded;
   for (std::size_t i = 0; i < total; ++i) {
     Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
-    std::array<std::int64_t, 3> cell;
-    for (int k = 0; k < 3; ++k) cell[std::size_t(k)] = std::int64_t(std::floor(p[k] / tol));
+    std::array<std::int64_t, 3> cell, side;
+    for (int k = 0; k < 3; ++k) {
+      double x = p[k] / size, f = std::floor(x);
+      cell[std::size_t(k)] = std::int64_t(f);
+      side[std::size_t(k)] = x - f < 0.5 ? -1 : 1;
+    }
     int found = -1;
-    for (int dx = -1; dx <= 1 && found < 0; ++dx)
-      for (int dy = -1; dy <= 1 && found < 0; ++dy)
-        for (int dz = -1; dz <= 1 && found < 0; ++dz) {
-          auto g = grid.find({cell[0] + dx, cell[1] + dy, cell[2] + dz});
-          if (g == grid.end()) continue;
-          for (int w : g->second)
-            if ((welded[std::size_t(w)] - p).norm() <= tol && (found < 0 || w < found)) found = w;
-        }
+    for (int n = 0; n < 8; ++n) {
+      auto g = grid.find({cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
+                          cell[2] + (n & 4 ? side[2] : 0)});
+      if (g == grid.end()) continue;
+      for (int w : g->second)
+        if ((welded[std::size_t(w)] - p).norm() <= tol && (found < 0 || w < found)) found = w;
+    }
     if (found < 0) {
       found = int(welded.size());
       welded.push_back(p);
