@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Installs what retail needs to build and test, skipping what is already there (idempotent).
 # Debian packages: compiler, CMake, the six libraries, GNU parallel (the sharded-batch test),
-# clang (its libFuzzer builds the fuzz smoke);
+# clang (its libFuzzer builds the fuzz smoke), Blender 3.4 and numpy for its glTF importer (the
+# Blender client test);
 # Node.js + npm for the real-client tests
 # (glTF-Validator), whose npm packages go to tests/js/node_modules from the committed lock file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
-      parallel clang)
+      parallel clang blender python3-numpy)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()
