@@ -2,7 +2,8 @@
 // of every vertex of the file's first character at SAMPLES evenly spaced times per clip, for the
 // three.js cross-check (tests/js/threejs_skinning.mjs). OUT.bin holds float32 x, y, z per vertex,
 // clip after clip, time after time; OUT.bin.json says how to read it: the primitives (node, mesh,
-// primitive, first vertex, count), the clips with their times, and H.
+// primitive, first vertex, count), the clips with their times (a file without clips: its saved
+// pose once, under a null name), and H.
 #include "retail/animation.h"
 #include "retail/error.h"
 #include "retail/pipeline.h"
@@ -31,6 +32,18 @@ int main(int argc, char** argv) {
                                     {"count", s.count}});
     std::ofstream out(argv[2], std::ios::binary);
     std::vector<float> buffer;
+    meta["clips"] = retail::Json::array();
+    auto write = [&](const std::vector<Eigen::Vector3d>& p) {
+      buffer.clear();
+      for (const auto& v : p)
+        buffer.insert(buffer.end(), {float(v.x()), float(v.y()), float(v.z())});
+      out.write(reinterpret_cast<const char*>(buffer.data()),
+                std::streamsize(buffer.size() * sizeof(float)));
+    };
+    if (in.model.animations.empty()) { // no clip: the saved pose, once (name null)
+      write(skin.pose(retail::compose_world(in.model, retail::saved_locals(in.model))));
+      meta["clips"].push_back({{"name", nullptr}, {"times", {0.0}}});
+    }
     for (std::size_t a = 0; a < in.model.animations.size(); ++a) {
       retail::ClipSampler clip(in.doc, in.model, int(a));
       retail::Json times = retail::Json::array();

@@ -1,5 +1,5 @@
 // three.js's CPU skinning against retail's own (issue 6): for every output of the shared
-// auto-rigged files, GLTFLoader loads it, every clip plays in an AnimationMixer, and
+// auto-rigged files and godette.vrm, GLTFLoader loads it, every clip plays in an AnimationMixer, and
 // SkinnedMesh.getVertexPosition (world space) must match retail's SkinSampler within 1e-4 H on
 // every vertex at 24 times per clip.
 //   node threejs_skinning.mjs --retail PATH --positions PATH --out DIR --shared DIR
@@ -25,9 +25,12 @@ function load(file) {
 }
 
 let failed = false;
-for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.glb')).sort()) {
-  const output = path.join(outDir, name), bin = path.join(outDir, name + '.pos');
-  execFileSync(retail, ['-q', path.join(dir, name), output], { stdio: ['ignore', 'ignore', 'ignore'] });
+const inputs = fs.readdirSync(dir).filter((f) => f.endsWith('.glb')).sort().map((f) => path.join(dir, f));
+const vrm = path.join(opt('--shared'), 'originals', 'godette.vrm');
+if (fs.existsSync(vrm)) inputs.push(vrm); // a VRM avatar: plain GLTFLoader, its skins and clips
+for (const input of inputs) {
+  const name = path.basename(input), output = path.join(outDir, name), bin = path.join(outDir, name + '.pos');
+  execFileSync(retail, ['-q', input, output], { stdio: ['ignore', 'ignore', 'ignore'] });
   execFileSync(positions, [output, bin, '24']);
   const meta = JSON.parse(fs.readFileSync(bin + '.json', 'utf8'));
   const ours = new Float32Array(fs.readFileSync(bin).buffer.slice(0));
@@ -49,14 +52,18 @@ for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.glb')).sort())
   const mixer = new THREE.AnimationMixer(gltf.scene), v = new THREE.Vector3();
   let worst = 0, where = '', compared = 0, block = 0;
   for (const [c, clipMeta] of meta.clips.entries()) {
-    const clip = gltf.animations.find((a) => a.name === clipMeta.name) ?? gltf.animations[c];
+    // No clip in the file: its saved pose, as loaded.
+    const clip = clipMeta.name === null ? null
+      : gltf.animations.find((a) => a.name === clipMeta.name) ?? gltf.animations[c];
     mixer.stopAllAction();
-    const action = mixer.clipAction(clip);
-    action.setLoop(THREE.LoopOnce, 1);
-    action.clampWhenFinished = true; // t = duration is the last pose, not the first again
-    action.reset().play();
+    if (clip) {
+      const action = mixer.clipAction(clip);
+      action.setLoop(THREE.LoopOnce, 1);
+      action.clampWhenFinished = true; // t = duration is the last pose, not the first again
+      action.reset().play();
+    }
     for (const t of clipMeta.times) {
-      mixer.setTime(Math.min(t, clip.duration));
+      if (clip) mixer.setTime(Math.min(t, clip.duration));
       gltf.scene.updateMatrixWorld(true);
       const base = block * meta.vertices * 3;
       for (const { mesh, first, count } of meshes) {
@@ -65,7 +72,7 @@ for (const name of fs.readdirSync(dir).filter((f) => f.endsWith('.glb')).sort())
           mesh.getVertexPosition(i, v).applyMatrix4(mesh.matrixWorld);
           const k = base + 3 * (first + i);
           const d = Math.hypot(v.x - ours[k], v.y - ours[k + 1], v.z - ours[k + 2]);
-          if (d > worst) { worst = d; where = `${clip.name} t=${t.toFixed(3)} vertex ${first + i}`; }
+          if (d > worst) { worst = d; where = `${clip?.name ?? 'saved pose'} t=${t.toFixed(3)} vertex ${first + i}`; }
           ++compared;
         }
       }
