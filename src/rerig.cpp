@@ -79,7 +79,7 @@ void extend_skin(Document& doc, const Model& model, int s, const Eigen::Matrix4d
 
 /// Rewrites JOINTS_n/WEIGHTS_n of one primitive with `changed` vertices replaced.
 void write_weights(Document& doc, const Model& model, const SourcePrimitive& src,
-                   const std::map<int, int>& skin_index,
+                   const std::map<int, int>& skin_index, int hips_node,
                    const std::map<std::size_t, NewWeights>& changed) {
   const Primitive& prim =
       model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
@@ -104,11 +104,22 @@ void write_weights(Document& doc, const Model& model, const SourcePrimitive& src
         for (int k = 0; k < 4; ++k) vals[std::size_t(k)] = w(Eigen::Index(v), k);
       } else {
         for (int k = 0; k < 4; ++k) joints[v * 4 + std::size_t(k)] = 0;
-        if (set == 0)
-          for (std::size_t k = 0; k < it->second.joints.size() && k < 4; ++k) {
-            joints[v * 4 + k] = std::uint32_t(skin_index.at(it->second.joints[k].first));
-            vals[k] = it->second.joints[k].second;
+        if (set == 0) {
+          // Influences on joints this primitive's skin lacks (a root band blending across two
+          // skins of one character) are dropped and the rest renormalised; hips is in every skin.
+          std::size_t slot = 0;
+          double sum = 0;
+          for (const auto& [node, weight] : it->second.joints) {
+            auto found = skin_index.find(node);
+            if (found == skin_index.end() || slot == 4) continue;
+            joints[v * 4 + slot] = std::uint32_t(found->second);
+            vals[slot++] = weight, sum += weight;
           }
+          if (sum > 0)
+            for (double& x : vals) x /= sum;
+          else
+            joints[v * 4] = std::uint32_t(skin_index.at(hips_node)), vals[0] = 1;
+        }
       }
       if (wmax == 0) {
         for (double x : vals) wf.push_back(float(x));
@@ -171,9 +182,7 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
   double width = params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
-  std::vector<int> index(mesh.size(), -1);
-  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
-    inside[std::size_t(piece.vertices[i])] = true, index[std::size_t(piece.vertices[i])] = int(i);
+  for (int w : piece.vertices) inside[std::size_t(w)] = true;
   std::vector<int> first(mesh.size(), -1); // first original of each welded vertex
   for (std::size_t v = mesh.weld_of.size(); v-- > 0;) first[std::size_t(mesh.weld_of[v])] = int(v);
   auto fixed = [&](int w) {
@@ -347,7 +356,7 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
       continue;
     }
     done[key] = &src;
-    write_weights(doc, model, src, skin_index[src.where.skin], mine);
+    write_weights(doc, model, src, skin_index[src.where.skin], c.roles.hips, mine);
   }
   return out;
 }

@@ -212,7 +212,8 @@ void SpringChain::step(const HipsPose& hips, double dt) {
       contact_[i] = true;
     }
     p_[i] = p;
-    // 8. Read back: the local rotation that takes the rest direction onto the particle.
+    // 8. Read back: the bend from the rest direction (for the coupling) and the local rotation
+    //    that takes the bind direction onto the particle (what the bone is written with).
     Vector3d final_dir = parent.conjugate() * (p - h).normalized();
     Quaterniond bend_parent = swing(r_[i], final_dir);
     q_[i] = (A * bend_parent * A.conjugate()).normalized();
