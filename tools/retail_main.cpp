@@ -314,5 +314,9 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: %s: out of memory\n", in_path.c_str());
     return int(retail::ExitCode::Unsupported);
+  } catch (const std::exception& e) { // a bug, but never a crash (docs/exit-codes.md)
+    std::fprintf(stderr, "error: %s: internal error (please report): %s\n", in_path.c_str(),
+                 retail::printable(e.what()).c_str());
+    return int(retail::ExitCode::Unsupported);
   }
 }
