@@ -44,6 +44,17 @@ void log_summary(const retail::RunResult& r) {
   }
 }
 
+/// Anything but retail::Error is a bug; still a line and exit 3, never a crash (exit-codes.md).
+int internal_error(const std::string& file, const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) {
+    std::fprintf(stderr, "error: %s: out of memory\n", file.c_str());
+  } else {
+    std::fprintf(stderr, "error: %s: internal error (please report): %s\n", file.c_str(),
+                 retail::printable(e.what()).c_str());
+  }
+  return int(retail::ExitCode::Unsupported);
+}
+
 int report_error(const std::string& file, const retail::Error& e) {
   std::fprintf(stderr, "error: %s: %s\n", file.c_str(), e.what());
   return int(e.code());
@@ -78,6 +89,8 @@ int run_batch_command(const std::string& in_dir, const std::string& out_dir,
     return r.exit_code;
   } catch (const retail::Error& e) {
     return report_error(in_dir, e);
+  } catch (const std::exception& e) {
+    return internal_error(in_dir, e);
   }
 }
 
@@ -265,6 +278,8 @@ int main(int argc, char** argv) {
       return 0;
     } catch (const retail::Error& e) {
       return report_error(info_in, e);
+    } catch (const std::exception& e) {
+      return internal_error(info_in, e);
     }
   }
   if (batch_cmd->parsed())
@@ -290,6 +305,8 @@ int main(int argc, char** argv) {
       return m.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
     } catch (const retail::Error& e) {
       return report_error(report_in, e);
+    } catch (const std::exception& e) {
+      return internal_error(report_in, e);
     }
   }
   if (in_path.empty() || out_path.empty()) {
@@ -311,12 +328,7 @@ int main(int argc, char** argv) {
     return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
   } catch (const retail::Error& e) {
     return report_error(in_path, e);
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: %s: out of memory\n", in_path.c_str());
-    return int(retail::ExitCode::Unsupported);
-  } catch (const std::exception& e) { // a bug, but never a crash (docs/exit-codes.md)
-    std::fprintf(stderr, "error: %s: internal error (please report): %s\n", in_path.c_str(),
-                 retail::printable(e.what()).c_str());
-    return int(retail::ExitCode::Unsupported);
+  } catch (const std::exception& e) {
+    return internal_error(in_path, e);
   }
 }
