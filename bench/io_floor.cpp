@@ -32,8 +32,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "io_floor: cannot write %s\n", out.c_str());
       return 4;
     }
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                     .count());
   }
   std::sort(ms.begin(), ms.end());
   std::printf("%.1f\n", ms[ms.size() / 2]);
