@@ -2,6 +2,7 @@
 #include "retail/batch.h"
 
 #include "retail/error.h"
+#include "retail/report.h"
 
 #include <algorithm>
 #include <atomic>
@@ -74,10 +75,6 @@ std::string summary_line(const BatchEntry& e) {
 
 namespace {
 
-double r6(double x) {
-  return std::round(x * 1e6) / 1e6;
-}
-
 /// The worst result tail over a run's clips: largest p99 and torn share, with their clips.
 Json worst_stretch(const RunResult& r) {
   Json out = Json::object();
@@ -85,9 +82,9 @@ Json worst_stretch(const RunResult& r) {
   for (const auto& rows : r.stretch)
     for (const auto& row : rows) {
       if (row.result.p99 > p99)
-        p99 = row.result.p99, out["p99"] = r6(row.result.p99), out["p99_clip"] = row.name;
+        p99 = row.result.p99, out["p99"] = round6(row.result.p99), out["p99_clip"] = row.name;
       if (row.result.torn_percent > torn)
-        torn = row.result.torn_percent, out["torn_percent"] = r6(row.result.torn_percent),
+        torn = row.result.torn_percent, out["torn_percent"] = round6(row.result.torn_percent),
         out["torn_clip"] = row.name;
     }
   return out;

@@ -38,13 +38,7 @@ namespace {
 std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
                                 const std::vector<Eigen::Vector3d>& J, int K) {
   std::vector<std::vector<double>> d(static_cast<std::size_t>(K));
-  auto polyline = [&](int v) {
-    Eigen::Vector3d p = m.welded.row(v).transpose();
-    double best = INFINITY;
-    for (std::size_t i = 0; i + 1 < J.size(); ++i)
-      best = std::min(best, segment_distance(p, J[i], J[i + 1]));
-    return best;
-  };
+  auto polyline = [&](int v) { return polyline_distance(m.welded.row(v).transpose(), J); };
   for (int v : piece.collar) d[0].push_back(polyline(v));
   double L = std::max(piece.length, 1e-12);
   for (std::size_t k = 0; k < piece.vertices.size(); ++k) {

@@ -57,6 +57,14 @@ double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
   return (p - (a + s * ab)).norm();
 }
 
+double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line) {
+  if (line.size() == 1) return (p - line[0]).norm();
+  double best = INFINITY;
+  for (std::size_t i = 0; i + 1 < line.size(); ++i)
+    best = std::min(best, segment_distance(p, line[i], line[i + 1]));
+  return best;
+}
+
 std::vector<Segment> bone_segments(const Character& c, const std::vector<bool>& deforming,
                                    const DistanceParams& params) {
   params.validate();

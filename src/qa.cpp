@@ -2,6 +2,7 @@
 #include "retail/qa.h"
 
 #include "retail/error.h"
+#include "retail/report.h"
 
 #include <cmath>
 #include <cstdio>
@@ -11,7 +12,7 @@ namespace retail {
 namespace {
 
 double r6(double v) {
-  return std::round(v * 1e6) / 1e6;
+  return round6(v);
 }
 
 double metric(const RegionStretch& r, const std::string& m) {

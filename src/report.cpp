@@ -7,10 +7,14 @@
 #include <filesystem>
 
 namespace retail {
+double round6(double v) {
+  return std::round(v * 1e6) / 1e6;
+}
+
 namespace {
 
 double r6(double v) {
-  return std::round(v * 1e6) / 1e6;
+  return round6(v);
 }
 
 Json vec(const Eigen::Vector3d& p) {

@@ -170,6 +170,11 @@ std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, 
 
 namespace {
 
+/// Node of chain bone b: 0 the hips, 1..K Tail_b (`nodes` from add_chain_nodes).
+int chain_node(int b, int hips, const std::vector<int>& nodes) {
+  return b == 0 ? hips : nodes[std::size_t(b - 1)];
+}
+
 /// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h);
 /// writes the band's original vertices into `changed` (never one already changed) and returns
 /// how many.
@@ -183,20 +188,17 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
   for (int w : piece.vertices) inside[std::size_t(w)] = true;
-  std::vector<int> first(mesh.size(), -1); // first original of each welded vertex
-  for (std::size_t v = mesh.weld_of.size(); v-- > 0;) first[std::size_t(mesh.weld_of[v])] = int(v);
   auto fixed = [&](int w) {
     Influences inf;
     if (inside[std::size_t(w)]) { // the collar's own weights: the chain's at g = 0
       ChainWeight cw = chain_weight(0.0, piece.length, r.chain.bones);
-      for (int k = 0; k < cw.count; ++k) {
-        int b = cw.bone[std::size_t(k)];
-        inf.push_back(
-            {b == 0 ? c.roles.hips : r.nodes[std::size_t(b - 1)], cw.weight[std::size_t(k)]});
-      }
+      for (int k = 0; k < cw.count; ++k)
+        inf.push_back({chain_node(cw.bone[std::size_t(k)], c.roles.hips, r.nodes),
+                       cw.weight[std::size_t(k)]});
       return inf;
     }
-    std::size_t v = std::size_t(first[std::size_t(w)]);
+    std::size_t v = SIZE_MAX; // its first original vertex (they share the weld's weights)
+    each_original(w, [&](std::size_t o) { v = std::min(v, o); });
     for (int k = 0; k < SkinWeights::kMax; ++k)
       if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
         inf.push_back(
@@ -307,8 +309,7 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
         double after = 0;
         for (int k = 0; k < cw.count; ++k) {
           int b = cw.bone[std::size_t(k)];
-          nw.joints.push_back(
-              {b == 0 ? c.roles.hips : r.nodes[std::size_t(b - 1)], cw.weight[std::size_t(k)]});
+          nw.joints.push_back({chain_node(b, c.roles.hips, r.nodes), cw.weight[std::size_t(k)]});
           after += cw.weight[std::size_t(k)] * chain_bone_distance(p, b);
         }
         r.distance_before += distance_before(v);

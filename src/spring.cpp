@@ -110,6 +110,16 @@ void SpringChain::reset(const HipsPose& hips) {
 
 namespace {
 
+/// A limit moved a particle's direction from `from` back to `to`: the part of `v` that keeps
+/// pushing towards `from` (tangent at `to`) is removed, so it cannot build up and snap free.
+void remove_push(const Vector3d& from, const Vector3d& to, Vector3d& v) {
+  Vector3d push = from - from.dot(to) * to;
+  if (push.norm() <= 1e-12) return;
+  push.normalize();
+  double into = v.dot(push);
+  if (into > 0) v -= into * push;
+}
+
 /// Direction `dir` pulled back to within `limit` radians of `bind` (the skin's limit); the
 /// velocity pushing further out is removed.
 Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, Vector3d& v) {
@@ -117,12 +127,7 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, V
   if (!(angle > limit)) return dir;
   Vector3d out =
       (Quaterniond::Identity().slerp(limit / angle, swing(bind, dir)) * bind).normalized();
-  Vector3d push = dir - dir.dot(out) * out;
-  if (push.norm() > 1e-12) {
-    push.normalize();
-    double into = v.dot(push);
-    if (into > 0) v -= into * push;
-  }
+  remove_push(dir, out, v);
   return out;
 }
 
@@ -179,14 +184,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     Vector3d free_dir = parent * (A.conjugate() * q * A * r_[i]);
     if (theta > limit) q = I.slerp(limit / theta, q).normalized();
     Vector3d dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
-    if (theta > limit) {
-      Vector3d push = free_dir - free_dir.dot(dir) * dir;
-      if (push.norm() > 1e-12) {
-        push.normalize();
-        double into = v_[i].dot(push);
-        if (into > 0) v_[i] -= into * push;
-      }
-    }
+    if (theta > limit) remove_push(free_dir, dir, v_[i]);
     dir = skin_limited(dir, parent * rig_.authored[i], skin_limit_[i], v_[i]);
     Vector3d p = h + len * dir;
     // 6. The forward plane through the tail root: no particle in front of it.

@@ -86,12 +86,8 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
     std::vector<Eigen::Vector3d> line;
     for (const auto& p : rig.truth["tail_centreline"])
       line.push_back({p[0].get<double>(), p[1].get<double>(), p[2].get<double>()});
-    for (const auto& j : ch.chain.joints) {
-      double d2 = INFINITY;
-      for (std::size_t i = 0; i + 1 < line.size(); ++i)
-        d2 = std::min(d2, retail::segment_distance(j, line[i], line[i + 1]));
-      CHECK(d2 <= 0.02 * c.height);
-    }
+    for (const auto& j : ch.chain.joints)
+      CHECK(retail::polyline_distance(j, line) <= 0.02 * c.height);
     CHECK(ch.distance_after <= 0.5 * ch.distance_before);
     // The skin radius at interior joints: the generator's tube narrows from 0.055 to 0.020
     // (x H / 1.8) along its 17 centreline points. Measured from the chords between joints of a

@@ -37,6 +37,14 @@ int attribute(const retail::Document& d, const char* name) {
   return d.gltf["meshes"][0]["primitives"][0]["attributes"][name].get<int>();
 }
 
+/// Printable ASCII lines only: what every error message must be.
+bool plain_text(const std::string& text) {
+  return std::all_of(text.begin(), text.end(), [](char ch) {
+    auto u = static_cast<unsigned char>(ch);
+    return ch == '\n' || (u >= 0x20 && u < 0x7f);
+  });
+}
+
 void put_u32(Bytes& b, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + std::size_t(i)] = std::uint8_t(v >> (8 * i));
 }
@@ -206,10 +214,7 @@ TEST_CASE("malformed corpus: documented exit code - one line naming the object -
     CHECK(err.rfind("error: " + in + ": ", 0) == 0);
     CHECK(err.find(k.message) != std::string::npos);
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
-    CHECK(std::all_of(err.begin(), err.end(), [](char ch) { // plain text, whatever the input
-      auto u = static_cast<unsigned char>(ch);
-      return ch == '\n' || (u >= 0x20 && u < 0x7f);
-    }));
+    CHECK(plain_text(err)); // whatever the input
     CHECK_FALSE(fs::exists(out));
     CHECK(retail::read_file(in) == bytes); // input untouched
     int info_code = test::run_retail({"info", in}, nullptr, &err);
@@ -270,10 +275,7 @@ TEST_CASE("malformed corpus: the fuzzer's finds replay with their exit code and 
     int exit_code = test::run_retail({"info", dir + "/" + file}, nullptr, &err);
     CHECK(exit_code == std::stoi(code));
     CHECK(err.find(message) != std::string::npos);
-    CHECK(std::all_of(err.begin(), err.end(), [](char ch) {
-      auto u = static_cast<unsigned char>(ch);
-      return ch == '\n' || (u >= 0x20 && u < 0x7f);
-    }));
+    CHECK(plain_text(err)); // whatever the input
     ++n;
   }
   CHECK(n >= 2);

@@ -63,13 +63,6 @@ std::vector<Eigen::Vector3d> artist_polyline(const std::string& path) {
   return line;
 }
 
-double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line) {
-  double best = INFINITY;
-  for (std::size_t i = 0; i + 1 < line.size(); ++i)
-    best = std::min(best, retail::segment_distance(p, line[i], line[i + 1]));
-  return best;
-}
-
 } // namespace
 
 TEST_CASE("shared tail: one chain per auto-rigged file that matches the artist's tail",
@@ -100,8 +93,8 @@ TEST_CASE("shared tail: one chain per auto-rigged file that matches the artist's
     double worst = 0;
     std::string per_joint;
     for (const auto& j : chain.chain.joints) {
-      worst = std::max(worst, polyline_distance(j, line));
-      per_joint += " " + std::to_string(polyline_distance(j, line) / height);
+      worst = std::max(worst, retail::polyline_distance(j, line));
+      per_joint += " " + std::to_string(retail::polyline_distance(j, line) / height);
     }
     INFO("joint distances / H:" << per_joint);
     CHECK(worst <= 0.05 * height);

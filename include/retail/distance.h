@@ -41,6 +41,9 @@ struct DistanceParams {
 double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
                         const Eigen::Vector3d& b, double* t = nullptr);
 
+/// Distance from p to the polyline through `line` (its point when it has one; +inf when empty).
+double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line);
+
 /// Bone segments of the deforming skeleton: parent -> child for every deforming parent, a stub
 /// past every deforming leaf along its incoming bone (length stub_fraction × that bone), and a
 /// point at a deforming joint that has neither. Helpers that carry no weight (IK, pole targets)

@@ -38,4 +38,7 @@ Json make_report(const ReportInput& in);
 /// Default report path: OUT with its extension replaced by `.report.json`.
 std::string default_report_path(const std::string& out_path);
 
+/// `v` rounded to 6 decimals: how figures are written into reports and summaries.
+double round6(double v);
+
 } // namespace retail

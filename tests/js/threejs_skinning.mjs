@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { loadGltf } from './load_gltf.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => args[args.indexOf(name) + 1];
@@ -16,13 +16,7 @@ const dir = path.join(opt('--shared'), 'auto-rigged');
 if (!fs.existsSync(dir)) { console.log(`SKIPPED: ${dir} does not exist`); process.exit(0); }
 fs.mkdirSync(outDir, { recursive: true });
 
-function load(file) {
-  const bytes = fs.readFileSync(file);
-  const loader = new GLTFLoader();
-  loader.register(() => ({ name: 'retail_skip_textures', loadTexture: () => Promise.resolve(new THREE.Texture()) }));
-  return new Promise((resolve, reject) =>
-    loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', resolve, reject));
-}
+const load = (file) => loadGltf(file);
 
 let failed = false;
 const inputs = fs.readdirSync(dir).filter((f) => f.endsWith('.glb')).sort().map((f) => path.join(dir, f));

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { loadGltf } from './load_gltf.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; args.splice(i, 2); return v; };
@@ -26,14 +26,7 @@ if (args.includes('--shared')) {
   } else console.log(`SKIPPED shared models: ${dir} does not exist`);
 }
 
-function load(file) {
-  const bytes = fs.readFileSync(file);
-  const loader = new GLTFLoader();
-  // Texture decoding needs a browser; geometry, skins and clips do not.
-  loader.register(() => ({ name: 'retail_skip_textures', loadTexture: () => Promise.resolve(new THREE.Texture()) }));
-  return new Promise((resolve, reject) =>
-    loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', resolve, reject));
-}
+const load = (file) => loadGltf(file);
 
 function percentile(values, q) {
   if (!values.length) return 1;

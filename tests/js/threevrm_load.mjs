@@ -4,8 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import * as THREE from 'three';
-import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
+import { loadGltf } from './load_gltf.mjs';
 import { VRMLoaderPlugin } from '@pixiv/three-vrm';
 
 const args = process.argv.slice(2);
@@ -17,14 +16,7 @@ fs.mkdirSync(outDir, { recursive: true });
 const output = path.join(outDir, 'godette.vrm');
 execFileSync(retail, ['-q', input, output], { stdio: 'inherit' });
 
-function load(file) {
-  const bytes = fs.readFileSync(file);
-  const loader = new GLTFLoader();
-  loader.register(() => ({ name: 'retail_skip_textures', loadTexture: () => Promise.resolve(new THREE.Texture()) }));
-  loader.register((parser) => new VRMLoaderPlugin(parser));
-  return new Promise((resolve, reject) =>
-    loader.parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), '', resolve, reject));
-}
+const load = (file) => loadGltf(file, [(parser) => new VRMLoaderPlugin(parser)]);
 
 function summary(gltf) {
   const vrm = gltf.userData.vrm;
