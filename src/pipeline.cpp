@@ -60,8 +60,8 @@ void measure_result(const Input& in, const std::vector<int>& clips, const RunPar
     const CharacterResult& cr = result.characters[k];
     result.stretch.emplace_back();
     if (cr.chains.empty() || clips.empty()) continue;
-    SkinSampler before(in.doc, in.model, in.characters[k]),
-        rigid(in.doc, in.model, in.characters[k]);
+    SkinSampler before(in.doc, in.model, in.characters[k]);
+    SkinSampler rigid = before; // the same skin, then pinned: read the accessors once
     SkinSampler after(in.doc, out_model, out_chars[k]);
     std::vector<bool> tail(before.size(), false);
     for (const auto& ch : cr.chains)
