@@ -10,6 +10,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace retail {
 namespace {
@@ -203,7 +204,12 @@ std::vector<Character> build_characters(const Document& doc, const Model& model,
   params.validate();
   std::vector<Eigen::Matrix4d> world = world_matrices(model);
   std::vector<Character> out;
+  std::set<int> drawn; // skins some mesh node is drawn with
+  for (const Node& node : model.nodes)
+    if (node.mesh >= 0 && node.skin >= 0) drawn.insert(node.skin);
   for (const auto& group : group_skins(model)) {
+    if (std::none_of(group.begin(), group.end(), [&](int s) { return drawn.count(s) > 0; }))
+      continue; // no mesh is drawn with these skins: nothing to re-rig or measure
     Character c;
     c.skins = group;
     add_bind(doc, model, world, c);

@@ -81,7 +81,7 @@ TEST_CASE("skeleton: H is the Y extent of skinned vertices and scales with the m
   CHECK(c1.min_y > -0.02);
 }
 
-TEST_CASE("skeleton: skins sharing joints form one character; disjoint skins two", "[skeleton]") {
+TEST_CASE("skeleton: skins sharing joints form one character, disjoint skins two", "[skeleton]") {
   retail::Document d = test::make_rig().doc;
   Json skin = d.gltf["skins"][0];
   std::reverse(skin["joints"].begin(), skin["joints"].end()); // same joints, other order
@@ -103,12 +103,30 @@ TEST_CASE("skeleton: skins sharing joints form one character; disjoint skins two
   CHECK(chars[0].joints.size() == 23);
   CHECK(chars[0].primitives.size() == 2);
 
-  // A prop skeleton of its own: a second character.
+  // A prop skeleton of its own (one joint, identity IBM) that no mesh is drawn with: listed as a
+  // skin, but no character (it used to fail the whole file with "H = 0").
   int prop = retail::append_to_array(d.gltf, "nodes", Json{{"name", "Prop"}});
   d.gltf["scenes"][0]["nodes"].push_back(prop);
   std::vector<float> identity = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
   int acc = retail::add_float_accessor(d, identity, "MAT4", 0, false);
-  retail::append_to_array(d.gltf, "skins", Json{{"joints", {prop}}, {"inverseBindMatrices", acc}});
+  int s2 = retail::append_to_array(d.gltf, "skins",
+                                   Json{{"joints", {prop}}, {"inverseBindMatrices", acc}});
   d = test::reparse(d);
-  CHECK(test::characters_of(d).size() == 2);
+  CHECK(test::characters_of(d).size() == 1);
+
+  // Once a mesh is drawn with it (one triangle, 0.5 tall, all on the prop joint): two characters.
+  int pos = retail::add_float_accessor(d, {0, 0, 0, 1, 0, 0, 0, 0.5f, 0}, "VEC3", 34962, true);
+  int joints =
+      retail::add_uint_accessor(d, std::vector<std::uint32_t>(12, 0), 5121, "VEC4", 34962, false);
+  int weights =
+      retail::add_float_accessor(d, {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4", 34962, false);
+  Json prim = {{"attributes", {{"POSITION", pos}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}}};
+  int mesh = retail::append_to_array(d.gltf, "meshes", Json{{"primitives", {prim}}});
+  int holder = retail::append_to_array(d.gltf, "nodes", Json{{"mesh", mesh}, {"skin", s2}});
+  d.gltf["scenes"][0]["nodes"].push_back(holder);
+  d = test::reparse(d);
+  chars = test::characters_of(d);
+  REQUIRE(chars.size() == 2);
+  CHECK(chars[1].skins == std::vector<int>{s2});
+  CHECK(chars[1].height == Approx(0.5));
 }

@@ -76,7 +76,9 @@ struct BindParams {
 };
 
 /// Builds every character of the document (skins grouped by shared joints) with its bind pose,
-/// skin-to-world mapping, H and roles. Skins without a mesh node are still grouped.
+/// skin-to-world mapping, H and roles. A group none of whose skins a mesh node is drawn with is
+/// not a character (nothing to re-rig; `retail info` still lists the skin); an unused skin that
+/// shares joints with a used one joins its group.
 /// Pre: `model` from parse_model(doc).
 /// Failure: Error(Unsupported) when a used skin has no inverseBindMatrices, or H is zero.
 std::vector<Character> build_characters(const Document& doc, const Model& model,
