@@ -37,10 +37,11 @@ TEST_CASE("distance: point to segment with the clamped parameter", "[distance]")
 }
 
 TEST_CASE(
-    "distance: leaf stubs run half the incoming bone past the leaf; weightless helpers add nothing",
+    "distance: leaf stubs run half the incoming bone past the leaf, weightless helpers add nothing",
     "[distance]") {
   retail::Character c = tiny();
-  std::vector<bool> deforming = {true, true, true, false}; // joint 3 is an IK helper
+  c.parent[3] = -1; // joint 3 is an IK helper beside the skeleton root, as riggers put them
+  std::vector<bool> deforming = {true, true, true, false};
   auto segs = retail::bone_segments(c, deforming, retail::DistanceParams{});
   // 0->1, 1->2, the stub 2 -> 2 + 0.5 * (2 - 1) = (4, 0, 0); the helper 3 adds nothing.
   REQUIRE(segs.size() == 3);
@@ -58,4 +59,12 @@ TEST_CASE(
   CHECK(f.distance[3] == Approx(5.0));
   CHECK(f.far == std::vector<bool>{false, true, false, true});
   CHECK(f.segment[2] == 0);
+
+  // A weightless joint under a deforming one is that bone's tip (an exporter's "_end" joint):
+  // the bone 0 -> 3 counts, and the point at its tip is on it.
+  c.parent[3] = 0;
+  segs = retail::bone_segments(c, deforming, retail::DistanceParams{});
+  REQUIRE(segs.size() == 4);
+  f = retail::skeleton_distance(pts, segs, 0.3);
+  CHECK(f.distance[3] == Approx(0.0).margin(1e-12));
 }

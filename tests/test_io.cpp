@@ -92,7 +92,7 @@ TEST_CASE("io: unknown GLB chunks after BIN are kept", "[io]") {
   CHECK(retail::serialize_document(back) == once);
 }
 
-TEST_CASE("io: .gltf with a data URI buffer; appended data is re-encoded", "[io]") {
+TEST_CASE("io: .gltf with a data URI buffer keeps it, appended data gets a new one", "[io]") {
   std::string text =
       R"({"asset":{"version":"2.0"},"buffers":[{"byteLength":4,"uri":"data:application/octet-stream;base64,AQIDBA=="}]})";
   retail::Document doc = retail::parse_document(Bytes(text.begin(), text.end()), "");
@@ -100,11 +100,17 @@ TEST_CASE("io: .gltf with a data URI buffer; appended data is re-encoded", "[io]
   CHECK(doc.buffers[0] == Bytes({1, 2, 3, 4}));
   Bytes same = retail::serialize_document(doc);
   CHECK(std::string(same.begin(), same.end()) == text); // untouched: same text
+  // builder.h: without a GLB BIN chunk, new bytes go to a new data-URI buffer.
   int view = retail::add_buffer_view(doc, {9, 8, 7}, 0);
   CHECK(view == 0);
+  CHECK(doc.gltf["bufferViews"][0]["buffer"] == 1);
   retail::Document back = test::reparse(doc);
-  CHECK(back.buffers[0] == Bytes({1, 2, 3, 4, 9, 8, 7}));
-  CHECK(back.gltf["buffers"][0]["byteLength"] == 7);
+  REQUIRE(back.buffers.size() == 2);
+  CHECK(back.buffers[0] == Bytes({1, 2, 3, 4}));
+  CHECK(back.gltf["buffers"][0] == doc.gltf["buffers"][0]); // its uri text as it was
+  CHECK(back.buffers[1] == Bytes({9, 8, 7}));
+  CHECK(back.gltf["buffers"][1]["byteLength"] == 3);
+  CHECK(back.gltf["buffers"][1]["uri"].get<std::string>().rfind("data:", 0) == 0);
 }
 
 TEST_CASE("io: .gltf sidecar buffers and images are read and copied byte for byte", "[io]") {
