@@ -3,6 +3,7 @@
 
 #include "retail/error.h"
 
+#include <array>
 #include <cstring>
 
 namespace retail {
@@ -66,6 +67,46 @@ int element_size(const Accessor& a) {
   return a.components * cs;
 }
 
+namespace {
+
+/// Byte offsets of every component inside an element, computed once per accessor.
+std::array<int, 16> component_offsets(const Accessor& a) {
+  std::array<int, 16> off{};
+  for (int c = 0; c < a.components && c < 16; ++c) off[std::size_t(c)] = component_offset(a, c);
+  return off;
+}
+
+/// Decodes `count` elements of `a` starting at `base` (elements `stride` bytes apart) into rows
+/// row `row_of(i)` of `out`. One switch per accessor, not one per component.
+template <class RowOf>
+void decode_elements(const Accessor& a, const std::uint8_t* base, std::size_t stride,
+                     std::uint64_t count, RowOf row_of, AccessorData& out) {
+  const std::array<int, 16> off = component_offsets(a);
+  const int n = a.components;
+  auto run = [&](auto one) {
+    for (std::uint64_t i = 0; i < count; ++i) {
+      const std::uint8_t* e = base + i * stride;
+      double* dst = out.data() + Eigen::Index(row_of(i)) * n;
+      for (int c = 0; c < n; ++c) dst[c] = one(e + off[std::size_t(c)]);
+    }
+  };
+  const bool norm = a.normalized;
+  switch (a.component_type) {
+  case kFloat:
+    return run([](const std::uint8_t* p) { return decode(p, kFloat, false); });
+  case kUnsignedByte:
+    return norm ? run([](const std::uint8_t* p) { return decode(p, kUnsignedByte, true); })
+                : run([](const std::uint8_t* p) { return decode(p, kUnsignedByte, false); });
+  case kUnsignedShort:
+    return norm ? run([](const std::uint8_t* p) { return decode(p, kUnsignedShort, true); })
+                : run([](const std::uint8_t* p) { return decode(p, kUnsignedShort, false); });
+  default:
+    return run([&](const std::uint8_t* p) { return decode(p, a.component_type, norm); });
+  }
+}
+
+} // namespace
+
 AccessorData read_accessor(const Document& doc, const Model& model, int index) {
   const Accessor& a = model.accessors[index];
   AccessorData out = AccessorData::Zero(Eigen::Index(a.count), a.components);
@@ -74,27 +115,25 @@ AccessorData read_accessor(const Document& doc, const Model& model, int index) {
     std::size_t stride =
         bv.byte_stride ? std::size_t(bv.byte_stride) : std::size_t(element_size(a));
     const std::uint8_t* base = view_data(doc, model, a.buffer_view, a.byte_offset);
-    for (std::uint64_t i = 0; i < a.count; ++i)
-      for (int c = 0; c < a.components; ++c)
-        out(Eigen::Index(i), c) =
-            decode(base + i * stride + component_offset(a, c), a.component_type, a.normalized);
+    decode_elements(
+        a, base, stride, a.count, [](std::uint64_t i) { return i; }, out);
   }
   if (a.sparse) {
     const SparseInfo& s = *a.sparse;
     const std::uint8_t* idx = view_data(doc, model, s.indices_view, s.indices_offset);
     const std::uint8_t* val = view_data(doc, model, s.values_view, s.values_offset);
     int isz = component_size(s.indices_component);
-    std::size_t esz = std::size_t(element_size(a));
+    std::vector<std::uint64_t> targets(std::size_t(s.count));
     for (std::uint64_t k = 0; k < s.count; ++k) {
-      std::uint64_t target = std::uint64_t(decode(idx + k * isz, s.indices_component, false));
-      if (target >= a.count)
+      targets[k] = std::uint64_t(decode(idx + k * isz, s.indices_component, false));
+      if (targets[k] >= a.count)
         fail_invalid("accessors[" + std::to_string(index) +
-                     "].sparse.indices: " + std::to_string(target) + " out of range (count " +
+                     "].sparse.indices: " + std::to_string(targets[k]) + " out of range (count " +
                      std::to_string(a.count) + ")");
-      for (int c = 0; c < a.components; ++c)
-        out(Eigen::Index(target), c) =
-            decode(val + k * esz + component_offset(a, c), a.component_type, a.normalized);
     }
+    decode_elements(
+        a, val, std::size_t(element_size(a)), s.count, [&](std::uint64_t k) { return targets[k]; },
+        out);
   }
   return out;
 }
