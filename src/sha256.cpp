@@ -1,8 +1,16 @@
-// SHA-256 after FIPS 180-4, written from the standard's description.
+// SHA-256 after FIPS 180-4, written from the standard's description; on x86-64 CPUs with the
+// SHA extensions the block function uses them (Intel SHA-NI: 2 rounds per instruction, ~8x the
+// portable code), chosen once at run time.
 #include "retail/sha256.h"
 
 #include <array>
 #include <cstdio>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RETAIL_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 namespace retail {
 namespace {
@@ -21,7 +29,7 @@ std::uint32_t rotr(std::uint32_t x, int n) {
   return (x >> n) | (x << (32 - n));
 }
 
-void block(std::array<std::uint32_t, 8>& h, const std::uint8_t* p) {
+void block_portable(std::array<std::uint32_t, 8>& h, const std::uint8_t* p) {
   std::uint32_t w[64];
   for (int i = 0; i < 16; ++i)
     w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 |
@@ -41,9 +49,68 @@ void block(std::array<std::uint32_t, 8>& h, const std::uint8_t* p) {
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
 }
 
-} // namespace
+#ifdef RETAIL_SHA_NI
+/// The same block function with the SHA extensions. The state lives in two registers as the
+/// instructions want it: ABEF (A in the highest lane) and CDGH. Each group of four rounds adds
+/// four message words to their round constants; from round 16 on the words come from
+/// sha256msg1 (W[i-16] + s0(W[i-15])), the W[i-7] words, and sha256msg2 (+ s1(W[i-2])).
+__attribute__((target("sha,sse4.1,ssse3"))) void block_sha_ni(std::array<std::uint32_t, 8>& h,
+                                                              const std::uint8_t* p) {
+  const __m128i big_endian = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i abcd = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h.data()));
+  __m128i efgh = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h.data() + 4));
+  abcd = _mm_shuffle_epi32(abcd, 0xB1);             // B A D C
+  efgh = _mm_shuffle_epi32(efgh, 0x1B);             // H G F E
+  __m128i abef = _mm_alignr_epi8(abcd, efgh, 8);    // F E B A
+  __m128i cdgh = _mm_blend_epi16(efgh, abcd, 0xF0); // H G D C
+  const __m128i abef0 = abef, cdgh0 = cdgh;
+  __m128i w[4];
+  for (int i = 0; i < 4; ++i)
+    w[i] =
+        _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)), big_endian);
+  for (int g = 0; g < 16; ++g) { // rounds 4g .. 4g+3
+    __m128i& cur = w[g & 3];     // held W[4g-16 ..] until replaced by W[4g ..]
+    if (g >= 4) {
+      __m128i t = _mm_sha256msg1_epu32(cur, w[(g + 1) & 3]);
+      t = _mm_add_epi32(t, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+      cur = _mm_sha256msg2_epu32(t, w[(g + 3) & 3]);
+    }
+    __m128i k = _mm_add_epi32(
+        cur, _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRound.data() + 4 * g)));
+    // Two rounds leave the new ABEF in `cdgh` and the old ABEF, now CDGH, in `abef`; two more
+    // put them back where they were.
+    cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
+    abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0E));
+  }
+  abef = _mm_add_epi32(abef, abef0);
+  cdgh = _mm_add_epi32(cdgh, cdgh0);
+  __m128i abef_r = _mm_shuffle_epi32(abef, 0x1B); // A B E F
+  __m128i cdgh_r = _mm_shuffle_epi32(cdgh, 0xB1); // G H C D
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h.data()), _mm_blend_epi16(abef_r, cdgh_r, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(h.data() + 4), _mm_alignr_epi8(cdgh_r, abef_r, 8));
+}
 
-std::string sha256_hex(const Bytes& data) {
+bool cpu_has_sha_ni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  bool sse41 = c & (1u << 19), ssse3 = c & (1u << 9);
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return sse41 && ssse3 && (b & (1u << 29));
+}
+#endif
+
+using BlockFn = void (*)(std::array<std::uint32_t, 8>&, const std::uint8_t*);
+
+BlockFn block_function(bool allow_hardware) {
+#ifdef RETAIL_SHA_NI
+  static const bool hardware = cpu_has_sha_ni();
+  if (allow_hardware && hardware) return block_sha_ni;
+#endif
+  (void)allow_hardware;
+  return block_portable;
+}
+
+std::string digest_hex(const Bytes& data, BlockFn block) {
   std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   std::size_t full = data.size() / 64 * 64;
@@ -61,6 +128,20 @@ std::string sha256_hex(const Bytes& data) {
     out += buf;
   }
   return out;
+}
+
+} // namespace
+
+std::string sha256_hex(const Bytes& data) {
+  return digest_hex(data, block_function(true));
+}
+
+std::string sha256_hex_portable(const Bytes& data) {
+  return digest_hex(data, block_function(false));
+}
+
+bool sha256_uses_hardware() {
+  return block_function(true) != block_function(false);
 }
 
 } // namespace retail

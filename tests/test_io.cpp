@@ -180,6 +180,26 @@ TEST_CASE("builder: appending keeps every existing byte and view", "[io]") {
   CHECK_NOTHROW(retail::parse_model(back));
 }
 
+TEST_CASE("io: SHA-256 with the CPU's SHA extensions equals the portable code", "[io]") {
+  // Every length around the block and padding boundaries, and one large buffer, of
+  // deterministic pseudo-random bytes.
+  std::uint32_t state = 12345;
+  auto next = [&] { return std::uint8_t((state = state * 1664525u + 1013904223u) >> 24); };
+  retail::Bytes data;
+  for (std::size_t n = 0; n <= 200; ++n) {
+    INFO("length " << n);
+    CHECK(retail::sha256_hex(data) == retail::sha256_hex_portable(data));
+    data.push_back(next());
+  }
+  data.resize(1 << 20);
+  for (auto& b : data) b = next();
+  CHECK(retail::sha256_hex(data) == retail::sha256_hex_portable(data));
+  CHECK(retail::sha256_hex_portable({'a', 'b', 'c'}) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  if (!retail::sha256_uses_hardware())
+    WARN("this CPU has no SHA extensions: both sides ran the portable code");
+}
+
 TEST_CASE("io: SHA-256 known answers and the hash of the bytes read", "[io]") {
   CHECK(retail::sha256_hex({}) ==
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -188,6 +208,9 @@ TEST_CASE("io: SHA-256 known answers and the hash of the bytes read", "[io]") {
   retail::Bytes long_input(1000, 'a'); // crosses several 64-byte blocks and the padding boundary
   CHECK(retail::sha256_hex(long_input) ==
         "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+  std::string two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+  CHECK(retail::sha256_hex(retail::Bytes(two_blocks.begin(), two_blocks.end())) ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   std::string dir = test::temp_dir();
   retail::Bytes glb = retail::serialize_document(test::make_rig().doc);
   test::write_bytes(dir + "/a.glb", glb);

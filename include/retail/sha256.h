@@ -7,6 +7,13 @@
 
 namespace retail {
 
+/// SHA-256 of `data` as 64 lowercase hex digits. Uses the CPU's SHA extensions when it has them.
 std::string sha256_hex(const Bytes& data);
+
+/// The same, always with the portable block function (the reference the tests compare with).
+std::string sha256_hex_portable(const Bytes& data);
+
+/// Whether sha256_hex runs on the CPU's SHA extensions here.
+bool sha256_uses_hardware();
 
 } // namespace retail
