@@ -44,6 +44,9 @@ ClipSampler::ClipSampler(const Document& doc, const Model& model, int animation)
     if (!tr.times.empty()) duration_ = std::max(duration_, tr.times.back());
     tracks_.push_back(std::move(tr));
   }
+  node_tracks_.resize(model.nodes.size());
+  for (std::size_t k = 0; k < tracks_.size(); ++k)
+    node_tracks_[std::size_t(tracks_[k].node)].push_back(int(k));
 }
 
 Eigen::Vector4d ClipSampler::sample(const Track& tr, double t) const {
@@ -99,6 +102,37 @@ std::vector<Eigen::Matrix4d> ClipSampler::locals(const Model& model, double t) c
     out[i] = animated[i] || !model.nodes[i].has_matrix ? trs(tr[i], ro[i], sc[i])
                                                        : local_matrix(model.nodes[i]);
   return out;
+}
+
+Eigen::Matrix4d ClipSampler::local(const Model& model, int node, double t) const {
+  const Node& n = model.nodes[std::size_t(node)];
+  const std::vector<int>& mine = node_tracks_[std::size_t(node)];
+  if (mine.empty() && n.has_matrix) return local_matrix(n);
+  Eigen::Vector3d tr(n.translation[0], n.translation[1], n.translation[2]);
+  Eigen::Quaterniond ro(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]);
+  Eigen::Vector3d sc(n.scale[0], n.scale[1], n.scale[2]);
+  for (int k : mine) { // later tracks of the same path win, as in locals()
+    const Track& track = tracks_[std::size_t(k)];
+    Eigen::Vector4d v = sample(track, t);
+    if (track.path == 0)
+      tr = v.head<3>();
+    else if (track.path == 1)
+      ro = Eigen::Quaterniond(v[3], v[0], v[1], v[2]);
+    else
+      sc = v.head<3>();
+  }
+  return trs(tr, ro, sc);
+}
+
+Eigen::Matrix4d ClipSampler::world(const Model& model, int node, double t) const {
+  std::vector<int> path; // node, its parent, ..., the root
+  for (int cur = node; cur >= 0; cur = model.nodes[std::size_t(cur)].parent) path.push_back(cur);
+  Eigen::Matrix4d w = local(model, path.back(), t);
+  for (std::size_t k = path.size() - 1; k-- > 0;) {
+    Eigen::Matrix4d next = w * local(model, path[k], t);
+    w = next;
+  }
+  return w;
 }
 
 std::vector<Eigen::Matrix4d> saved_locals(const Model& model) {

@@ -50,4 +50,10 @@ TEST_CASE("animation: STEP - LINEAR slerp - CUBICSPLINE Hermite - matrix nodes -
   CHECK(at(-1.0)[3](0, 3) == Approx(0.0));
   auto world = retail::compose_world(m, at(1.0));
   CHECK(world[1](0, 3) == Approx(7.0)); // the matrix parent (5) plus the child's translation (2)
+  // One node's world matrix along its ancestors only: exactly compose_world's.
+  for (double t : {0.0, 0.3, 0.99, 1.0})
+    for (int node = 0; node < 4; ++node) {
+      CHECK(clip.local(m, node, t) == at(t)[std::size_t(node)]);
+      CHECK(clip.world(m, node, t) == retail::compose_world(m, at(t))[std::size_t(node)]);
+    }
 }

@@ -23,6 +23,13 @@ public:
   /// Local matrices of all nodes at time t: animated channels replace the saved T, R or S.
   std::vector<Eigen::Matrix4d> locals(const Model& model, double t) const;
 
+  /// Local matrix of one node at time t: locals(model, t)[node], without sampling the others.
+  Eigen::Matrix4d local(const Model& model, int node, double t) const;
+
+  /// World matrix of one node at time t: compose_world(model, locals(model, t))[node], the same
+  /// products in the same order, computed along its ancestors only.
+  Eigen::Matrix4d world(const Model& model, int node, double t) const;
+
 private:
   struct Track {
     int node = -1;
@@ -33,6 +40,7 @@ private:
   };
   Eigen::Vector4d sample(const Track& track, double t) const;
   std::vector<Track> tracks_;
+  std::vector<std::vector<int>> node_tracks_; ///< per node: its tracks, in track order
   double duration_ = 0;
 };
 
