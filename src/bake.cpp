@@ -4,6 +4,7 @@
 #include "retail/animation.h"
 #include "retail/builder.h"
 #include "retail/error.h"
+#include "retail/parallel.h"
 
 #include <algorithm>
 #include <cctype>
@@ -30,15 +31,6 @@ std::vector<std::string> name_tokens(const std::string& name) {
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
-}
-
-HipsPose hips_pose(const std::vector<Eigen::Matrix4d>& world, int hips) {
-  HipsPose h;
-  h.world = world[std::size_t(hips)];
-  Eigen::Matrix3d r = h.world.topLeftCorner<3, 3>();
-  for (int c = 0; c < 3; ++c) r.col(c).normalize();
-  h.rotation = Eigen::Quaterniond(r).normalized();
-  return h;
 }
 
 struct State {
@@ -169,15 +161,34 @@ struct Recording {
   std::vector<State> states;
 };
 
-/// One clip played through a spring chain at the fixed substep (the last one shorter).
+/// One clip played through a spring chain at the fixed substep (the last one shorter). The hips'
+/// pose at every substep is sampled once: warm-up cycles and the recorded pass replay it.
 class ClipRun {
 public:
-  ClipRun(const Document& doc, const Model& model, int clip, int hips, SpringChain& spring)
-      : model_(model), sampler_(doc, model, clip), hips_(hips), spring_(spring) {}
-  double duration() const { return sampler_.duration(); }
-  HipsPose pose_at(double t) const {
-    return hips_pose(compose_world(model_, sampler_.locals(model_, t)), hips_);
+  ClipRun(const Document& doc, const Model& model, int clip, int hips, double dt,
+          SpringChain& spring)
+      : spring_(spring) {
+    ClipSampler sampler(doc, model, clip);
+    duration_ = sampler.duration();
+    auto pose_at = [&](double t) {
+      Eigen::Matrix4d w = sampler.world(model, hips, t);
+      HipsPose h;
+      h.world = w;
+      Eigen::Matrix3d r = w.topLeftCorner<3, 3>();
+      for (int c = 0; c < 3; ++c) r.col(c).normalize();
+      h.rotation = Eigen::Quaterniond(r).normalized();
+      return h;
+    };
+    times_.push_back(0);
+    poses_.push_back(pose_at(0));
+    for (double t = 0; t < duration_ - 1e-12;) {
+      t = std::min(duration_, t + dt);
+      times_.push_back(t);
+      poses_.push_back(pose_at(t));
+    }
   }
+  double duration() const { return duration_; }
+  const HipsPose& start_pose() const { return poses_.front(); }
   std::vector<Eigen::Quaterniond> locals() const {
     std::vector<Eigen::Quaterniond> out;
     for (std::size_t b = 0; b < spring_.tips().size(); ++b)
@@ -185,31 +196,27 @@ public:
     return out;
   }
   /// Plays the clip once from the chain's current state; records every substep when asked.
-  void cycle(double dt, Recording* keep) {
-    HipsPose hp = pose_at(0);
-    if (keep) *keep = Recording{}, record(0, hp, *keep);
-    for (double t = 0; t < duration() - 1e-12;) {
-      double next = std::min(duration(), t + dt);
-      hp = pose_at(next);
-      spring_.step(hp, next - t);
-      t = next;
-      if (keep) record(t, hp, *keep);
+  void cycle(Recording* keep) {
+    if (keep) *keep = Recording{}, record(0, *keep);
+    for (std::size_t k = 1; k < times_.size(); ++k) {
+      spring_.step(poses_[k], times_[k] - times_[k - 1]);
+      if (keep) record(k, *keep);
     }
   }
 
 private:
-  void record(double t, const HipsPose& hp, Recording& r) const {
+  void record(std::size_t k, Recording& r) const {
     State s;
     s.local = locals();
     Eigen::Vector3d tip = spring_.tips().back() - spring_.head(0);
-    s.tip_dir_hips = (hp.rotation.conjugate() * tip).normalized();
-    r.times.push_back(t);
+    s.tip_dir_hips = (poses_[k].rotation.conjugate() * tip).normalized();
+    r.times.push_back(times_[k]);
     r.states.push_back(s);
   }
-  const Model& model_;
-  ClipSampler sampler_;
-  int hips_;
   SpringChain& spring_;
+  double duration_ = 0;
+  std::vector<double> times_;   ///< substep ends: 0, dt, 2 dt, ..., duration
+  std::vector<HipsPose> poses_; ///< the hips at each of times_
 };
 
 /// Cycles until every bone's state at the clip start repeats within tolerance (or the cap).
@@ -218,7 +225,7 @@ void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb,
   std::vector<Eigen::Quaterniond> start = run.locals();
   cb.converged = false;
   for (int cycle = 1; cycle <= params.max_warmup_cycles; ++cycle) {
-    run.cycle(params.spring.substep_s, nullptr);
+    run.cycle(nullptr);
     std::vector<Eigen::Quaterniond> end = run.locals();
     cb.warmup_cycles = cycle;
     if (max_angle(start, end) < params.loop_tolerance_deg) {
@@ -299,39 +306,46 @@ void append_channels(Document& doc, int clip, const Keys& keys, const std::vecto
   }
 }
 
-/// One chain baked into one clip.
-ClipBake bake_clip(Document& doc, const Model& model, const Character& c, const ChainResult& chain,
-                   const SpringRig& rig, int clip, const BakeParams& params,
-                   std::vector<std::string>& warnings) {
+/// One chain baked into one clip: the keys and their figures, nothing written yet.
+struct BakedClip {
+  ClipBake bake;
+  Keys keys;
+  std::vector<bool> authored; ///< per bone: the clip already animates it (kept, not baked)
+  std::vector<std::string> warnings;
+};
+
+BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
+                    const ChainResult& chain, const SpringRig& rig, int clip,
+                    const BakeParams& params) {
   const Animation& anim = model.animations[std::size_t(clip)];
   const std::size_t bones = rig.links();
-  ClipBake cb;
+  BakedClip out;
+  ClipBake& cb = out.bake;
   cb.clip = clip;
   cb.name = anim.name;
   bool forced_loop = std::count(params.loop.begin(), params.loop.end(), anim.name) > 0;
   cb.one_shot =
       !forced_loop && (is_one_shot(anim.name) ||
                        std::count(params.no_loop.begin(), params.no_loop.end(), anim.name) > 0);
-  std::vector<bool> authored(bones, false);
+  out.authored.assign(bones, false);
   for (const auto& ch : anim.channels)
     for (std::size_t b = 0; b < bones; ++b)
-      if (ch.node == chain.nodes[b] && ch.path == "rotation") authored[b] = true;
+      if (ch.node == chain.nodes[b] && ch.path == "rotation") out.authored[b] = true;
   for (std::size_t b = 0; b < bones; ++b)
-    if (authored[b]) cb.kept_authored.push_back(chain.bones[b]);
+    if (out.authored[b]) cb.kept_authored.push_back(chain.bones[b]);
   SpringChain spring(rig, params.spring);
-  ClipRun run(doc, model, clip, c.roles.hips, spring);
-  spring.reset(run.pose_at(0));
-  if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb, warnings);
+  ClipRun run(doc, model, clip, c.roles.hips, params.spring.substep_s, spring);
+  spring.reset(run.start_pose());
+  if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb, out.warnings);
   spring.clear_floor_penetration();
   Recording rec;
-  run.cycle(params.spring.substep_s, &rec);
+  run.cycle(&rec);
   cb.floor_penetration = spring.floor_penetration();
-  Keys keys = make_keys(rec, run.duration(), params.fps, bones);
+  out.keys = make_keys(rec, run.duration(), params.fps, bones);
   cb.tip_swing_deg = tip_swing_deg(rec);
-  cb.loop_closure_deg = loop_closure_deg(keys);
-  cb.keys = keys.times.size();
-  append_channels(doc, clip, keys, authored, chain.nodes);
-  return cb;
+  cb.loop_closure_deg = loop_closure_deg(out.keys);
+  cb.keys = out.keys.times.size();
+  return out;
 }
 
 } // namespace
@@ -339,7 +353,8 @@ ClipBake bake_clip(Document& doc, const Model& model, const Character& c, const 
 std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& c,
                                   const std::vector<ChainResult>& chains,
                                   const std::vector<int>& clips, double floor_y,
-                                  const BakeParams& params, std::vector<std::string>& warnings) {
+                                  const BakeParams& params, std::vector<std::string>& warnings,
+                                  int threads) {
   params.validate();
   std::vector<ClipBake> out;
   for (const ChainResult& chain : chains) {
@@ -347,9 +362,17 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
     std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
     SpringRig rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
                                std::isfinite(params.floor_y) ? params.floor_y : floor_y);
+    // Clips are independent: solved on worker threads, written in clip order.
+    std::vector<BakedClip> baked(clips.size());
+    parallel_for(clips.size(), threads, [&](std::size_t k) {
+      baked[k] = bake_clip(doc, model, c, chain, rig, clips[k], params);
+    });
     std::vector<ClipBake> mine;
-    for (int clip : clips)
-      mine.push_back(bake_clip(doc, model, c, chain, rig, clip, params, warnings));
+    for (BakedClip& b : baked) {
+      append_channels(doc, b.bake.clip, b.keys, b.authored, chain.nodes);
+      warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());
+      mine.push_back(std::move(b.bake));
+    }
     warn_floor_penetration(mine, chain.bones.front(), 1e-3 * c.height, warnings);
     out.insert(out.end(), mine.begin(), mine.end());
   }

@@ -2,6 +2,7 @@
 #include "retail/batch.h"
 
 #include "retail/error.h"
+#include "retail/parallel.h"
 #include "retail/report.h"
 
 #include <algorithm>
@@ -175,6 +176,13 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
     summary = summary_file.get();
   }
 
+  // Files run side by side on the workers; each file's per-clip work shares what cores are
+  // left (one thread each when there are as many files at a time as cores).
+  std::size_t n = std::min<std::size_t>(std::size_t(worker_count(params.jobs)),
+                                        std::max<std::size_t>(files.size(), 1));
+  BatchParams per_file = params;
+  if (per_file.run.threads == 0) per_file.run.threads = std::max(1, worker_count(0) / int(n));
+
   BatchResult result;
   result.entries.resize(files.size());
   std::vector<bool> done(files.size(), false);
@@ -184,7 +192,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   auto worker = [&]() {
     for (std::size_t i = next++; i < files.size(); i = next++) {
       BatchEntry e =
-          process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], params, reports[i]);
+          process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file, reports[i]);
       std::lock_guard<std::mutex> lock(mutex);
       result.entries[i] = std::move(e);
       done[i] = true;
@@ -195,9 +203,6 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
       if (progress) progress(finished, files.size(), result.failed);
     }
   };
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  std::size_t n = std::min<std::size_t>(params.jobs > 0 ? std::size_t(params.jobs) : hw,
-                                        std::max<std::size_t>(files.size(), 1));
   std::vector<std::thread> threads;
   for (std::size_t t = 1; t < n; ++t) threads.emplace_back(worker);
   worker();

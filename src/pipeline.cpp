@@ -70,9 +70,12 @@ void measure_result(const Input& in, const std::vector<int>& clips, const RunPar
         rigid.pin(v, in.characters[k].roles.hips);
       }
     std::vector<std::pair<int, int>> edges = mesh_edges(in.doc, in.model, before);
-    auto a = measure_stretch(in.doc, in.model, before, edges, tail, clips, params.stretch, false);
-    auto b = measure_stretch(in.doc, in.model, rigid, edges, tail, clips, params.stretch, false);
-    auto c = measure_stretch(in.doc, out_model, after, edges, tail, clips, params.stretch);
+    // The original and rigid rigs measure the tail only (the body's baseline is the result's).
+    auto m = measure_stretch_rigs(
+        in.doc,
+        {{&in.model, &before, false}, {&in.model, &rigid, false}, {&out_model, &after, true}},
+        edges, tail, clips, params.stretch, params.threads);
+    const auto &a = m[0], &b = m[1], &c = m[2];
     for (std::size_t i = 0; i < clips.size(); ++i) {
       StretchRow row;
       row.clip = c[i].clip;
@@ -113,7 +116,7 @@ std::size_t bake_result(Input& in, const std::vector<int>& clips, const RunParam
     if (std::isfinite(params.bake.floor_y)) floor = params.bake.floor_y;
     result.floors.back() = floor;
     result.bakes.back() = bake_chains(in.doc, out_model, out_chars[k], cr.chains, clips, floor,
-                                      params.bake, result.warnings);
+                                      params.bake, result.warnings, params.threads);
     baked += result.bakes.back().size();
   }
   return baked;
@@ -153,7 +156,8 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
 
 MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                           const StretchParams& stretch, const std::vector<std::string>& clip_names,
-                          const std::string& region_bones, const std::vector<FailCheck>& fail_on) {
+                          const std::string& region_bones, const std::vector<FailCheck>& fail_on,
+                          int threads) {
   stretch.validate();
   std::regex pattern;
   try {
@@ -176,8 +180,9 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
       if (dominant[v] >= 0 &&
           std::regex_search(in.model.nodes[std::size_t(dominant[v])].name, pattern))
         tail[v] = true, ++n;
-    auto measured = measure_stretch(in.doc, in.model, skin, mesh_edges(in.doc, in.model, skin),
-                                    tail, clips, stretch);
+    auto measured =
+        measure_stretch_rigs(in.doc, {{&in.model, &skin, true}}, mesh_edges(in.doc, in.model, skin),
+                             tail, clips, stretch, threads)[0];
     std::vector<StretchRow> rows;
     for (const auto& m : measured) {
       StretchRow row;

@@ -4,6 +4,7 @@
 #include "retail/accessor.h"
 #include "retail/animation.h"
 #include "retail/error.h"
+#include "retail/parallel.h"
 #include "retail/skinning.h"
 
 #include <algorithm>
@@ -38,7 +39,7 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
   }
   bind_.resize(first);
   skin_pos_.resize(first);
-  influences_.resize(first);
+  std::vector<std::vector<Influence>> influences(first);
   pinned_slot_.assign(first, -1);
   for (const auto& src : sources_) {
     const Primitive& prim =
@@ -51,18 +52,23 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     for (std::size_t v = 0; v < src.count; ++v) {
       Eigen::Vector4d x(pos(Eigen::Index(v), 0), pos(Eigen::Index(v), 1), pos(Eigen::Index(v), 2),
                         1.0);
-      skin_pos_[src.first + v] = x;
+      skin_pos_[src.first + v] = x.head<3>();
       bind_[src.first + v] = (to_world * x).head<3>();
     }
     for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t ji, double wv) {
-      if (ji < joints) influences_[src.first + v].push_back({base + int(ji), wv});
+      if (ji < joints) influences[src.first + v].push_back({base + int(ji), wv});
     });
   }
-  for (auto& inf : influences_) {
+  // Normalised, then flattened (CSR): posing walks them in vertex order.
+  influence_start_.assign(first + 1, 0);
+  for (std::size_t v = 0; v < first; ++v) {
+    auto& inf = influences[v];
     double sum = 0;
     for (const auto& i : inf) sum += i.weight;
     if (sum > 0)
       for (auto& i : inf) i.weight /= sum;
+    influence_start_[v + 1] = influence_start_[v] + std::uint32_t(inf.size());
+    influences_.insert(influences_.end(), inf.begin(), inf.end());
   }
 }
 
@@ -87,21 +93,32 @@ std::vector<Eigen::Vector3d> SkinSampler::pose(const std::vector<Eigen::Matrix4d
 
 void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
                             std::vector<Eigen::Vector3d>& out) const {
-  std::vector<Eigen::Matrix4d> joint(joint_node_.size());
+  // Skinning matrices as 3x4 (the bottom row of an affine 4x4 is 0 0 0 1).
+  std::vector<Eigen::Matrix<double, 3, 4>> joint(joint_node_.size());
   for (std::size_t s = 0; s < joint_node_.size(); ++s)
-    joint[s] = world[std::size_t(joint_node_[s])] * ibm_[s];
+    joint[s] = (world[std::size_t(joint_node_[s])] * ibm_[s]).topRows<3>();
+  auto apply = [&](std::size_t s, const Eigen::Vector3d& x) -> Eigen::Vector3d {
+    const Eigen::Matrix<double, 3, 4>& m = joint[s];
+    return m.col(0) * x[0] + m.col(1) * x[1] + m.col(2) * x[2] + m.col(3);
+  };
   out.resize(bind_.size());
   std::size_t count = only ? only->size() : bind_.size();
   for (std::size_t k = 0; k < count; ++k) {
     std::size_t v = only ? std::size_t((*only)[k]) : k;
+    const Eigen::Vector3d& x = skin_pos_[v];
     if (pinned_slot_[v] >= 0) {
-      out[v] = (joint[std::size_t(pinned_slot_[v])] * skin_pos_[v]).head<3>();
+      out[v] = apply(std::size_t(pinned_slot_[v]), x);
       continue;
     }
-    Eigen::Vector4d p = Eigen::Vector4d::Zero();
-    for (const auto& i : influences_[v])
-      p += i.weight * (joint[std::size_t(i.joint)] * skin_pos_[v]);
-    out[v] = influences_[v].empty() ? bind_[v] : Eigen::Vector3d(p.head<3>());
+    const std::uint32_t a = influence_start_[v], b = influence_start_[v + 1];
+    if (a == b) {
+      out[v] = bind_[v];
+      continue;
+    }
+    Eigen::Vector3d p = Eigen::Vector3d::Zero();
+    for (std::uint32_t i = a; i < b; ++i)
+      p += influences_[i].weight * apply(std::size_t(influences_[i].joint), x);
+    out[v] = p;
   }
 }
 
@@ -109,8 +126,9 @@ std::vector<int> SkinSampler::dominant_node() const {
   std::vector<int> out(bind_.size(), -1);
   for (std::size_t v = 0; v < bind_.size(); ++v) {
     double best = 0;
-    for (const auto& i : influences_[v])
-      if (i.weight > best) best = i.weight, out[v] = joint_node_[std::size_t(i.joint)];
+    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
+      if (influences_[i].weight > best)
+        best = influences_[i].weight, out[v] = joint_node_[std::size_t(influences_[i].joint)];
   }
   return out;
 }
@@ -171,27 +189,106 @@ double percentile_sorted(const std::vector<double>& v, double q) {
 
 namespace {
 
+/// Order statistics `ranks` (ascending, each < v.size()) of v by a histogram: one pass counts
+/// values into 2^16 equal bins over [min, max] (bin index is monotonic in the value, so rank k
+/// lies in the bin where the running count passes k), one pass gathers the few bins holding the
+/// wanted ranks, and a selection inside each finds the exact value.
+std::vector<double> order_statistics(const std::vector<double>& v,
+                                     const std::vector<std::size_t>& ranks) {
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const double lo = *lo_it, hi = *hi_it;
+  std::vector<double> out(ranks.size(), lo);
+  if (!(hi > lo)) return out;
+  constexpr int kBins = 1 << 16;
+  const double scale = kBins / (hi - lo);
+  auto bin = [&](double x) { return std::min(kBins - 1, int((x - lo) * scale)); };
+  std::vector<std::uint32_t> count(kBins, 0);
+  for (double x : v) ++count[std::size_t(bin(x))];
+  // The bin of each wanted rank, its rank inside that bin, and a slot per distinct such bin.
+  std::vector<int> slot_of_bin(kBins, -1), slot(ranks.size());
+  std::vector<std::size_t> within(ranks.size());
+  std::vector<std::vector<double>> gathered;
+  std::size_t below = 0, r = 0;
+  for (int b = 0; b < kBins && r < ranks.size(); ++b) {
+    for (; r < ranks.size() && ranks[r] < below + count[std::size_t(b)]; ++r) {
+      if (slot_of_bin[std::size_t(b)] < 0) {
+        slot_of_bin[std::size_t(b)] = int(gathered.size());
+        gathered.emplace_back().reserve(count[std::size_t(b)]);
+      }
+      slot[r] = slot_of_bin[std::size_t(b)];
+      within[r] = ranks[r] - below;
+    }
+    below += count[std::size_t(b)];
+  }
+  for (double x : v) {
+    int k = slot_of_bin[std::size_t(bin(x))];
+    if (k >= 0) gathered[std::size_t(k)].push_back(x);
+  }
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    std::vector<double>& g = gathered[std::size_t(slot[i])];
+    std::nth_element(g.begin(), g.begin() + long(within[i]), g.end());
+    out[i] = g[within[i]];
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<double> percentiles(const std::vector<double>& v, const std::vector<double>& qs) {
+  std::vector<double> out(qs.size(), 1.0);
+  if (v.empty()) return out;
+  if (v.size() < (std::size_t(1) << 16)) { // small: plain selection on a copy
+    std::vector<double> w = v;
+    for (std::size_t i = 0; i < qs.size(); ++i) out[i] = percentile_select(w, qs[i]);
+    return out;
+  }
+  std::vector<std::size_t> ranks;
+  for (double q : qs) {
+    std::size_t r = std::size_t(std::floor((double(v.size()) - 1) * q));
+    ranks.push_back(r);
+    if (r + 1 < v.size()) ranks.push_back(r + 1);
+  }
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::vector<double> stats = order_statistics(v, ranks);
+  auto at = [&](std::size_t r) {
+    return stats[std::size_t(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
+  };
+  for (std::size_t i = 0; i < qs.size(); ++i) {
+    double h = (double(v.size()) - 1) * qs[i];
+    std::size_t r = std::size_t(std::floor(h));
+    double a = at(r);
+    out[i] = r + 1 < v.size() ? a + (h - double(r)) * (at(r + 1) - a) : a;
+  }
+  return out;
+}
+
+namespace {
+
 struct Accumulator {
   std::vector<double> ratios;
   std::vector<double> edge_max, edge_min;
   std::vector<std::size_t> edge_ids;
 };
 
-RegionStretch finish(Accumulator& acc, const std::vector<std::pair<int, int>>& edges,
+RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, int>>& edges,
                      const SkinSampler& skin, const StretchParams& params) {
   RegionStretch r;
   r.edges = acc.edge_ids.size();
   r.samples = acc.ratios.size();
   if (acc.ratios.empty()) return r;
   std::size_t torn = 0;
-  for (double x : acc.ratios) torn += x > params.torn_above || x < params.torn_below;
+  r.min = r.max = acc.ratios.front();
+  for (double x : acc.ratios) {
+    torn += x > params.torn_above || x < params.torn_below;
+    r.min = std::min(r.min, x);
+    r.max = std::max(r.max, x);
+  }
   r.torn_percent = 100.0 * double(torn) / double(acc.ratios.size());
-  r.min = *std::min_element(acc.ratios.begin(), acc.ratios.end());
-  r.max = *std::max_element(acc.ratios.begin(), acc.ratios.end());
-  r.p95 = percentile_select(acc.ratios, 0.95);
-  r.p99 = percentile_select(acc.ratios, 0.99);
-  std::vector<double> maxima = acc.edge_max;
-  r.edge_max_p99_percent = 100.0 * (percentile_select(maxima, 0.99) - 1.0);
+  std::vector<double> p = percentiles(acc.ratios, {0.95, 0.99});
+  r.p95 = p[0];
+  r.p99 = p[1];
+  r.edge_max_p99_percent = 100.0 * (percentiles(acc.edge_max, {0.99})[0] - 1.0);
   // The worst edge: the largest departure from 1 (stretch as ratio, squash as 1/ratio).
   double worst = -1;
   for (std::size_t k = 0; k < acc.edge_ids.size(); ++k) {
@@ -215,20 +312,24 @@ RegionStretch finish(Accumulator& acc, const std::vector<std::pair<int, int>>& e
   return r;
 }
 
-} // namespace
+/// What one rig measures, fixed over its clips: rest lengths, the edges of each region (0 tail,
+/// 1 body) and the vertices those edges touch (the only ones skinned).
+struct RigPlan {
+  std::vector<double> rest;
+  std::vector<std::size_t> region_edges[2];
+  std::vector<int> needed;
+};
 
-std::vector<ClipStretch>
-measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
-                const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
-                const std::vector<int>& clips, const StretchParams& params, bool body) {
-  params.validate();
+RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
+                 const std::vector<bool>& tail, bool body, const StretchParams& params) {
+  RigPlan plan;
   const auto& bind = skin.bind();
-  std::vector<double> rest(edges.size());
+  plan.rest.resize(edges.size());
   std::vector<int> region(edges.size(), -1); // 0 tail, 1 body, -1 mixed or degenerate
   for (std::size_t k = 0; k < edges.size(); ++k) {
-    rest[k] = (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).norm();
+    plan.rest[k] = (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).norm();
     bool ta = tail[std::size_t(edges[k].first)], tb = tail[std::size_t(edges[k].second)];
-    if (rest[k] > 0 && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
+    if (plan.rest[k] > 0 && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
   }
   std::size_t body_edges = std::size_t(std::count(region.begin(), region.end(), 1));
   if (params.max_body_edges > 0 && body_edges > params.max_body_edges) {
@@ -236,50 +337,88 @@ measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin
     for (int& r : region)
       if (r == 1 && seen++ % stride != 0) r = -1; // every stride-th body edge is kept
   }
-  std::vector<int> needed; // vertices some measured edge touches: the only ones skinned
-  {
-    std::vector<char> mark(bind.size(), 0);
-    for (std::size_t k = 0; k < edges.size(); ++k)
-      if (region[k] >= 0)
-        mark[std::size_t(edges[k].first)] = mark[std::size_t(edges[k].second)] = 1;
-    for (std::size_t v = 0; v < mark.size(); ++v)
-      if (mark[v]) needed.push_back(int(v));
+  std::vector<char> mark(bind.size(), 0);
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    if (region[k] < 0) continue;
+    plan.region_edges[region[k]].push_back(k);
+    mark[std::size_t(edges[k].first)] = mark[std::size_t(edges[k].second)] = 1;
+  }
+  for (std::size_t v = 0; v < mark.size(); ++v)
+    if (mark[v]) plan.needed.push_back(int(v));
+  return plan;
+}
+
+/// One rig over one clip, its poses given (one world-matrix list per sample).
+void measure_clip(const SkinSampler& skin, const RigPlan& plan,
+                  const std::vector<std::pair<int, int>>& edges,
+                  const std::vector<std::vector<Eigen::Matrix4d>>& worlds,
+                  const StretchParams& params, ClipStretch& cs) {
+  Accumulator acc[2];
+  for (int r = 0; r < 2; ++r) {
+    acc[r].edge_ids = plan.region_edges[r];
+    acc[r].edge_max.assign(acc[r].edge_ids.size(), 0.0);
+    acc[r].edge_min.assign(acc[r].edge_ids.size(), INFINITY);
+    acc[r].ratios.reserve(acc[r].edge_ids.size() * worlds.size());
   }
   std::vector<Eigen::Vector3d> p;
-  std::vector<ClipStretch> out;
-  for (int clip : clips) {
-    ClipSampler sampler(doc, model, clip);
-    ClipStretch cs;
-    cs.clip = clip;
-    cs.name = model.animations[std::size_t(clip)].name;
-    cs.duration = sampler.duration();
-    Accumulator acc[2];
-    for (int r = 0; r < 2; ++r)
-      for (std::size_t k = 0; k < edges.size(); ++k)
-        if (region[k] == r) acc[r].edge_ids.push_back(k);
-    for (auto& a : acc) {
-      a.edge_max.assign(a.edge_ids.size(), 0.0);
-      a.edge_min.assign(a.edge_ids.size(), INFINITY);
-      a.ratios.reserve(a.edge_ids.size() * std::size_t(params.samples));
-    }
-    for (int s = 0; s < params.samples; ++s) {
-      double t = cs.duration * s / (params.samples - 1);
-      skin.pose_into(compose_world(model, sampler.locals(model, t)), &needed, p);
-      for (auto& a : acc)
-        for (std::size_t i = 0; i < a.edge_ids.size(); ++i) {
-          const auto& e = edges[a.edge_ids[i]];
-          double ratio =
-              (p[std::size_t(e.first)] - p[std::size_t(e.second)]).norm() / rest[a.edge_ids[i]];
-          a.ratios.push_back(ratio);
-          a.edge_max[i] = std::max(a.edge_max[i], ratio);
-          a.edge_min[i] = std::min(a.edge_min[i], ratio);
-        }
-    }
-    cs.tail = finish(acc[0], edges, skin, params);
-    cs.body = finish(acc[1], edges, skin, params);
-    out.push_back(std::move(cs));
+  for (const auto& world : worlds) {
+    skin.pose_into(world, &plan.needed, p);
+    for (auto& a : acc)
+      for (std::size_t i = 0; i < a.edge_ids.size(); ++i) {
+        const auto& e = edges[a.edge_ids[i]];
+        double ratio =
+            (p[std::size_t(e.first)] - p[std::size_t(e.second)]).norm() / plan.rest[a.edge_ids[i]];
+        a.ratios.push_back(ratio);
+        a.edge_max[i] = std::max(a.edge_max[i], ratio);
+        a.edge_min[i] = std::min(a.edge_min[i], ratio);
+      }
   }
+  cs.tail = finish(acc[0], edges, skin, params);
+  cs.body = finish(acc[1], edges, skin, params);
+}
+
+} // namespace
+
+std::vector<std::vector<ClipStretch>>
+measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
+                     const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
+                     const std::vector<int>& clips, const StretchParams& params, int threads) {
+  params.validate();
+  std::vector<RigPlan> plans;
+  std::vector<const Model*> models; // distinct, in first-use order
+  for (const StretchRig& rig : rigs) {
+    plans.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
+    if (std::find(models.begin(), models.end(), rig.model) == models.end())
+      models.push_back(rig.model);
+  }
+  std::vector<std::vector<ClipStretch>> out(rigs.size(), std::vector<ClipStretch>(clips.size()));
+  parallel_for(clips.size(), threads, [&](std::size_t c) {
+    const int clip = clips[c];
+    for (const Model* model : models) {
+      ClipSampler sampler(doc, *model, clip);
+      std::vector<std::vector<Eigen::Matrix4d>> worlds;
+      for (int s = 0; s < params.samples; ++s) {
+        double t = sampler.duration() * s / (params.samples - 1);
+        worlds.push_back(compose_world(*model, sampler.locals(*model, t)));
+      }
+      for (std::size_t r = 0; r < rigs.size(); ++r) {
+        if (rigs[r].model != model) continue;
+        ClipStretch& cs = out[r][c];
+        cs.clip = clip;
+        cs.name = model->animations[std::size_t(clip)].name;
+        cs.duration = sampler.duration();
+        measure_clip(*rigs[r].skin, plans[r], edges, worlds, params, cs);
+      }
+    }
+  });
   return out;
+}
+
+std::vector<ClipStretch>
+measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
+                const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
+                const std::vector<int>& clips, const StretchParams& params, bool body) {
+  return measure_stretch_rigs(doc, {{&model, &skin, body}}, edges, tail, clips, params, 1)[0];
 }
 
 } // namespace retail

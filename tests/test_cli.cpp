@@ -94,6 +94,8 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
                          &err) == 4);
   CHECK_FALSE(fs::exists(dir + "/y.glb")); // the output goes with its report
   CHECK(test::run_retail({in, dir + "/z.glb", "--mode", "sideways"}, nullptr, &err) == 1);
+  CHECK(test::run_retail({in, dir + "/z.glb", "--threads", "-1"}, nullptr, &err) == 1);
+  CHECK(err.find("--threads") != std::string::npos);
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 1); // only the input: no temp or partial files

@@ -29,6 +29,36 @@ TEST_CASE("stretch: percentiles interpolate linearly between closest ranks", "[s
   }
 }
 
+TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "[stretch]") {
+  // Large inputs take the histogram path: ratios near 1 with a heavy tail, many exact
+  // duplicates (a rigid region), a constant array, and two values only.
+  std::uint64_t state = 11;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return double(state >> 11) / double(1ULL << 53);
+  };
+  std::vector<std::vector<double>> inputs(4);
+  for (int i = 0; i < 300000; ++i) {
+    double u = uniform();
+    inputs[0].push_back(1 + 0.05 * (u - 0.5) + (u > 0.995 ? 30 * (u - 0.995) : 0));
+    inputs[1].push_back(i % 3 ? 1.0 : 1.0 + 1e-16 * double(i % 7));
+    inputs[2].push_back(2.5);
+    inputs[3].push_back(i < 299000 ? 1.0 : 7.0);
+  }
+  std::vector<double> qs = {0.0, 0.5, 0.95, 0.99, 0.9999, 1.0};
+  for (const auto& v : inputs) {
+    std::vector<double> got = retail::percentiles(v, qs);
+    REQUIRE(got.size() == qs.size());
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      std::vector<double> sorted = v;
+      INFO("q " << qs[i] << ", first value " << v.front());
+      CHECK(got[i] == retail::percentile(sorted, qs[i]));
+    }
+  }
+  CHECK(retail::percentiles({}, {0.5}) == std::vector<double>{1.0});
+  CHECK(retail::percentiles({3, 1, 2}, {0.5, 1.0}) == std::vector<double>{2, 3});
+}
+
 TEST_CASE("stretch: the rigid reference reads exactly 1 - the input tears - every clip measured",
           "[stretch]") {
   retail::RigOptions o;

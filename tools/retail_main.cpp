@@ -197,6 +197,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--fail-on", fail_on,
                  "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)");
+  app.add_option("--threads", params.threads,
+                 "worker threads for the per-clip bake and stretch (0: one per core; the "
+                 "output does not depend on it)")
+      ->capture_default_str();
   bool units_fixed = false;
   app.add_flag("--units-fixed", units_fixed,
                "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
@@ -225,6 +229,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   report_cmd->add_option("--fail-on", fail_on,
                          "QA checks on the tail region (exit 6 when one fails)");
+  report_cmd->add_option("--threads", params.threads, "worker threads (0: one per core)")
+      ->capture_default_str();
   report_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
   report_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
   auto* batch_cmd = app.add_subcommand(
@@ -286,8 +292,9 @@ int main(int argc, char** argv) {
     return run_batch_command(batch_in, batch_out, shard, params, batch, quiet);
   if (report_cmd->parsed()) {
     try {
-      retail::MeasureResult m = retail::measure_rig(report_in, params.bind, params.stretch,
-                                                    params.clips, region_bones, params.fail_on);
+      retail::MeasureResult m =
+          retail::measure_rig(report_in, params.bind, params.stretch, params.clips, region_bones,
+                              params.fail_on, params.threads);
       log_stages(m.stages);
       for (std::size_t k = 0; k < m.stretch.size(); ++k) {
         spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],

@@ -54,13 +54,15 @@ bool is_one_shot(const std::string& clip_name);
 /// Bakes every chain of one character into `clips`. Pre: `model` = parse_model(doc) of the
 /// re-rigged document, `character` its character (chain joints included), `chains` from
 /// rerig_character. Appends samplers/channels to doc's animations; returns one entry per
-/// (chain, clip).
+/// (chain, clip). Clips are solved on up to `threads` worker threads (0: one per core) and
+/// written in clip order: the document does not depend on the count.
 /// `floor_y`: g_0, the lowest bind point of the body's skin with tail-dominated skin excluded
 /// (a tail hanging below the feet must not define the ground), unless params set it.
 std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& character,
                                   const std::vector<ChainResult>& chains,
                                   const std::vector<int>& clips, double floor_y,
-                                  const BakeParams& params, std::vector<std::string>& warnings);
+                                  const BakeParams& params, std::vector<std::string>& warnings,
+                                  int threads = 1);
 
 /// The spring rig of a chain of bones from the character's bind pose, which comes from the
 /// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there).

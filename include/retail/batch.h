@@ -18,7 +18,9 @@ namespace retail {
 
 struct BatchParams {
   RunParams run;       ///< what every file gets (report: beside its output)
-  int jobs = 0;        ///< worker threads; 0: one per hardware thread
+  int jobs = 0;        ///< files at a time (worker threads); 0: one per hardware thread. Each
+                       ///< file's per-clip work gets run.threads, or when that is 0 the cores
+                       ///< divided among the workers (at least 1)
   int shard_index = 0; ///< --shard I/N: this job takes files i with i % N == I
   int shard_count = 1;
   std::string summary_path; ///< JSON lines, one per file in list order ("" none, "-" stdout)

@@ -6,6 +6,7 @@
 
 #include "retail/bake.h"
 #include "retail/document.h"
+#include "retail/error.h"
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
@@ -48,12 +49,16 @@ struct RunParams {
   bool bake_enabled = true;       ///< the spring bake into the selected clips (--no-bake: off)
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
+  /// Worker threads for the per-clip work of the bake and the stretch (0: one per core). The
+  /// output and report do not depend on it (parallel.h).
+  int threads = 0;
   /// Failure: Error(Usage).
   void validate() const {
     bind.validate();
     rerig.validate();
     stretch.validate();
     bake.validate();
+    if (threads < 0) throw Error(ExitCode::Usage, "--threads must not be negative");
   }
 };
 
@@ -92,8 +97,10 @@ struct MeasureResult {
 
 /// `retail report IN`: the edge stretch of any rig under its clips; changes nothing. The tail
 /// region: vertices whose largest weight is on a bone whose name matches `region_bones`.
+/// Clips are measured on up to `threads` worker threads (0: one per core).
 MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                           const StretchParams& stretch, const std::vector<std::string>& clips,
-                          const std::string& region_bones, const std::vector<FailCheck>& fail_on);
+                          const std::string& region_bones, const std::vector<FailCheck>& fail_on,
+                          int threads = 0);
 
 } // namespace retail

@@ -81,12 +81,14 @@ private:
     double weight;
   };
   std::vector<SourcePrimitive> sources_;
-  std::vector<Eigen::Vector3d> bind_;     ///< world at bind
-  std::vector<Eigen::Vector4d> skin_pos_; ///< skin space, homogeneous
-  std::vector<std::vector<Influence>> influences_;
-  std::vector<int> joint_node_;      ///< per (skin, joint) slot: node index
-  std::vector<Eigen::Matrix4d> ibm_; ///< per slot
-  std::vector<int> pinned_slot_;     ///< per vertex: slot it is pinned to, or -1
+  std::vector<Eigen::Vector3d> bind_;          ///< world at bind
+  std::vector<Eigen::Vector3d> skin_pos_;      ///< skin space
+  std::vector<std::uint32_t> influence_start_; ///< #V+1: vertex v's influences are
+                                               ///< influences_[start[v], start[v+1])
+  std::vector<Influence> influences_;          ///< normalised weights, in slot order
+  std::vector<int> joint_node_;                ///< per (skin, joint) slot: node index
+  std::vector<Eigen::Matrix4d> ibm_;           ///< per slot
+  std::vector<int> pinned_slot_;               ///< per vertex: slot it is pinned to, or -1
   std::vector<std::pair<int, int>>
       vertex_slots_; ///< per source: [first slot, end slot) of its skin
 };
@@ -101,6 +103,27 @@ std::vector<ClipStretch>
 measure_stretch(const Document& doc, const Model& model, const SkinSampler& skin,
                 const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
                 const std::vector<int>& clips, const StretchParams& params, bool body = true);
+
+/// One rig to measure: a skin posed by one model's clips.
+struct StretchRig {
+  const Model* model = nullptr;      ///< whose nodes and clips pose it
+  const SkinSampler* skin = nullptr; ///< its influences
+  bool body = true;                  ///< also measure the body (false: the tail only)
+};
+
+/// measure_stretch for several rigs over the same edges, tail and clips: result[r][c] for rig
+/// r and clips[c]. Rigs posed by the same model share its sampled poses. Clips run on up to
+/// `threads` worker threads (parallel.h; 0: one per core); the results do not depend on it.
+std::vector<std::vector<ClipStretch>>
+measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
+                     const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
+                     const std::vector<int>& clips, const StretchParams& params, int threads);
+
+/// Percentiles qs (each in [0,1]) of `values`, linear between closest ranks, exactly as
+/// percentile() gives them, in linear time without reordering: selection on a copy for small
+/// inputs, a histogram pass and a selection inside the bins that hold the wanted ranks for large
+/// ones. 1 for each q when `values` is empty.
+std::vector<double> percentiles(const std::vector<double>& values, const std::vector<double>& qs);
 
 /// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
 double percentile(std::vector<double>& values, double q);
