@@ -5,17 +5,51 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace retail {
 namespace {
 
-struct CellHash {
-  std::size_t operator()(const std::array<std::int64_t, 3>& c) const {
-    std::uint64_t h = std::uint64_t(c[0]) * 73856093ULL ^ std::uint64_t(c[1]) * 19349663ULL ^
-                      std::uint64_t(c[2]) * 83492791ULL;
-    return std::size_t(h);
+using Cell = std::array<std::int64_t, 3>;
+
+std::uint64_t cell_hash(const Cell& c) {
+  return std::uint64_t(c[0]) * 73856093ULL ^ std::uint64_t(c[1]) * 19349663ULL ^
+         std::uint64_t(c[2]) * 83492791ULL;
+}
+
+/// Welded vertices by grid cell: an open-addressing table of cells (linear probing), each cell
+/// the head of a list of the welded vertices in it, linked through `next`. Flat arrays: no
+/// allocation per cell.
+class CellGrid {
+public:
+  explicit CellGrid(std::size_t expected) {
+    std::size_t cap = 16;
+    while (cap < 2 * expected) cap *= 2;
+    keys_.resize(cap);
+    head_.assign(cap, -1);
+    mask_ = cap - 1;
   }
+  /// First welded vertex in `c`, or -1.
+  int first(const Cell& c) const { return head_[slot(c)]; }
+  /// Following welded vertex in the same cell, or -1.
+  int next(int w) const { return next_[std::size_t(w)]; }
+  /// Adds welded vertex w (ids arrive in increasing order) to cell c.
+  void add(const Cell& c, int w) {
+    std::size_t s = slot(c);
+    if (head_[s] < 0) keys_[s] = c;
+    next_.resize(std::max(next_.size(), std::size_t(w) + 1), -1);
+    next_[std::size_t(w)] = head_[s];
+    head_[s] = w;
+  }
+
+private:
+  std::size_t slot(const Cell& c) const {
+    std::size_t s = std::size_t(cell_hash(c)) & mask_;
+    while (head_[s] >= 0 && keys_[s] != c) s = (s + 1) & mask_;
+    return s;
+  }
+  std::vector<Cell> keys_;
+  std::vector<int> head_, next_;
+  std::size_t mask_ = 0;
 };
 
 /// Triangles of a primitive as vertex-index triples (modes 4, 5, 6; others have no faces).
@@ -41,6 +75,22 @@ std::vector<std::array<std::uint32_t, 3>> triangles_of(const Document& doc, cons
 }
 
 } // namespace
+
+void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices) {
+  std::vector<std::size_t> start(vertices + 1, 0);
+  for (const auto& e : edges) ++start[std::size_t(e.first) + 1];
+  for (std::size_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
+  std::vector<int> second(edges.size());
+  std::vector<std::size_t> fill(start.begin(), start.end() - 1);
+  for (const auto& e : edges) second[fill[std::size_t(e.first)]++] = e.second;
+  edges.clear();
+  for (std::size_t v = 0; v < vertices; ++v) {
+    auto a = second.begin() + long(start[v]), b = second.begin() + long(start[v + 1]);
+    std::sort(a, b);
+    for (auto it = a; it != b; ++it)
+      if (it == a || *it != *(it - 1)) edges.push_back({int(v), *it});
+  }
+}
 
 void WeldParams::validate() const {
   if (!(weld_tolerance_h >= 0)) throw Error(ExitCode::Usage, "weld tolerance must not be negative");
@@ -72,8 +122,7 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
   // meets at most two cells per axis: its own and the neighbour on the side it is nearer to
   // (8 lookups, not 27; the same candidates).
   double tol = std::max(params.weld_tolerance_h * c.height, 1e-12), size = 2 * tol;
-  std::unordered_map<std::array<std::int64_t, 3>, std::vector<int>, CellHash> grid;
-  grid.reserve(total);
+  CellGrid grid(total);
   m.weld_of.assign(total, -1);
   std::vector<Eigen::RowVector3d> welded;
   for (std::size_t i = 0; i < total; ++i) {
@@ -86,16 +135,15 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
     }
     int found = -1;
     for (int n = 0; n < 8; ++n) {
-      auto g = grid.find({cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
-                          cell[2] + (n & 4 ? side[2] : 0)});
-      if (g == grid.end()) continue;
-      for (int w : g->second)
+      Cell near = {cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
+                   cell[2] + (n & 4 ? side[2] : 0)};
+      for (int w = grid.first(near); w >= 0; w = grid.next(w))
         if ((welded[std::size_t(w)] - p).norm() <= tol && (found < 0 || w < found)) found = w;
     }
     if (found < 0) {
       found = int(welded.size());
       welded.push_back(p);
-      grid[cell].push_back(found);
+      grid.add(cell, found);
     }
     m.weld_of[i] = found;
   }
@@ -119,8 +167,7 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
       }
     }
   }
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  sort_unique_edges(edges, welded.size());
   std::size_t n = welded.size();
   m.adjacency_start.assign(n + 1, 0);
   for (const auto& [a, b] : edges) {

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace retail {
@@ -43,6 +44,11 @@ struct WeldedMesh {
 
   std::size_t size() const { return std::size_t(welded.rows()); }
 };
+
+/// Sorts edges (pairs a < b, both < `vertices`) ascending and drops repeats, in linear time: a
+/// counting pass by a, then each a's short list of b sorted. The same result as std::sort and
+/// std::unique.
+void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices);
 
 /// Gathers, welds and connects the character's skinned primitives. Deterministic: welded ids
 /// are assigned in primitive, then vertex order; a vertex joins the first earlier welded vertex
