@@ -19,8 +19,41 @@ Quaterniond swing(const Vector3d& a, const Vector3d& b) {
     if (axis.norm() < 1e-6) axis = x.cross(Vector3d::UnitY());
     return Quaterniond(Eigen::AngleAxisd(M_PI, axis.normalized()));
   }
-  return Quaterniond::FromTwoVectors(x, y).normalized();
+  // Half the angle between x and y about x × y: w = cos(t/2) = s/2, |v| = sin(t/2) = |x × y|/s.
+  Vector3d axis = x.cross(y);
+  double s = std::sqrt(2 * (1 + c));
+  return Quaterniond(0.5 * s, axis.x() / s, axis.y() / s, axis.z() / s).normalized();
 }
+
+namespace {
+
+/// Spherical interpolation from a to b (unit quaternions) along the shorter arc, as Eigen's
+/// slerp, with one acos and one sine/cosine pair: sin((1-t)T)/sin T = cos tT - cos T sin tT/sin T.
+Quaterniond slerp(const Quaterniond& a, const Quaterniond& b, double t) {
+  double d = a.dot(b), sign = d < 0 ? -1.0 : 1.0;
+  d = std::abs(d);
+  double s0 = 1 - t, s1 = t;
+  if (d < 1 - 1e-15) {
+    double theta = std::acos(d), sin_theta = std::sqrt(1 - d * d);
+    s1 = std::sin(t * theta) / sin_theta;
+    s0 = std::cos(t * theta) - d * s1;
+  }
+  Quaterniond q;
+  q.coeffs() = s0 * a.coeffs() + (sign * s1) * b.coeffs();
+  return q;
+}
+
+/// slerp(a, b, 1/2), normalised: the sum of a and b (b on a's side), normalised.
+Quaterniond midpoint(const Quaterniond& a, const Quaterniond& b) {
+  Quaterniond q;
+  q.coeffs() = a.coeffs() + (a.dot(b) < 0 ? -1.0 : 1.0) * b.coeffs();
+  double n = q.coeffs().norm();
+  if (!(n > 0)) return a;
+  q.coeffs() /= n;
+  return q;
+}
+
+} // namespace
 
 double rotation_angle(const Quaterniond& q) {
   return 2 * std::acos(std::clamp(std::abs(q.w()), 0.0, 1.0));
@@ -53,6 +86,9 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   for (std::size_t i = 0; i < n && i < rig_.skin_radius.size(); ++i)
     skin_limit_[i] = skin_bend_limit(rig_.skin_radius[i], rig_.length[i == 0 ? 0 : i - 1],
                                      rig_.length[i], params_.min_skin_ratio);
+  skin_cos_.assign(n, -2.0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (skin_limit_[i] < M_PI) skin_cos_[i] = std::cos(skin_limit_[i]);
   build_rest_arc();
 }
 
@@ -121,12 +157,15 @@ void remove_push(const Vector3d& from, const Vector3d& to, Vector3d& v) {
 }
 
 /// Direction `dir` pulled back to within `limit` radians of `bind` (the skin's limit); the
-/// velocity pushing further out is removed.
-Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, Vector3d& v) {
-  double angle = std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+/// velocity pushing further out is removed. `cos_limit`: cos(limit), or below -1 for none.
+Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, double cos_limit,
+                      Vector3d& v) {
+  double c = dir.dot(bind);
+  if (c >= cos_limit) return dir; // within the limit: no acos needed
+  double angle = std::acos(std::clamp(c, -1.0, 1.0));
   if (!(angle > limit)) return dir;
   Vector3d out =
-      (Quaterniond::Identity().slerp(limit / angle, swing(bind, dir)) * bind).normalized();
+      (slerp(Quaterniond::Identity(), swing(bind, dir), limit / angle) * bind).normalized();
   remove_push(dir, out, v);
   return out;
 }
@@ -138,6 +177,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   const Quaterniond I = Quaterniond::Identity();
   const double alpha = 1 - std::exp(-params_.coupling_rate * dt);
   const double limit = params_.bend_limit_deg * M_PI / 180;
+  const double cos_half_limit = std::cos(limit / 2); // |w| below it: the bend is past the limit
   const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
   const Vector3d forward = forward_axis(hips);
@@ -145,8 +185,9 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   // The plane keeps a standing tail from swinging between the legs; it applies while the hips
   // are within 60 degrees of upright (a body lying down has no "between the legs" to keep).
   plane_ = (hips.rotation * rig_.up_local.normalized()).y() >= 0.5;
-  std::vector<Quaterniond> old = q_; // the snapshot coupling reads
-  Quaterniond cum = I;               // product of solved local rotations so far (hips space)
+  old_ = q_; // the snapshot coupling reads (a member: no allocation per step)
+  const std::vector<Quaterniond>& old = old_;
+  Quaterniond cum = I; // product of solved local rotations so far (hips space)
   Vector3d h = root_;
   for (std::size_t i = 0; i < n; ++i) {
     const double len = rig_.length[i];
@@ -174,18 +215,23 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     Vector3d cand = parent.conjugate() * nrm;
     Quaterniond q = (A * swing(r_[i], cand) * A.conjugate()).normalized();
     if (n > 1) {
-      Quaterniond target_bend = i == 0       ? I.slerp(0.5, old[1])
+      Quaterniond target_bend = i == 0       ? midpoint(I, old[1])
                                 : i + 1 == n ? old[i - 1]
-                                             : old[i - 1].slerp(0.5, old[i + 1]);
-      q = q.slerp(alpha, target_bend).normalized();
+                                             : midpoint(old[i - 1], old[i + 1]);
+      q = slerp(q, target_bend, alpha).normalized();
     }
     // 5. Elastic limit; the velocity pushing further into it is removed.
-    double theta = rotation_angle(q);
-    Vector3d free_dir = parent * (A.conjugate() * q * A * r_[i]);
-    if (theta > limit) q = I.slerp(limit / theta, q).normalized();
-    Vector3d dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
-    if (theta > limit) remove_push(free_dir, dir, v_[i]);
-    dir = skin_limited(dir, parent * rig_.authored[i], skin_limit_[i], v_[i]);
+    double theta = std::abs(q.w()) < cos_half_limit ? rotation_angle(q) : 0.0;
+    Vector3d dir;
+    if (theta > limit) {
+      Vector3d free_dir = parent * (A.conjugate() * q * A * r_[i]);
+      q = slerp(I, q, limit / theta).normalized();
+      dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
+      remove_push(free_dir, dir, v_[i]);
+    } else {
+      dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
+    }
+    dir = skin_limited(dir, parent * rig_.authored[i], skin_limit_[i], skin_cos_[i], v_[i]);
     Vector3d p = h + len * dir;
     // 6. The forward plane through the tail root: no particle in front of it.
     double ahead = (p - root_).dot(forward);
@@ -256,8 +302,9 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
   axis.normalize();
   auto height = [&](double phi) { return pivot.y() + (Eigen::AngleAxisd(phi, axis) * d).y(); };
   Vector3d bind = parent_frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
-  auto bend = [&](double phi) {
-    return std::acos(std::clamp((Eigen::AngleAxisd(phi, axis) * dir).dot(bind), -1.0, 1.0));
+  auto rotation = [&](double phi) { return Eigen::AngleAxisd(phi, axis).toRotationMatrix(); };
+  auto bend_by = [&](const Eigen::Matrix3d& rot) {
+    return std::acos(std::clamp((rot * dir).dot(bind), -1.0, 1.0));
   };
   // The turn that brings the target to the floor (height rises with phi up to the top).
   double lo = 0, hi = M_PI / 2;
@@ -268,17 +315,20 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
     lo = hi;
   }
   // No further than the joint's own limit, and never through the forward plane.
-  auto ahead = [&](double phi) {
+  auto ahead_by = [&](const Eigen::Matrix3d& rot) {
     double most = -INFINITY;
     if (!plane_) return most;
     for (std::size_t j = k; j < p_.size(); ++j)
-      most = std::max(
-          most, (pivot + Eigen::AngleAxisd(phi, axis) * (p_[j] - pivot) - root_).dot(forward_));
+      most = std::max(most, (pivot + rot * (p_[j] - pivot) - root_).dot(forward_));
     return most;
   };
-  double need = lo, allowed = std::max(skin_limit_[k], bend(0)),
-         front = std::max(ahead(0), 0.0) + 1e-12;
-  auto ok = [&](double phi) { return bend(phi) <= allowed && ahead(phi) <= front; };
+  const Eigen::Matrix3d still = rotation(0);
+  double need = lo, allowed = std::max(skin_limit_[k], bend_by(still)),
+         front = std::max(ahead_by(still), 0.0) + 1e-12;
+  auto ok = [&](double phi) {
+    const Eigen::Matrix3d rot = rotation(phi);
+    return bend_by(rot) <= allowed && ahead_by(rot) <= front;
+  };
   if (!ok(need)) {
     double a = 0, b = need;
     for (int it = 0; it < 50; ++it) (ok((a + b) / 2) ? a : b) = (a + b) / 2;
@@ -330,11 +380,11 @@ void SpringChain::turn_behind_plane(std::size_t first, const Quaterniond& r) {
   for (int it = 0; it < 40; ++it) {
     double mid = (a + b) / 2;
     p_ = saved;
-    rotate_from(first, Quaterniond::Identity().slerp(mid, r));
+    rotate_from(first, slerp(Quaterniond::Identity(), r, mid));
     (ahead_from(first) <= allowed ? a : b) = mid;
   }
   p_ = saved;
-  rotate_from(first, Quaterniond::Identity().slerp(a, r));
+  rotate_from(first, slerp(Quaterniond::Identity(), r, a));
 }
 
 void SpringChain::spread_contact(const HipsPose& hips) {
@@ -355,7 +405,7 @@ void SpringChain::spread_contact(const HipsPose& hips) {
     // plane), then lifted from the joints above.
     Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame[i] * rig_.authored[i];
     turn_behind_plane(i,
-                      Quaterniond::Identity().slerp(1 - skin_limit_[i] / angle, swing(dir, bind)));
+                      slerp(Quaterniond::Identity(), swing(dir, bind), 1 - skin_limit_[i] / angle));
     for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) lift(k, i, frame[k]);
   }
   // What is still below the floor goes onto it where its joint's skin and the forward plane

@@ -133,8 +133,10 @@ private:
   std::vector<Eigen::Vector3d> r_;       ///< r_i = G_{i-1}^-1 u_i
   std::vector<Eigen::Vector3d> p_, v_;
   std::vector<Eigen::Quaterniond> q_, local_;
+  std::vector<Eigen::Quaterniond> old_; ///< step(): the snapshot of q_ the coupling reads
   std::vector<bool> contact_;
   std::vector<double> skin_limit_;
+  std::vector<double> skin_cos_; ///< cos(skin_limit_), or -2 where there is no limit
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
   double penetration_ = 0;
