@@ -4,12 +4,14 @@
 #include "retail/animation.h"
 #include "retail/builder.h"
 #include "retail/error.h"
+#include "retail/info.h"
 #include "retail/parallel.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <set>
 
 namespace retail {
@@ -270,14 +272,12 @@ Keys make_keys(const Recording& r, double duration, double fps, std::size_t bone
 /// The widest angle between two of the tip's directions relative to the hips, degrees, over at
 /// most 1000 evenly spaced substep states (every state for clips up to ~8 s).
 double tip_swing_deg(const Recording& r) {
-  double range = 0;
+  double closest = 1; // the smallest dot product: acos is decreasing, so one acos at the end
   std::size_t stride = std::max<std::size_t>(1, r.states.size() / 1000);
   for (std::size_t a = 0; a < r.states.size(); a += stride)
     for (std::size_t b = a + stride; b < r.states.size(); b += stride)
-      range = std::max(
-          range,
-          std::acos(std::clamp(r.states[a].tip_dir_hips.dot(r.states[b].tip_dir_hips), -1.0, 1.0)));
-  return range * 180 / M_PI;
+      closest = std::min(closest, r.states[a].tip_dir_hips.dot(r.states[b].tip_dir_hips));
+  return std::acos(std::clamp(closest, -1.0, 1.0)) * 180 / M_PI;
 }
 
 /// The largest angle between a bone's first and last key, degrees.
@@ -362,9 +362,17 @@ std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Chara
     std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
     SpringRig rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
                                std::isfinite(params.floor_y) ? params.floor_y : floor_y);
-    // Clips are independent: solved on worker threads, written in clip order.
+    // Clips are independent: solved on worker threads, longest first (the fewest idle workers
+    // at the end; info.h's duration), and written in clip order.
+    std::vector<std::size_t> order(clips.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<double> length(clips.size());
+    for (std::size_t k = 0; k < clips.size(); ++k) length[k] = clip_duration(doc, model, clips[k]);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
     std::vector<BakedClip> baked(clips.size());
-    parallel_for(clips.size(), threads, [&](std::size_t k) {
+    parallel_for(clips.size(), threads, [&](std::size_t i) {
+      std::size_t k = order[i];
       baked[k] = bake_clip(doc, model, c, chain, rig, clips[k], params);
     });
     std::vector<ClipBake> mine;
