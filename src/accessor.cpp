@@ -4,6 +4,7 @@
 #include "retail/error.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 
 namespace retail {
@@ -136,6 +137,29 @@ AccessorData read_accessor(const Document& doc, const Model& model, int index) {
         out);
   }
   return out;
+}
+
+std::int64_t first_non_finite(const Document& doc, const Model& model, int index) {
+  const Accessor& a = model.accessors[std::size_t(index)];
+  if (a.component_type != kFloat) return -1;
+  if (a.sparse) { // substituted values: check what a reader sees
+    AccessorData d = read_accessor(doc, model, index);
+    for (Eigen::Index k = 0; k < d.size(); ++k)
+      if (!std::isfinite(d.data()[k])) return std::int64_t(k / a.components);
+    return -1;
+  }
+  if (a.buffer_view < 0) return -1; // all zeros
+  const BufferView& bv = model.buffer_views[std::size_t(a.buffer_view)];
+  std::size_t stride = bv.byte_stride ? std::size_t(bv.byte_stride) : std::size_t(element_size(a));
+  const std::uint8_t* base = view_data(doc, model, a.buffer_view, a.byte_offset);
+  const std::array<int, 16> off = component_offsets(a);
+  for (std::uint64_t i = 0; i < a.count; ++i)
+    for (int c = 0; c < a.components; ++c) {
+      float f;
+      std::memcpy(&f, base + i * stride + std::size_t(off[std::size_t(c)]), 4);
+      if (!std::isfinite(f)) return std::int64_t(i);
+    }
+  return -1;
 }
 
 std::vector<std::uint32_t> read_accessor_uint(const Document& doc, const Model& model, int index) {

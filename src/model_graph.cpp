@@ -348,12 +348,10 @@ void check_data(const Document& doc, Model& m) {
   // Finite floats everywhere retail reads them.
   for (std::size_t i = 0; i < m.accessors.size(); ++i) {
     const Accessor& a = m.accessors[i];
-    if (a.component_type != kFloat) continue;
-    AccessorData d = read_accessor(doc, m, int(i));
-    for (Eigen::Index k = 0; k < d.size(); ++k)
-      if (!std::isfinite(d.data()[k]))
-        fail_invalid(at("accessors", i) + (a.usage.empty() ? "" : " (" + a.usage + ")") +
-                     ": element " + std::to_string(k / a.components) + " is not finite");
+    std::int64_t bad = first_non_finite(doc, m, int(i));
+    if (bad >= 0)
+      fail_invalid(at("accessors", i) + (a.usage.empty() ? "" : " (" + a.usage + ")") +
+                   ": element " + std::to_string(bad) + " is not finite");
   }
   // Vertex indices in range; joints in range of the skins that use them; weights not all zero.
   for (std::size_t mi = 0; mi < m.meshes.size(); ++mi)

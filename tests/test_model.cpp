@@ -4,6 +4,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 
 using retail::Bytes;
@@ -112,6 +113,17 @@ TEST_CASE("model: sparse accessors substitute their values", "[model]") {
   CHECK(a(3, 0) == 40);
   bin[17] = 9; // past count
   CHECK(error_of(doc_with(g, bin)).find("sparse.indices: 9 out of range") != std::string::npos);
+  // A non-finite value substituted by the sparse part is found where a reader would see it; a
+  // non-finite base value that the sparse part replaces is not.
+  bin[17] = 3;
+  float inf = INFINITY, nan = NAN;
+  std::memcpy(bin.data() + 24, &inf, 4); // the value for element 3
+  std::memcpy(bin.data() + 4, &nan, 4);  // base element 1, replaced by 20
+  CHECK(error_of(doc_with(g, bin)).find("accessors[0]: element 3 is not finite") !=
+        std::string::npos);
+  g["accessors"][0].erase("sparse"); // now the base NaN is what a reader sees
+  CHECK(error_of(doc_with(g, bin)).find("accessors[0]: element 1 is not finite") !=
+        std::string::npos);
 }
 
 TEST_CASE("model: node hierarchy must be a forest", "[model]") {

@@ -21,6 +21,11 @@ int element_size(const Accessor& accessor);
 /// for a sparse index past `count`.
 AccessorData read_accessor(const Document& doc, const Model& model, int index);
 
+/// The first element of accessor `index` with a component that is not finite (NaN or
+/// infinite), or -1 when every one is. Float accessors are read as stored, without converting
+/// them; other component types are finite by type (-1). Pre: as read_accessor.
+std::int64_t first_non_finite(const Document& doc, const Model& model, int index);
+
 /// Reads an integer accessor (indices, JOINTS_n) as unsigned values, flattened row-major.
 /// Pre: the component type is an unsigned integer type.
 std::vector<std::uint32_t> read_accessor_uint(const Document& doc, const Model& model, int index);
