@@ -15,13 +15,14 @@ int worker_count(int requested) {
   return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
+void parallel_for_workers(std::size_t n, int threads,
+                          const std::function<void(std::size_t, std::size_t)>& fn) {
   std::vector<std::exception_ptr> errors(n);
   std::atomic<std::size_t> next{0};
-  auto work = [&] {
+  auto work = [&](std::size_t worker) {
     for (std::size_t i; (i = next.fetch_add(1)) < n;) {
       try {
-        fn(i);
+        fn(i, worker);
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -31,15 +32,19 @@ void parallel_for(std::size_t n, int threads, const std::function<void(std::size
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < workers; ++t) {
     try {
-      pool.emplace_back(work);
+      pool.emplace_back(work, t);
     } catch (const std::system_error&) {
       break; // no more threads to be had: the ones running (and this one) do the rest
     }
   }
-  work();
+  work(0);
   for (auto& t : pool) t.join();
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
+  parallel_for_workers(n, threads, [&](std::size_t i, std::size_t) { fn(i); });
 }
 
 } // namespace retail

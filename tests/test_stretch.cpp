@@ -1,8 +1,11 @@
 // Edge stretch: percentiles, the rigid self-check, before/after on generated rigs, both code
 // paths agreeing, --fail-on, the table's width; and the shared models' before-figures against
 // the data README's independent evaluator.
+#include "retail/animation.h"
 #include "retail/error.h"
 #include "retail/pipeline.h"
+#include "retail/skinning.h"
+#include "retail/stretch.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -26,6 +29,49 @@ TEST_CASE("stretch: percentiles interpolate linearly between closest ranks", "[s
   for (double q : {0.0, 0.5, 0.95, 0.99, 0.999, 1.0}) {
     std::vector<double> a = many, b = many;
     CHECK(retail::percentile_select(a, q) == retail::percentile(b, q));
+  }
+}
+
+TEST_CASE("stretch: the prepared skin poses like glTF skinning - every code path the same bits",
+          "[stretch]") {
+  retail::RigOptions o;
+  o.tail_two_shells = true;
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model m = retail::parse_model(rig.doc);
+  std::vector<retail::Character> chars = retail::build_characters(rig.doc, m, {});
+  REQUIRE(chars.size() == 1);
+  retail::SkinSampler skin(rig.doc, m, chars[0]);
+  retail::SkinSampler pinned = skin;
+  REQUIRE(pinned.pin(5, chars[0].roles.hips));
+  std::vector<int> some = {0, 5, 17, int(skin.size()) - 1};
+  retail::ClipSampler clip(rig.doc, m, 0);
+  for (double t : {0.0, 0.37 * clip.duration(), clip.duration()}) {
+    auto world = retail::compose_world(m, clip.locals(m, t));
+    std::vector<Eigen::Vector3d> fast, portable, subset, rigid;
+    skin.pose_into(world, nullptr, fast);
+    skin.pose_into(world, nullptr, portable, false);
+    skin.pose_into(world, &some, subset);
+    pinned.pose_into(world, nullptr, rigid);
+    REQUIRE(fast.size() == skin.size());
+    CHECK(fast == portable); // AVX2 and portable code: the same bits
+    for (int v : some) CHECK(subset[std::size_t(v)] == fast[std::size_t(v)]);
+    // The reference: skinning.h, joint by joint, primitive by primitive.
+    double worst = 0;
+    for (const auto& src : skin.sources()) {
+      Eigen::MatrixX3d ref = retail::skin_primitive(rig.doc, m, src.where.mesh, src.where.primitive,
+                                                    src.where.skin, world);
+      for (std::size_t v = 0; v < src.count; ++v)
+        worst =
+            std::max(worst, (ref.row(Eigen::Index(v)).transpose() - fast[src.first + v]).norm());
+    }
+    CHECK(worst <= 1e-12 * chars[0].height);
+    // A pinned vertex moves rigidly with the hips: its offset from the hips is the bind one.
+    const Eigen::Matrix4d& hips = world[std::size_t(chars[0].roles.hips)];
+    int j = chars[0].joint_index(chars[0].roles.hips);
+    Eigen::Vector3d expected =
+        (hips * chars[0].bind_world[std::size_t(j)].inverse() * skin.bind()[5].homogeneous())
+            .head<3>();
+    CHECK((rigid[5] - expected).norm() <= 1e-9 * chars[0].height);
   }
 }
 

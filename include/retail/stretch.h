@@ -14,6 +14,8 @@
 #include "retail/skeleton.h"
 
 #include <Eigen/Core>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,9 +70,12 @@ public:
   std::vector<Eigen::Vector3d> pose(const std::vector<Eigen::Matrix4d>& world) const;
 
   /// The same into `out` (resized to size()), computing only the vertices in `only` (all when
-  /// null).
+  /// null). Each vertex blends its joints' matrices by weight, then transforms once. On CPUs
+  /// with AVX2 the blend runs on 4-wide registers; `allow_avx2` false forces the portable code.
+  /// Both give the same bits (elementwise IEEE operations in the same order, no fused
+  /// multiply-add), so results do not depend on the machine.
   void pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
-                 std::vector<Eigen::Vector3d>& out) const;
+                 std::vector<Eigen::Vector3d>& out, bool allow_avx2 = true) const;
 
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
@@ -84,8 +89,9 @@ private:
   std::vector<Eigen::Vector3d> bind_;          ///< world at bind
   std::vector<Eigen::Vector3d> skin_pos_;      ///< skin space
   std::vector<std::uint32_t> influence_start_; ///< #V+1: vertex v's influences are
-                                               ///< influences_[start[v], start[v+1])
-  std::vector<Influence> influences_;          ///< normalised weights, in slot order
+                                               ///< [start[v], start[v+1]) of the two below
+  std::vector<int> influence_joint_;           ///< slot (index into joint_node_/ibm_)
+  std::vector<double> influence_weight_;       ///< normalised weight
   std::vector<int> joint_node_;                ///< per (skin, joint) slot: node index
   std::vector<Eigen::Matrix4d> ibm_;           ///< per slot
   std::vector<int> pinned_slot_;               ///< per vertex: slot it is pinned to, or -1
@@ -122,8 +128,10 @@ measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
 /// Percentiles qs (each in [0,1]) of `values`, linear between closest ranks, exactly as
 /// percentile() gives them, in linear time without reordering: selection on a copy for small
 /// inputs, a histogram pass and a selection inside the bins that hold the wanted ranks for large
-/// ones. 1 for each q when `values` is empty.
-std::vector<double> percentiles(const std::vector<double>& values, const std::vector<double>& qs);
+/// ones. 1 for each q when `values` is empty. `lo`, `hi`: the values' minimum and maximum when
+/// the caller knows them (saves a pass; NaN: found here).
+std::vector<double> percentiles(const std::vector<double>& values, const std::vector<double>& qs,
+                                double lo = NAN, double hi = NAN);
 
 /// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
 double percentile(std::vector<double>& values, double q);
