@@ -174,12 +174,13 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
   for (const auto& c : in.characters) {
     SkinSampler skin(in.doc, in.model, c);
     std::vector<int> dominant = skin.dominant_node();
+    std::vector<char> matches(in.model.nodes.size()); // the pattern tried once per node
+    for (std::size_t i = 0; i < matches.size(); ++i)
+      matches[i] = std::regex_search(in.model.nodes[i].name, pattern);
     std::vector<bool> tail(skin.size(), false);
     std::size_t n = 0;
     for (std::size_t v = 0; v < tail.size(); ++v)
-      if (dominant[v] >= 0 &&
-          std::regex_search(in.model.nodes[std::size_t(dominant[v])].name, pattern))
-        tail[v] = true, ++n;
+      if (dominant[v] >= 0 && matches[std::size_t(dominant[v])]) tail[v] = true, ++n;
     auto measured =
         measure_stretch_rigs(in.doc, {{&in.model, &skin, true}}, mesh_edges(in.doc, in.model, skin),
                              tail, clips, stretch, threads)[0];
