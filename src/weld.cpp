@@ -16,40 +16,76 @@ std::uint64_t cell_hash(const Cell& c) {
          std::uint64_t(c[2]) * 83492791ULL;
 }
 
-/// Welded vertices by grid cell: an open-addressing table of cells (linear probing), each cell
-/// the head of a list of the welded vertices in it, linked through `next`. Flat arrays: no
-/// allocation per cell.
+/// Welded vertices by grid cell: an open-addressing table (linear probing) whose slots hold a
+/// cell's first welded vertex and a 32-bit tag of its hash; the cells themselves are kept per
+/// welded vertex and read only when a tag matches. The other welded vertices of a cell are
+/// linked through `next`. Flat arrays, 8 bytes a slot: no allocation per cell.
+/// Most cells a vertex looks into are empty (cells are far smaller than edges): a filter answers
+/// those without touching the table. It has a 64-bit word per hashed block of 4x4x4 cells, a bit
+/// per cell, 16 bits per expected vertex; the eight cells a vertex looks into mostly share one or
+/// two words (a few percent of empty cells share a set bit with another block and are looked up).
 class CellGrid {
 public:
   explicit CellGrid(std::size_t expected) {
     std::size_t cap = 16;
-    while (cap < 2 * expected) cap *= 2;
-    keys_.resize(cap);
-    head_.assign(cap, -1);
+    shift_ = 60;
+    while (cap < 2 * expected) cap *= 2, --shift_;
+    slots_.assign(cap, Slot{});
     mask_ = cap - 1;
+    words_.assign(cap / 8, 0); // 16 x expected bits (cap >= 2 x expected)
+    word_mask_ = cap / 8 - 1;
+    next_.reserve(expected);
+    cell_of_.reserve(expected);
   }
   /// First welded vertex in `c`, or -1.
-  int first(const Cell& c) const { return head_[slot(c)]; }
+  int first(const Cell& c) const {
+    if (!(words_[word(c)] >> bit(c) & 1)) return -1;
+    return slots_[slot(c, mixed(c))].head;
+  }
   /// Following welded vertex in the same cell, or -1.
   int next(int w) const { return next_[std::size_t(w)]; }
-  /// Adds welded vertex w (ids arrive in increasing order) to cell c.
+  /// Adds welded vertex w (ids arrive as 0, 1, 2, ...) to cell c.
   void add(const Cell& c, int w) {
-    std::size_t s = slot(c);
-    if (head_[s] < 0) keys_[s] = c;
-    next_.resize(std::max(next_.size(), std::size_t(w) + 1), -1);
-    next_[std::size_t(w)] = head_[s];
-    head_[s] = w;
+    words_[word(c)] |= std::uint64_t(1) << bit(c);
+    std::uint64_t h = mixed(c);
+    Slot& s = slots_[slot(c, h)];
+    next_.push_back(s.head);
+    cell_of_.push_back(c);
+    s.head = w;
+    s.tag = std::uint32_t(h);
   }
 
 private:
-  std::size_t slot(const Cell& c) const {
-    std::size_t s = std::size_t(cell_hash(c)) & mask_;
-    while (head_[s] >= 0 && keys_[s] != c) s = (s + 1) & mask_;
+  struct Slot {
+    int head = -1;         ///< the cell's latest welded vertex, -1: empty
+    std::uint32_t tag = 0; ///< the cell hash's low 32 bits
+  };
+  /// Fibonacci hashing: the product's top bits pick the table slot, its low bits are the tag.
+  static std::uint64_t mixed(const Cell& c) { return cell_hash(c) * 0x9E3779B97F4A7C15ULL; }
+  /// The filter word of c's 4x4x4 block (floor division by 4), and c's bit in it.
+  std::size_t word(const Cell& c) const {
+    Cell block = {c[0] >> 2, c[1] >> 2, c[2] >> 2};
+    return std::size_t(mixed(block) >> 32) & word_mask_;
+  }
+  static int bit(const Cell& c) { return int((c[0] & 3) | (c[1] & 3) << 2 | (c[2] & 3) << 4); }
+  std::size_t slot(const Cell& c, std::uint64_t h) const {
+    std::size_t s = std::size_t(h >> shift_);
+    const std::uint32_t tag = std::uint32_t(h);
+    while (slots_[s].head >= 0 &&
+           !(slots_[s].tag == tag && same(cell_of_[std::size_t(slots_[s].head)], c)))
+      s = (s + 1) & mask_;
     return s;
   }
-  std::vector<Cell> keys_;
-  std::vector<int> head_, next_;
+  static bool same(const Cell& a, const Cell& b) {
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+  }
+  std::vector<Slot> slots_;
+  std::vector<int> next_;     ///< per welded vertex: the previous one added to its cell, or -1
+  std::vector<Cell> cell_of_; ///< per welded vertex: its cell
   std::size_t mask_ = 0;
+  int shift_ = 60;                   ///< 64 - log2(table size)
+  std::vector<std::uint64_t> words_; ///< a set bit: that cell of some block there holds one
+  std::size_t word_mask_ = 0;
 };
 
 /// Triangles of a primitive as vertex-index triples (modes 4, 5, 6; others have no faces).
