@@ -40,7 +40,15 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
   }
   bind_.resize(first);
   skin_pos_.resize(first);
-  std::vector<std::vector<Influence>> influences(first);
+  // Influences as (vertex, slot, weight) in the order for_each_influence gives them (vertex by
+  // vertex within a weight set), then grouped by vertex with a stable counting pass: no
+  // allocation per vertex.
+  struct Raw {
+    std::uint32_t vertex;
+    int slot;
+    double weight;
+  };
+  std::vector<Raw> raw;
   pinned_slot_.assign(first, -1);
   for (const auto& src : sources_) {
     const Primitive& prim =
@@ -57,22 +65,28 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
       bind_[src.first + v] = (to_world * x).head<3>();
     }
     for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t ji, double wv) {
-      if (ji < joints) influences[src.first + v].push_back({base + int(ji), wv});
+      if (ji < joints) raw.push_back({std::uint32_t(src.first + v), base + int(ji), wv});
     });
   }
-  // Normalised, then flattened (CSR): posing walks them in vertex order.
   influence_start_.assign(first + 1, 0);
+  for (const Raw& r : raw) ++influence_start_[r.vertex + 1];
+  for (std::size_t v = 0; v < first; ++v) influence_start_[v + 1] += influence_start_[v];
+  influence_joint_.resize(raw.size());
+  influence_weight_.resize(raw.size());
+  std::vector<std::uint32_t> fill(influence_start_.begin(), influence_start_.end() - 1);
+  for (const Raw& r : raw) {
+    std::uint32_t at = fill[r.vertex]++;
+    influence_joint_[at] = r.slot;
+    influence_weight_[at] = r.weight;
+  }
+  // Normalised per vertex (the sum in slot order).
   for (std::size_t v = 0; v < first; ++v) {
-    auto& inf = influences[v];
     double sum = 0;
-    for (const auto& i : inf) sum += i.weight;
+    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
+      sum += influence_weight_[i];
     if (sum > 0)
-      for (auto& i : inf) i.weight /= sum;
-    influence_start_[v + 1] = influence_start_[v] + std::uint32_t(inf.size());
-    for (const auto& i : inf) {
-      influence_joint_.push_back(i.joint);
-      influence_weight_.push_back(i.weight);
-    }
+      for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
+        influence_weight_[i] /= sum;
   }
 }
 
@@ -406,9 +420,14 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
   }
   std::size_t body_edges = std::size_t(std::count(region.begin(), region.end(), 1));
   if (params.max_body_edges > 0 && body_edges > params.max_body_edges) {
-    std::size_t stride = (body_edges + params.max_body_edges - 1) / params.max_body_edges, seen = 0;
+    // Every stride-th run of `run` consecutive body edges: neighbouring edges share vertices,
+    // so runs skin far fewer vertices per edge than single edges spread over the mesh.
+    const std::size_t run = std::max<std::size_t>(1, params.max_body_edges / 1024);
+    const std::size_t runs = (body_edges + run - 1) / run, kept_runs = params.max_body_edges / run;
+    const std::size_t stride = (runs + kept_runs - 1) / kept_runs;
+    std::size_t seen = 0;
     for (int& r : region)
-      if (r == 1 && seen++ % stride != 0) r = -1; // every stride-th body edge is kept
+      if (r == 1 && (seen++ / run) % stride != 0) r = -1;
   }
   std::vector<char> mark(bind.size(), 0);
   for (std::size_t k = 0; k < edges.size(); ++k) {

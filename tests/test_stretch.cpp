@@ -241,4 +241,22 @@ TEST_CASE("stretch: a large body is measured on every k-th edge - the tail whole
   CHECK(part.result.edges == full.result.edges);                     // the tail whole
   CHECK(part.result.p99 == full.result.p99);
   CHECK(part.body.p99 == Approx(full.body.p99).margin(0.05)); // a fair sample of the body
+
+  // A larger cap samples runs of max / 1024 consecutive edges: still at most the cap, still the
+  // whole tail, still a fair sample.
+  retail::RigOptions dense;
+  dense.ring_subdivision = 6;
+  dense.tube_segments = 32;
+  retail::write_document(retail::generate_rig(dense).doc, dir + "/dense.glb");
+  retail::RunResult c = retail::run(dir + "/dense.glb", dir + "/c.glb", all);
+  retail::RunParams runs = all;
+  runs.stretch.max_body_edges = 8192; // runs of 8
+  retail::RunResult d = retail::run(dir + "/dense.glb", dir + "/d.glb", runs);
+  const auto &whole = c.stretch[0][0], &sampled = d.stretch[0][0];
+  REQUIRE(whole.body.edges > 3 * 8192);
+  CHECK(sampled.body.edges <= 8192);
+  CHECK(sampled.body.edges >= 8192 / 2);
+  CHECK(sampled.result.edges == whole.result.edges);
+  CHECK(sampled.body.p99 == Approx(whole.body.p99).margin(0.05));
+  CHECK(sampled.body.p95 == Approx(whole.body.p95).margin(0.05));
 }

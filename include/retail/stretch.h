@@ -25,8 +25,10 @@ struct StretchParams {
   int samples = 24;
   double torn_above = 1.5;
   double torn_below = 0.67;
-  /// The body baseline is measured on at most this many body edges, every k-th of the edge list
-  /// (deterministic; all of them when there are fewer; 0: all). The tail is always measured whole.
+  /// The body baseline is measured on at most this many body edges (all of them when there are
+  /// fewer; 0: all): every k-th run of max_body_edges / 1024 consecutive edges of the edge list
+  /// (at least 1; deterministic). Runs keep neighbouring vertices together, so a sampled body
+  /// skins about a third of the vertices single edges would. The tail is always measured whole.
   std::size_t max_body_edges = std::size_t(1) << 18;
   void validate() const; ///< Failure: Error(Usage)
 };
@@ -81,10 +83,6 @@ public:
   std::vector<int> dominant_node() const;
 
 private:
-  struct Influence {
-    int joint; ///< index into joint_node_/ibm_
-    double weight;
-  };
   std::vector<SourcePrimitive> sources_;
   std::vector<Eigen::Vector3d> bind_;          ///< world at bind
   std::vector<Eigen::Vector3d> skin_pos_;      ///< skin space
