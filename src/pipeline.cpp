@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <regex>
 #include <set>
 
@@ -48,21 +49,39 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
 }
 
+/// The re-rigged document read back once, for the bake and the stretch: our own output is
+/// validated like any input. The bake only appends animation channels, so the characters and
+/// the result's skins stay valid after it.
+struct Rigged {
+  Model model;
+  std::vector<Character> characters;
+  std::vector<std::unique_ptr<SkinSampler>> skins; ///< per character; null without a chain
+};
+
+Rigged read_rigged(const Input& in, const RunParams& params, const RunResult& result) {
+  Rigged r;
+  r.model = parse_model(in.doc);
+  r.characters = build_characters(in.doc, r.model, params.bind);
+  for (std::size_t k = 0; k < in.characters.size(); ++k)
+    r.skins.push_back(result.characters[k].chains.empty()
+                          ? nullptr
+                          : std::make_unique<SkinSampler>(in.doc, r.model, r.characters[k]));
+  return r;
+}
+
 /// Stretch of every character with a chain: original, rigid reference, result and body.
-/// Parses the re-rigged document back first: our own output is validated like any input.
-/// The "before" rig is read from the same edited document through the *input's* model: edits
-/// only append (builder.h), so the input's accessors, meshes and clips still hold their bytes.
-void measure_result(const Input& in, const std::vector<int>& clips, const RunParams& params,
-                    RunResult& result) {
-  Model out_model = parse_model(in.doc);
-  std::vector<Character> out_chars = build_characters(in.doc, out_model, params.bind);
+/// `result_model`: the output's model (with the baked channels). The "before" rig is read from
+/// the same edited document through the *input's* model: edits only append (builder.h), so the
+/// input's accessors, meshes and clips still hold their bytes.
+void measure_result(const Input& in, const Model& result_model, const Rigged& rigged,
+                    const std::vector<int>& clips, const RunParams& params, RunResult& result) {
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     const CharacterResult& cr = result.characters[k];
     result.stretch.emplace_back();
     if (cr.chains.empty() || clips.empty()) continue;
     SkinSampler before(in.doc, in.model, in.characters[k]);
     SkinSampler rigid = before; // the same skin, then pinned: read the accessors once
-    SkinSampler after(in.doc, out_model, out_chars[k]);
+    const SkinSampler& after = *rigged.skins[k];
     std::vector<bool> tail(before.size(), false);
     for (const auto& ch : cr.chains)
       for (std::size_t v : ch.original_vertices) {
@@ -73,7 +92,7 @@ void measure_result(const Input& in, const std::vector<int>& clips, const RunPar
     // The original and rigid rigs measure the tail only (the body's baseline is the result's).
     auto m = measure_stretch_rigs(
         in.doc,
-        {{&in.model, &before, false}, {&in.model, &rigid, false}, {&out_model, &after, true}},
+        {{&in.model, &before, false}, {&in.model, &rigid, false}, {&result_model, &after, true}},
         edges, tail, clips, params.stretch, params.threads);
     const auto &a = m[0], &b = m[1], &c = m[2];
     for (std::size_t i = 0; i < clips.size(); ++i) {
@@ -95,28 +114,26 @@ void measure_result(const Input& in, const std::vector<int>& clips, const RunPar
 
 /// The spring baked into every selected clip, per character with chains. The floor g_0 is the
 /// lowest bind point of the body's skin, vertices dominated by a chain bone excluded.
-std::size_t bake_result(Input& in, const std::vector<int>& clips, const RunParams& params,
-                        RunResult& result) {
-  Model out_model = parse_model(in.doc);
-  std::vector<Character> out_chars = build_characters(in.doc, out_model, params.bind);
+std::size_t bake_result(Input& in, const Rigged& rigged, const std::vector<int>& clips,
+                        const RunParams& params, RunResult& result) {
   std::size_t baked = 0;
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     const CharacterResult& cr = result.characters[k];
     result.bakes.emplace_back();
     result.floors.push_back(NAN);
     if (cr.chains.empty()) continue;
-    SkinSampler skin(in.doc, out_model, out_chars[k]);
+    const SkinSampler& skin = *rigged.skins[k];
     std::set<int> chain_nodes;
     for (const auto& ch : cr.chains) chain_nodes.insert(ch.nodes.begin(), ch.nodes.end());
     std::vector<int> dominant = skin.dominant_node();
     double floor = INFINITY;
     for (std::size_t v = 0; v < skin.size(); ++v)
       if (!chain_nodes.count(dominant[v])) floor = std::min(floor, skin.bind()[v].y());
-    if (!std::isfinite(floor)) floor = out_chars[k].min_y;
+    if (!std::isfinite(floor)) floor = rigged.characters[k].min_y;
     if (std::isfinite(params.bake.floor_y)) floor = params.bake.floor_y;
     result.floors.back() = floor;
-    result.bakes.back() = bake_chains(in.doc, out_model, out_chars[k], cr.chains, clips, floor,
-                                      params.bake, result.warnings, params.threads);
+    result.bakes.back() = bake_chains(in.doc, rigged.model, rigged.characters[k], cr.chains, clips,
+                                      floor, params.bake, result.warnings, params.threads);
     baked += result.bakes.back().size();
   }
   return baked;
@@ -268,14 +285,21 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
 
+  Rigged rigged;
+  bool baked_any = false;
   if (params.bake_enabled && chains > 0 && params.rerig.mode == Mode::Chain && !clips.empty()) {
     t0 = Clock::now();
-    std::size_t baked = bake_result(in, clips, params, result);
+    rigged = read_rigged(in, params, result);
+    std::size_t baked = bake_result(in, rigged, clips, params, result);
+    baked_any = baked > 0;
     result.stages.push_back({"bake", ms_since(t0), std::to_string(baked) + " clip(s) baked"});
   }
   if (chains > 0) {
     t0 = Clock::now();
-    measure_result(in, clips, params, result);
+    if (rigged.characters.empty()) rigged = read_rigged(in, params, result);
+    // The output's clips as written: read back again when the bake appended channels.
+    Model baked_model = baked_any ? parse_model(in.doc) : Model{};
+    measure_result(in, baked_any ? baked_model : rigged.model, rigged, clips, params, result);
     result.stages.push_back({"stretch", ms_since(t0),
                              std::to_string(clips.size()) + " clip(s) x " +
                                  std::to_string(params.stretch.samples) + " samples, 3 rigs"});
