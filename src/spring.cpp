@@ -300,34 +300,51 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
   Vector3d axis = d.cross(Vector3d::UnitY());
   if (axis.norm() < 1e-12 * d.norm()) return; // straight above or below the pivot: no lever
   axis.normalize();
-  auto height = [&](double phi) { return pivot.y() + (Eigen::AngleAxisd(phi, axis) * d).y(); };
   Vector3d bind = parent_frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
-  auto rotation = [&](double phi) { return Eigen::AngleAxisd(phi, axis).toRotationMatrix(); };
-  auto bend_by = [&](const Eigen::Matrix3d& rot) {
-    return std::acos(std::clamp((rot * dir).dot(bind), -1.0, 1.0));
+  // A vector v turned by phi about the axis (Rodrigues): a (a.v) + (v - a (a.v)) cos(phi) +
+  // (a x v) sin(phi). Its dot product with a fixed u is then c0 + c1 cos(phi) + c2 sin(phi).
+  struct Wave {
+    double c0, c1, c2;
+    double at(double cos_phi, double sin_phi) const { return c0 + c1 * cos_phi + c2 * sin_phi; }
   };
-  // The turn that brings the target to the floor (height rises with phi up to the top).
-  double lo = 0, hi = M_PI / 2;
-  if (height(hi) < floor_) {
-    lo = hi;
-  } else {
-    for (int it = 0; it < 50; ++it) ((height((lo + hi) / 2) < floor_) ? lo : hi) = (lo + hi) / 2;
-    lo = hi;
+  auto wave = [&](const Vector3d& v, const Vector3d& u) {
+    Vector3d along = axis * axis.dot(v);
+    return Wave{along.dot(u), (v - along).dot(u), axis.cross(v).dot(u)};
+  };
+  // The turn that brings the target to the floor. The axis is horizontal and normal to d, so
+  // the target's height is pivot.y + d.y cos(phi) + rho sin(phi), rho = |d's horizontal part|,
+  // = pivot.y + |d| cos(phi - phi0) with phi0 = atan2(rho, d.y): it rises until phi0, and the
+  // floor is reached at phi0 - acos((floor - pivot.y) / |d|). A quarter turn at most.
+  const double rho = std::hypot(d.x(), d.z()), reach = d.norm();
+  double lo = M_PI / 2;
+  if (pivot.y() + rho >= floor_) { // reachable within the quarter turn
+    double phi0 = std::atan2(rho, d.y());
+    lo = std::clamp(phi0 - std::acos(std::clamp((floor_ - pivot.y()) / reach, -1.0, 1.0)), 0.0,
+                    M_PI / 2);
   }
-  // No further than the joint's own limit, and never through the forward plane.
-  auto ahead_by = [&](const Eigen::Matrix3d& rot) {
+  // No further than the joint's own limit, and never through the forward plane: the bend is
+  // the angle between the turned link and its bind direction, "ahead" the farthest a turned
+  // particle gets in front of the plane through the root.
+  const Wave bend_cos = wave(dir, bind);
+  std::vector<Wave> ahead_of;
+  if (plane_)
+    for (std::size_t j = k; j < p_.size(); ++j) ahead_of.push_back(wave(p_[j] - pivot, forward_));
+  const double base = (pivot - root_).dot(forward_);
+  auto bend = [&](double c, double s) {
+    return std::acos(std::clamp(bend_cos.at(c, s), -1.0, 1.0));
+  };
+  auto ahead = [&](double c, double s) {
     double most = -INFINITY;
-    if (!plane_) return most;
-    for (std::size_t j = k; j < p_.size(); ++j)
-      most = std::max(most, (pivot + rot * (p_[j] - pivot) - root_).dot(forward_));
+    for (const Wave& w : ahead_of) most = std::max(most, base + w.at(c, s));
     return most;
   };
-  const Eigen::Matrix3d still = rotation(0);
-  double need = lo, allowed = std::max(skin_limit_[k], bend_by(still)),
-         front = std::max(ahead_by(still), 0.0) + 1e-12;
+  double need = lo, allowed = std::max(skin_limit_[k], bend(1, 0)),
+         front = std::max(ahead(1, 0), 0.0) + 1e-12;
+  // bend <= allowed, compared on cosines (acos decreases); no limit at or past a half turn.
+  const double cos_allowed = allowed < M_PI ? std::cos(allowed) : -INFINITY;
   auto ok = [&](double phi) {
-    const Eigen::Matrix3d rot = rotation(phi);
-    return bend_by(rot) <= allowed && ahead_by(rot) <= front;
+    double c = std::cos(phi), s = std::sin(phi);
+    return bend_cos.at(c, s) >= cos_allowed && ahead(c, s) <= front;
   };
   if (!ok(need)) {
     double a = 0, b = need;
