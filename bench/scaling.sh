@@ -2,17 +2,20 @@
 # The scaling series of issue 7: generated characters with a tail at about 10k, 100k and 1M
 # vertices (make_test_rig --segments S --subdivision R), the full job (detect, chain, bake of
 # 4 clips, stretch report) timed per stage from the report, with peak memory (GNU time).
-#   bench/scaling.sh            (needs build/retail and build/make_test_rig)
+#   bench/scaling.sh            (needs build/retail, build/make_test_rig and GNU time)
+# THREADS (default 0: one per core) is passed as --threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+threads=${THREADS:-0}
+[[ -x /usr/bin/time ]] || { echo "scaling: needs GNU time (apt-get install time)" >&2; exit 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 printf '%-9s %9s %8s %8s %8s %8s %8s %8s %9s %8s\n' series vertices read valid rerig bake stretch write total-s peak-MB
 for spec in "10k 32 3" "100k 96 10" "1M 300 31"; do
   set -- $spec
   build/make_test_rig --segments "$2" --subdivision "$3" "$out/in.glb" >/dev/null 2>&1
-  /usr/bin/time -f "%e %M" -o "$out/time.txt" build/retail -q "$out/in.glb" "$out/out.glb" \
-    --report "$out/r.json"
+  /usr/bin/time -f "%e %M" -o "$out/time.txt" build/retail -q --threads "$threads" "$out/in.glb" \
+    "$out/out.glb" --report "$out/r.json"
   node -e '
     const fs = require("fs"), [dir, name] = process.argv.slice(1);
     const r = JSON.parse(fs.readFileSync(`${dir}/r.json`)), t = r.timings_ms;
