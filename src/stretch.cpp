@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
 
 namespace retail {
@@ -112,7 +111,7 @@ std::vector<Eigen::Vector3d> SkinSampler::pose(const std::vector<Eigen::Matrix4d
 namespace {
 
 /// Four doubles as one vector value (GCC/Clang vector extension): elementwise IEEE arithmetic,
-/// two SSE2 registers by default, one AVX register in the AVX2 build of skin_vertices.
+/// two SSE2 registers by default, one AVX register in skin_avx2.
 typedef double Double4 __attribute__((vector_size(32)));
 
 /// A skinning matrix by columns, each holding its top three rows and a zero (the bottom row of
@@ -132,7 +131,8 @@ struct SkinInputs {
   const double* influence_weight;
 };
 
-template <int>
+/// Skins the vertices of `in` into `out`; inlined into each build below, so each is compiled for
+/// its own instruction set.
 inline __attribute__((always_inline)) void skin_body(const SkinInputs& in,
                                                      std::vector<Eigen::Vector3d>& out) {
   const std::vector<Affine34>& joint = *in.joint;
@@ -167,13 +167,13 @@ inline __attribute__((always_inline)) void skin_body(const SkinInputs& in,
 }
 
 void skin_default(const SkinInputs& in, std::vector<Eigen::Vector3d>& out) {
-  skin_body<0>(in, out);
+  skin_body(in, out);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 __attribute__((target("avx2"))) void skin_avx2(const SkinInputs& in,
                                                std::vector<Eigen::Vector3d>& out) {
-  skin_body<1>(in, out);
+  skin_body(in, out);
 }
 #endif
 
