@@ -510,7 +510,7 @@ measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
       models.push_back(rig.model);
   }
   std::vector<std::vector<ClipStretch>> out(rigs.size(), std::vector<ClipStretch>(clips.size()));
-  std::vector<Scratch> scratch(std::size_t(worker_count(threads)));
+  std::vector<Scratch> scratch(std::min(std::size_t(worker_count(threads)), clips.size()));
   parallel_for_workers(clips.size(), threads, [&](std::size_t c, std::size_t worker) {
     const int clip = clips[c];
     for (const Model* model : models) {

@@ -17,6 +17,13 @@ TEST_CASE("parallel: every item runs once whatever the thread count", "[parallel
     retail::parallel_for(hits.size(), threads, [&](std::size_t i) { ++hits[i]; });
     CHECK(hits == std::vector<int>(100, 1));
   }
+  // Worker ids stay below both the thread count and the item count (callers size scratch so).
+  std::atomic<std::size_t> top{0};
+  retail::parallel_for_workers(3, 1000, [&](std::size_t, std::size_t w) {
+    for (std::size_t seen = top; w > seen && !top.compare_exchange_weak(seen, w);) {
+    }
+  });
+  CHECK(top < 3);
   std::atomic<int> calls{0};
   retail::parallel_for(0, 4, [&](std::size_t) { ++calls; });
   CHECK(calls == 0);

@@ -20,9 +20,9 @@ int worker_count(int requested);
 /// of the lowest failing index is rethrown, so the error does not depend on the thread count.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);
 
-/// The same, calling fn(i, w) with w in [0, worker_count(threads)) naming the worker that runs
-/// item i, so each worker can reuse scratch memory of its own (which worker runs which item
-/// varies from run to run: scratch must not carry results from one item to the next).
+/// The same, calling fn(i, w) with w in [0, min(worker_count(threads), n)) naming the worker
+/// that runs item i, so each worker can reuse scratch memory of its own (which worker runs which
+/// item varies from run to run: scratch must not carry results from one item to the next).
 void parallel_for_workers(std::size_t n, int threads,
                           const std::function<void(std::size_t, std::size_t)>& fn);
 
