@@ -298,7 +298,8 @@ void SpringChain::rotate_from(std::size_t first, const Quaterniond& r) {
 void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& parent_frame) {
   Vector3d pivot = head(k), d = p_[target] - pivot;
   Vector3d axis = d.cross(Vector3d::UnitY());
-  if (axis.norm() < 1e-12 * d.norm()) return; // straight above or below the pivot: no lever
+  if (axis.norm() <= 1e-12 * d.norm())
+    return; // straight above or below (or at) the pivot: no lever
   axis.normalize();
   Vector3d bind = parent_frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
   // A vector v turned by phi about the axis (Rodrigues): a (a.v) + (v - a (a.v)) cos(phi) +
