@@ -75,32 +75,8 @@ Eigen::Vector4d ClipSampler::sample(const Track& tr, double t) const {
 }
 
 std::vector<Eigen::Matrix4d> ClipSampler::locals(const Model& model, double t) const {
-  std::size_t n = model.nodes.size();
-  std::vector<Eigen::Vector3d> tr(n), sc(n);
-  std::vector<Eigen::Quaterniond> ro(n);
-  std::vector<char> animated(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Node& node = model.nodes[i];
-    tr[i] = Eigen::Vector3d(node.translation[0], node.translation[1], node.translation[2]);
-    ro[i] =
-        Eigen::Quaterniond(node.rotation[3], node.rotation[0], node.rotation[1], node.rotation[2]);
-    sc[i] = Eigen::Vector3d(node.scale[0], node.scale[1], node.scale[2]);
-  }
-  for (const Track& track : tracks_) {
-    std::size_t i = std::size_t(track.node);
-    Eigen::Vector4d v = sample(track, t);
-    animated[i] = 1;
-    if (track.path == 0)
-      tr[i] = v.head<3>();
-    else if (track.path == 1)
-      ro[i] = Eigen::Quaterniond(v[3], v[0], v[1], v[2]);
-    else
-      sc[i] = v.head<3>();
-  }
-  std::vector<Eigen::Matrix4d> out(n);
-  for (std::size_t i = 0; i < n; ++i)
-    out[i] = animated[i] || !model.nodes[i].has_matrix ? trs(tr[i], ro[i], sc[i])
-                                                       : local_matrix(model.nodes[i]);
+  std::vector<Eigen::Matrix4d> out(model.nodes.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = local(model, int(i), t);
   return out;
 }
 
@@ -111,7 +87,7 @@ Eigen::Matrix4d ClipSampler::local(const Model& model, int node, double t) const
   Eigen::Vector3d tr(n.translation[0], n.translation[1], n.translation[2]);
   Eigen::Quaterniond ro(n.rotation[3], n.rotation[0], n.rotation[1], n.rotation[2]);
   Eigen::Vector3d sc(n.scale[0], n.scale[1], n.scale[2]);
-  for (int k : mine) { // later tracks of the same path win, as in locals()
+  for (int k : mine) { // in track order: a later track of the same path wins
     const Track& track = tracks_[std::size_t(k)];
     Eigen::Vector4d v = sample(track, t);
     if (track.path == 0)

@@ -23,7 +23,9 @@ public:
   /// Local matrices of all nodes at time t: animated channels replace the saved T, R or S.
   std::vector<Eigen::Matrix4d> locals(const Model& model, double t) const;
 
-  /// Local matrix of one node at time t: locals(model, t)[node], without sampling the others.
+  /// Local matrix of one node at time t, without sampling the others: its channels replace the
+  /// saved T, R or S (a later channel of the same path wins); a matrix node without channels
+  /// keeps its matrix. locals() is this for every node.
   Eigen::Matrix4d local(const Model& model, int node, double t) const;
 
   /// World matrix of one node at time t: compose_world(model, locals(model, t))[node], the same
