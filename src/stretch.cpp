@@ -325,19 +325,15 @@ std::vector<double> order_statistics(const std::vector<double>& v,
 
 } // namespace
 
-std::vector<double> percentiles(const std::vector<double>& v, const std::vector<double>& qs,
-                                double lo, double hi) {
+namespace {
+
+/// percentiles() of f(x) for x in v, f monotonic non-decreasing (identity or sqrt): f commutes
+/// with order statistics, so the ranks are found on v and f is applied to the two around each q.
+template <class F>
+std::vector<double> percentiles_of(const std::vector<double>& v, const std::vector<double>& qs,
+                                   double lo, double hi, F f) {
   std::vector<double> out(qs.size(), 1.0);
   if (v.empty()) return out;
-  if (v.size() < (std::size_t(1) << 13)) { // small: plain selection on a copy
-    std::vector<double> w = v;
-    for (std::size_t i = 0; i < qs.size(); ++i) out[i] = percentile_select(w, qs[i]);
-    return out;
-  }
-  if (!(lo <= hi)) { // not given: one pass to find them
-    const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
-    lo = *lo_it, hi = *hi_it;
-  }
   std::vector<std::size_t> ranks;
   for (double q : qs) {
     std::size_t r = std::size_t(std::floor((double(v.size()) - 1) * q));
@@ -346,7 +342,21 @@ std::vector<double> percentiles(const std::vector<double>& v, const std::vector<
   }
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::vector<double> stats = order_statistics(v, ranks, lo, hi);
+  std::vector<double> stats(ranks.size());
+  if (v.size() < (std::size_t(1) << 13)) { // small: plain selection on a copy
+    std::vector<double> w = v;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      std::nth_element(w.begin(), w.begin() + long(ranks[i]), w.end());
+      stats[i] = w[ranks[i]];
+    }
+  } else {
+    if (!(lo <= hi)) { // not given: one pass to find them
+      const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+      lo = *lo_it, hi = *hi_it;
+    }
+    stats = order_statistics(v, ranks, lo, hi);
+  }
+  for (double& x : stats) x = f(x);
   auto at = [&](std::size_t r) {
     return stats[std::size_t(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
   };
@@ -359,14 +369,38 @@ std::vector<double> percentiles(const std::vector<double>& v, const std::vector<
   return out;
 }
 
+} // namespace
+
+std::vector<double> percentiles(const std::vector<double>& v, const std::vector<double>& qs,
+                                double lo, double hi) {
+  return percentiles_of(v, qs, lo, hi, [](double x) { return x; });
+}
+
+std::vector<double> percentiles_of_sqrt(const std::vector<double>& squares,
+                                        const std::vector<double>& qs, double lo, double hi) {
+  return percentiles_of(squares, qs, lo, hi, [](double x) { return std::sqrt(x); });
+}
+
+double sqrt_above(double x) {
+  if (!(x > 0)) return 0.0;        // every root >= 0 is above it
+  if (!(x < INFINITY)) return NAN; // no root is above it: r2 >= NaN is always false
+  double s = x * x;
+  while (!(std::sqrt(s) > x)) s = std::nextafter(s, INFINITY);
+  while (std::sqrt(std::nextafter(s, 0.0)) > x) s = std::nextafter(s, 0.0);
+  return s;
+}
+
 namespace {
 
-/// One region's samples over a clip: every ratio (sample-major), and each edge's extremes.
+/// One region's samples over a clip, all as *squared* ratios (skinned length^2 times 1 / bind
+/// length^2: one multiplication, no square root or division per sample; the square root is
+/// monotonic, so extremes, percentiles and the torn test are taken on squares and the roots drawn
+/// at the end): every sample (sample-major), and each edge's extremes.
 struct Accumulator {
   std::vector<double> ratios;
   std::vector<double> edge_max, edge_min;
   std::size_t torn = 0;                               ///< ratios outside [torn_below, torn_above]
-  double min = INFINITY, max = -INFINITY;             ///< over every ratio
+  double min = INFINITY, max = -INFINITY;             ///< over every squared ratio
   const std::vector<std::size_t>* edge_ids = nullptr; ///< the region's edges (RigPlan)
 };
 
@@ -376,24 +410,25 @@ RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, in
   r.edges = acc.edge_ids->size();
   r.samples = acc.ratios.size();
   if (acc.ratios.empty()) return r;
-  r.min = acc.min;
-  r.max = acc.max;
+  r.min = std::sqrt(acc.min);
+  r.max = std::sqrt(acc.max);
   r.torn_percent = 100.0 * double(acc.torn) / double(acc.ratios.size());
-  std::vector<double> p = percentiles(acc.ratios, {0.95, 0.99}, r.min, r.max);
+  std::vector<double> p = percentiles_of_sqrt(acc.ratios, {0.95, 0.99}, acc.min, acc.max);
   r.p95 = p[0];
   r.p99 = p[1];
-  r.edge_max_p99_percent = 100.0 * (percentiles(acc.edge_max, {0.99})[0] - 1.0);
+  r.edge_max_p99_percent = 100.0 * (percentiles_of_sqrt(acc.edge_max, {0.99})[0] - 1.0);
   // The worst edge: the largest departure from 1 (stretch as ratio, squash as 1/ratio).
   double worst = -1;
   for (std::size_t k = 0; k < acc.edge_ids->size(); ++k) {
-    double up = acc.edge_max[k], down = acc.edge_min[k] > 0 ? 1.0 / acc.edge_min[k] : INFINITY;
+    double most = std::sqrt(acc.edge_max[k]), least = std::sqrt(acc.edge_min[k]);
+    double up = most, down = least > 0 ? 1.0 / least : INFINITY;
     double score = std::max(up, down);
     if (score > worst) {
       worst = score;
       const auto& e = edges[(*acc.edge_ids)[k]];
       r.worst.a = e.first;
       r.worst.b = e.second;
-      r.worst.ratio = up >= down ? up : acc.edge_min[k];
+      r.worst.ratio = up >= down ? up : least;
     }
   }
   for (const auto& src : skin.sources())
@@ -407,13 +442,14 @@ RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, in
 }
 
 /// What one rig measures, fixed over its clips: per region (0 tail, 1 body) its edges, their
-/// two vertices and rest lengths side by side, and the vertices those edges touch (the only
-/// ones skinned).
+/// two vertices and the reciprocals of their squared bind lengths side by side, and the vertices
+/// those edges touch (the only ones skinned). An edge is degenerate (measured in neither region)
+/// when 1 / bind length^2 is not a finite double: zero length, or one too short to invert.
 struct RigPlan {
   struct Region {
     std::vector<std::size_t> edges;        ///< indices into the edge list
     std::vector<std::pair<int, int>> ends; ///< their vertices
-    std::vector<double> rest;              ///< their bind lengths
+    std::vector<double> inv_rest_sq;       ///< 1 / (their bind length)^2
   } region[2];
   std::vector<int> needed;
 };
@@ -422,12 +458,14 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
                  const std::vector<bool>& tail, bool body, const StretchParams& params) {
   RigPlan plan;
   const auto& bind = skin.bind();
-  std::vector<double> rest(edges.size());
+  std::vector<double> inv_rest_sq(edges.size());
   std::vector<int> region(edges.size(), -1); // 0 tail, 1 body, -1 mixed or degenerate
   for (std::size_t k = 0; k < edges.size(); ++k) {
-    rest[k] = (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).norm();
+    inv_rest_sq[k] =
+        1.0 /
+        (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).squaredNorm();
     bool ta = tail[std::size_t(edges[k].first)], tb = tail[std::size_t(edges[k].second)];
-    if (rest[k] > 0 && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
+    if (std::isfinite(inv_rest_sq[k]) && ta == tb && (ta || body)) region[k] = ta ? 0 : 1;
   }
   std::size_t body_edges = std::size_t(std::count(region.begin(), region.end(), 1));
   if (params.max_body_edges > 0 && body_edges > params.max_body_edges) {
@@ -446,7 +484,7 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
     RigPlan::Region& r = plan.region[region[k]];
     r.edges.push_back(k);
     r.ends.push_back(edges[k]);
-    r.rest.push_back(rest[k]);
+    r.inv_rest_sq.push_back(inv_rest_sq[k]);
     mark[std::size_t(edges[k].first)] = mark[std::size_t(edges[k].second)] = 1;
   }
   for (std::size_t v = 0; v < mark.size(); ++v)
@@ -465,6 +503,8 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
                   const std::vector<std::pair<int, int>>& edges,
                   const std::vector<std::vector<Eigen::Matrix4d>>& worlds,
                   const StretchParams& params, Scratch& scratch, ClipStretch& cs) {
+  const double torn_above_sq = sqrt_above(params.torn_above),
+               torn_below_sq = sqrt_above(std::nextafter(params.torn_below, 0.0));
   Accumulator* acc = scratch.acc;
   for (int r = 0; r < 2; ++r) {
     const std::size_t n = plan.region[r].edges.size();
@@ -484,20 +524,19 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
       const std::size_t n = region.ends.size();
       if (n == 0) continue;
       double* out = acc[r].ratios.data() + s * n;
-      // Squared lengths edge by edge (scattered reads), then the square roots, divisions and
-      // extremes over the whole sample as arrays (packed instructions; the same IEEE results).
+      // Squared lengths edge by edge (scattered reads), then the scaling and extremes over the
+      // whole sample as arrays (packed instructions; the same IEEE results on every machine).
       for (std::size_t i = 0; i < n; ++i)
         out[i] = (p[std::size_t(region.ends[i].first)] - p[std::size_t(region.ends[i].second)])
                      .squaredNorm();
       Eigen::Map<Eigen::ArrayXd> ratio(out, Eigen::Index(n));
-      Eigen::Map<const Eigen::ArrayXd> rest(region.rest.data(), Eigen::Index(n));
+      Eigen::Map<const Eigen::ArrayXd> inv_rest_sq(region.inv_rest_sq.data(), Eigen::Index(n));
       Eigen::Map<Eigen::ArrayXd> hi(acc[r].edge_max.data(), Eigen::Index(n));
       Eigen::Map<Eigen::ArrayXd> lo(acc[r].edge_min.data(), Eigen::Index(n));
-      ratio = ratio.sqrt() / rest;
+      ratio *= inv_rest_sq;
       hi = hi.max(ratio);
       lo = lo.min(ratio);
-      acc[r].torn +=
-          std::size_t(((ratio > params.torn_above) || (ratio < params.torn_below)).count());
+      acc[r].torn += std::size_t(((ratio >= torn_above_sq) || (ratio < torn_below_sq)).count());
       acc[r].min = std::min(acc[r].min, ratio.minCoeff());
       acc[r].max = std::max(acc[r].max, ratio.maxCoeff());
     }

@@ -105,6 +105,39 @@ TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "
   CHECK(retail::percentiles({3, 1, 2}, {0.5, 1.0}) == std::vector<double>{2, 3});
 }
 
+TEST_CASE("stretch: percentiles of square roots equal percentiles of the rooted values",
+          "[stretch]") {
+  // The stretch keeps squared ratios and roots only the order statistics it needs; the square
+  // root is monotonic, so the answer must be exactly what rooting every value first gives.
+  std::uint64_t state = 5;
+  auto uniform = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return double(state >> 11) / double(1ULL << 53);
+  };
+  const std::vector<double> qs = {0.0, 0.5, 0.95, 0.99, 1.0};
+  for (std::size_t n : {std::size_t(7), std::size_t(5000), std::size_t(200000)}) {
+    std::vector<double> squares, roots;
+    for (std::size_t i = 0; i < n; ++i) {
+      double u = uniform(), r = 1 + 0.1 * (u - 0.5) + (u > 0.99 ? 50 * (u - 0.99) : 0);
+      squares.push_back(r * r);
+      roots.push_back(std::sqrt(r * r));
+    }
+    INFO(n << " values");
+    CHECK(retail::percentiles_of_sqrt(squares, qs) == retail::percentiles(roots, qs));
+  }
+}
+
+TEST_CASE("stretch: sqrt_above is the exact square threshold of a ratio", "[stretch]") {
+  for (double x : {1.5, 0.67, 1.0, 2.0, 1e-3, 3.0 / 7.0}) {
+    double s = retail::sqrt_above(x);
+    INFO("x " << x);
+    CHECK(std::sqrt(s) > x);
+    CHECK_FALSE(std::sqrt(std::nextafter(s, 0.0)) > x);
+    CHECK(s == Approx(x * x).epsilon(1e-15));
+  }
+  CHECK(retail::sqrt_above(1.5) == std::nextafter(2.25, 3.0)); // sqrt(2.25) is exactly 1.5
+}
+
 TEST_CASE("stretch: the rigid reference reads exactly 1 - the input tears - every clip measured",
           "[stretch]") {
   retail::RigOptions o;

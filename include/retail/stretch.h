@@ -6,6 +6,9 @@
 // are measured in world space at bind (skin space mapped by M_s). Skinning on the CPU in
 // double: JOINTS_0/1, every node's TRS or matrix, STEP/LINEAR/CUBICSPLINE; morph targets are
 // ignored. Percentiles interpolate linearly between closest ranks (numpy's default).
+// Computed on squared ratios (skinned length^2 times 1 / bind length^2; extremes, percentiles
+// and the torn test commute with the monotonic square root, which is drawn only on the values
+// reported), so a ratio may differ from length / length in its last bit.
 #pragma once
 
 #include "retail/document.h"
@@ -130,6 +133,19 @@ measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
 /// the caller knows them (saves a pass; NaN: found here).
 std::vector<double> percentiles(const std::vector<double>& values, const std::vector<double>& qs,
                                 double lo = NAN, double hi = NAN);
+
+/// percentiles() of the square roots of `squares` (each >= 0), exactly: the square root is
+/// monotonic, so the ranks are found on the squares and only the values around each q are
+/// rooted. `lo`, `hi`: the squares' minimum and maximum when known.
+std::vector<double> percentiles_of_sqrt(const std::vector<double>& squares,
+                                        const std::vector<double>& qs, double lo = NAN,
+                                        double hi = NAN);
+
+/// The least double s with sqrt(s) > x (0 for x <= 0; NaN, which no r2 reaches, for x = inf):
+/// the square root is monotonic, so for every double r2 >= 0, sqrt(r2) > x exactly when
+/// r2 >= s. How the torn test (ratio above torn_above, below torn_below) is taken on squared
+/// ratios without rooting each one.
+double sqrt_above(double x);
 
 /// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
 double percentile(std::vector<double>& values, double q);
