@@ -12,17 +12,19 @@ using Eigen::Quaterniond;
 using Eigen::Vector3d;
 
 Quaterniond swing(const Vector3d& a, const Vector3d& b) {
-  Vector3d x = a.normalized(), y = b.normalized();
-  double c = x.dot(y);
-  if (c < -1 + 1e-12) { // opposite: any axis normal to a
-    Vector3d axis = x.cross(Vector3d::UnitX());
-    if (axis.norm() < 1e-6) axis = x.cross(Vector3d::UnitY());
+  // The unnormalised half-angle form: (|a||b| + a.b, a x b) has the direction of the answer
+  // (cos(t/2), sin(t/2) n), so one normalisation at the end replaces normalising a and b.
+  const double ab = a.norm() * b.norm();
+  if (!(ab > 0)) return Quaterniond::Identity(); // a zero vector: no direction to turn
+  const double w = ab + a.dot(b);
+  if (w < 1e-12 * ab) { // opposite: any axis normal to a
+    Vector3d axis = a.cross(Vector3d::UnitX());
+    if (axis.norm() < 1e-6 * a.norm()) axis = a.cross(Vector3d::UnitY());
     return Quaterniond(Eigen::AngleAxisd(M_PI, axis.normalized()));
   }
-  // Half the angle between x and y about x × y: w = cos(t/2) = s/2, |v| = sin(t/2) = |x × y|/s.
-  Vector3d axis = x.cross(y);
-  double s = std::sqrt(2 * (1 + c));
-  return Quaterniond(0.5 * s, axis.x() / s, axis.y() / s, axis.z() / s).normalized();
+  const Vector3d v = a.cross(b);
+  const double inv = 1 / std::sqrt(w * w + v.squaredNorm());
+  return Quaterniond(w * inv, v.x() * inv, v.y() * inv, v.z() * inv);
 }
 
 namespace {

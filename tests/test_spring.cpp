@@ -62,6 +62,28 @@ std::pair<double, double> swing_hips(int links, bool broken) {
 
 } // namespace
 
+TEST_CASE("spring: swing turns one direction onto another, any lengths", "[spring]") {
+  // A quarter turn about z, from vectors of lengths 2 and 3: (cos 45, 0, 0, sin 45).
+  Quaterniond q = retail::swing(Vector3d(2, 0, 0), Vector3d(0, 3, 0));
+  CHECK(q.w() == Approx(std::sqrt(0.5)).margin(1e-15));
+  CHECK(q.z() == Approx(std::sqrt(0.5)).margin(1e-15));
+  CHECK(std::abs(q.x()) + std::abs(q.y()) < 1e-15);
+  // A general pair: unit, and it carries a's direction onto b's.
+  Vector3d a(0.3, -1.2, 0.5), b(-2.0, 0.4, 1.1);
+  q = retail::swing(a, b);
+  CHECK(q.norm() == Approx(1).margin(1e-15));
+  CHECK((q * a.normalized() - b.normalized()).norm() < 1e-14);
+  // Opposite: half a turn about a normal to a.
+  q = retail::swing(Vector3d(1, 0, 0), Vector3d(-2, 0, 0));
+  CHECK(q.norm() == Approx(1).margin(1e-15));
+  CHECK((q * Vector3d(1, 0, 0) - Vector3d(-1, 0, 0)).norm() < 1e-12);
+  // Parallel, and a zero vector: no turn.
+  CHECK(
+      retail::swing(Vector3d(0, 0, 5), Vector3d(0, 0, 1)).angularDistance(Quaterniond::Identity()) <
+      1e-15);
+  CHECK(retail::swing(Vector3d::Zero(), Vector3d(1, 2, 3)).w() == 1.0);
+}
+
 TEST_CASE("spring: at rest with the hips still, the chain stays on its carried arc", "[spring]") {
   retail::SpringParams params;
   params.gravity_mps2 = 0;

@@ -145,7 +145,8 @@ private:
   Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
 };
 
-/// Shortest unit quaternion taking unit vector a to unit vector b (180 deg: about any normal).
+/// Shortest unit quaternion turning the direction of a onto that of b (any lengths; 180 deg:
+/// about a normal to a; identity when either is zero).
 Eigen::Quaterniond swing(const Eigen::Vector3d& a, const Eigen::Vector3d& b);
 
 /// The bend (radians) at a joint whose skin has radius `radius` and whose weights blend over
