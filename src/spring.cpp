@@ -45,13 +45,57 @@ Quaterniond slerp(const Quaterniond& a, const Quaterniond& b, double t) {
   return q;
 }
 
+/// q / |q| with one division (Eigen's normalized() divides each coefficient); a zero q is
+/// returned as it is, as normalized() does.
+inline __attribute__((always_inline)) Quaterniond unit(const Quaterniond& q) {
+  const double n2 = q.coeffs().squaredNorm();
+  if (!(n2 > 0)) return q;
+  Quaterniond r;
+  r.coeffs() = q.coeffs() * (1 / std::sqrt(n2));
+  return r;
+}
+
+/// The same for a vector.
+inline __attribute__((always_inline)) Vector3d unit(const Vector3d& v) {
+  const double n2 = v.squaredNorm();
+  return n2 > 0 ? Vector3d(v * (1 / std::sqrt(n2))) : v;
+}
+
+/// q v q^-1 for a unit quaternion q: Eigen's formula (v + w t + q.v x t, t = 2 q.v x v, the
+/// same operations in the same order) written out in scalars; Eigen's operator* and its cross
+/// product of a quaternion's vector part are out-of-line calls here, a sixth of the step.
+inline Vector3d rotate(const Quaterniond& q, const Vector3d& v) {
+  const double x = q.x(), y = q.y(), z = q.z(), w = q.w();
+  const double tx = 2 * (y * v.z() - z * v.y()), ty = 2 * (z * v.x() - x * v.z()),
+               tz = 2 * (x * v.y() - y * v.x());
+  return Vector3d(v.x() + w * tx + (y * tz - z * ty), v.y() + w * ty + (z * tx - x * tz),
+                  v.z() + w * tz + (x * ty - y * tx));
+}
+
+/// A s A^-1 for a unit quaternion A given as its rotation matrix: the same angle about the axis
+/// turned by A, (s.w, A s.v); one matrix-vector product instead of two quaternion products.
+inline Quaterniond conjugated(const Eigen::Matrix3d& A, const Quaterniond& s) {
+  Quaterniond q;
+  q.w() = s.w();
+  q.vec() = A * s.vec();
+  return q;
+}
+
+/// A^-1 q A, likewise: (q.w, A^T q.v).
+inline Quaterniond unconjugated(const Eigen::Matrix3d& A, const Quaterniond& q) {
+  Quaterniond s;
+  s.w() = q.w();
+  s.vec() = A.transpose() * q.vec();
+  return s;
+}
+
 /// slerp(a, b, 1/2), normalised: the sum of a and b (b on a's side), normalised.
 Quaterniond midpoint(const Quaterniond& a, const Quaterniond& b) {
   Quaterniond q;
   q.coeffs() = a.coeffs() + (a.dot(b) < 0 ? -1.0 : 1.0) * b.coeffs();
   double n = q.coeffs().norm();
   if (!(n > 0)) return a;
-  q.coeffs() /= n;
+  q.coeffs() *= 1 / n;
   return q;
 }
 
@@ -121,11 +165,13 @@ void SpringChain::build_rest_arc() {
   }
   rest_.resize(n);
   r_.resize(n);
+  parent_rest_.assign(n, Eigen::Matrix3d::Identity());
   Quaterniond G = Quaterniond::Identity();
   for (std::size_t i = 0; i < n; ++i) {
     r_[i] = G.conjugate() * u_[i];
     G = (swing(G * rig_.authored[i], u_[i]) * G).normalized();
     rest_[i] = G;
+    if (i + 1 < n) parent_rest_[i + 1] = G.toRotationMatrix();
   }
 }
 
@@ -193,47 +239,48 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   Vector3d h = root_;
   for (std::size_t i = 0; i < n; ++i) {
     const double len = rig_.length[i];
-    const Quaterniond A = i == 0 ? I : rest_[i - 1]; // the parent's rest frame -> hips frame
-    const Quaterniond parent = (hips.rotation * cum).normalized(); // parent's current world frame
+    const Eigen::Matrix3d& A = parent_rest_[i];           // the parent's rest frame -> hips frame
+    const Quaterniond parent = unit(hips.rotation * cum); // parent's current world frame
     // 1-2. Rest target and the damped spring, semi-implicit Euler.
     double f =
         n > 1 ? params_.root_frequency_hz + (params_.tip_frequency_hz - params_.root_frequency_hz) *
                                                 double(i) / double(n - 1)
               : params_.root_frequency_hz;
     double w = 2 * M_PI * f;
-    Vector3d target = h + len * (parent * r_[i]);
+    const Vector3d rest_dir = rotate(parent, r_[i]); // the rest direction, world
+    Vector3d target = h + len * rest_dir;
     Vector3d acc = w * w * (target - p_[i]) - 2 * params_.damping_ratio * w * v_[i] + gravity;
     v_[i] += acc * dt;
     Vector3d predicted = p_[i] + v_[i] * dt;
     // 3. Rope: back onto the sphere; remove the radial velocity (never correction / dt).
     Vector3d d = predicted - h;
-    Vector3d nrm = d.norm() > 1e-12 * len ? Vector3d(d.normalized()) : Vector3d(parent * r_[i]);
+    Vector3d nrm = d.norm() > 1e-12 * len ? unit(d) : rest_dir;
     Vector3d projected = h + len * nrm;
     if (feed_correction_as_velocity)
       v_[i] += (projected - predicted) / dt;
     else
       v_[i] -= v_[i].dot(nrm) * nrm;
     // 4. Bend in the common hips frame, coupled to last step's neighbours.
-    Vector3d cand = parent.conjugate() * nrm;
-    Quaterniond q = (A * swing(r_[i], cand) * A.conjugate()).normalized();
+    Vector3d cand = rotate(parent.conjugate(), nrm);
+    Quaterniond q = unit(conjugated(A, swing(r_[i], cand)));
     if (n > 1) {
       Quaterniond target_bend = i == 0       ? midpoint(I, old[1])
                                 : i + 1 == n ? old[i - 1]
                                              : midpoint(old[i - 1], old[i + 1]);
-      q = slerp(q, target_bend, alpha).normalized();
+      q = unit(slerp(q, target_bend, alpha));
     }
     // 5. Elastic limit; the velocity pushing further into it is removed.
     double theta = std::abs(q.w()) < cos_half_limit ? rotation_angle(q) : 0.0;
     Vector3d dir;
     if (theta > limit) {
-      Vector3d free_dir = parent * (A.conjugate() * q * A * r_[i]);
-      q = slerp(I, q, limit / theta).normalized();
-      dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
+      Vector3d free_dir = rotate(parent, rotate(unconjugated(A, q), r_[i]));
+      q = unit(slerp(I, q, limit / theta));
+      dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
       remove_push(free_dir, dir, v_[i]);
     } else {
-      dir = (parent * (A.conjugate() * q * A * r_[i])).normalized();
+      dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
     }
-    dir = skin_limited(dir, parent * rig_.authored[i], skin_limit_[i], skin_cos_[i], v_[i]);
+    dir = skin_limited(dir, rotate(parent, rig_.authored[i]), skin_limit_[i], skin_cos_[i], v_[i]);
     Vector3d p = h + len * dir;
     // 6. The forward plane through the tail root: no particle in front of it.
     double ahead = (p - root_).dot(forward);
@@ -252,7 +299,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
     contact_[i] = false;
     if (params_.floor && p.y() < floor_) {
-      p = h + len * floor_direction(h, p - h, len, parent * r_[i]);
+      p = h + len * floor_direction(h, p - h, len, rest_dir);
       v_[i] = std::exp(-params_.contact_damping * dt) *
               Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
       contact_[i] = true;
@@ -260,11 +307,11 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     p_[i] = p;
     // 8. Read back: the bend from the rest direction (for the coupling) and the local rotation
     //    that takes the bind direction onto the particle (what the bone is written with).
-    Vector3d final_dir = parent.conjugate() * (p - h).normalized();
+    Vector3d final_dir = rotate(parent.conjugate(), unit(p - h));
     Quaterniond bend_parent = swing(r_[i], final_dir);
-    q_[i] = (A * bend_parent * A.conjugate()).normalized();
+    q_[i] = unit(conjugated(A, bend_parent));
     local_[i] = swing(rig_.authored[i], final_dir); // the bind direction onto the particle
-    cum = (cum * local_[i]).normalized();
+    cum = unit(cum * local_[i]);
     h = p;
   }
   if (params_.floor) spread_contact(hips);
@@ -285,9 +332,9 @@ std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips) const 
   std::vector<Quaterniond> frame;
   Quaterniond cum = Quaterniond::Identity();
   for (std::size_t i = 0; i < rig_.links(); ++i) {
-    frame.push_back((hips.rotation * cum).normalized());
-    Vector3d dir = frame.back().conjugate() * (p_[i] - head(i)).normalized();
-    cum = (cum * swing(rig_.authored[i], dir)).normalized();
+    frame.push_back(unit(hips.rotation * cum));
+    Vector3d dir = frame.back().conjugate() * unit(p_[i] - head(i));
+    cum = unit(cum * swing(rig_.authored[i], dir));
   }
   return frame;
 }
@@ -445,12 +492,11 @@ void SpringChain::spread_contact(const HipsPose& hips) {
 void SpringChain::read_back(const HipsPose& hips) {
   Quaterniond cum = Quaterniond::Identity();
   for (std::size_t i = 0; i < rig_.links(); ++i) {
-    const Quaterniond A = i == 0 ? Quaterniond::Identity() : rest_[i - 1];
-    Quaterniond parent = (hips.rotation * cum).normalized();
-    Vector3d final_dir = parent.conjugate() * (p_[i] - head(i)).normalized();
-    q_[i] = (A * swing(r_[i], final_dir) * A.conjugate()).normalized();
+    Quaterniond parent = unit(hips.rotation * cum);
+    Vector3d final_dir = parent.conjugate() * unit(p_[i] - head(i));
+    q_[i] = unit(conjugated(parent_rest_[i], swing(r_[i], final_dir)));
     local_[i] = swing(rig_.authored[i], final_dir);
-    cum = (cum * local_[i]).normalized();
+    cum = unit(cum * local_[i]);
   }
 }
 

@@ -131,6 +131,7 @@ private:
   std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
   std::vector<Eigen::Quaterniond> rest_; ///< G_i: cumulative rest rotation of bone i (hips space)
   std::vector<Eigen::Vector3d> r_;       ///< r_i = G_{i-1}^-1 u_i
+  std::vector<Eigen::Matrix3d> parent_rest_; ///< G_{i-1} as a matrix (identity for i = 0)
   std::vector<Eigen::Vector3d> p_, v_;
   std::vector<Eigen::Quaterniond> q_, local_;
   std::vector<Eigen::Quaterniond> old_; ///< step(): the snapshot of q_ the coupling reads
