@@ -188,6 +188,90 @@ __attribute__((target("avx2"))) void skin_avx2(const SkinInputs& in,
 }
 #endif
 
+/// One sample of one region: the edges' squared ratios into `out`, each edge's extremes, and
+/// the region's torn count and extremes (RegionTally) over them. See sample_region.
+struct RegionSample {
+  const Eigen::Vector3d* p;        ///< skinned positions
+  const std::pair<int, int>* ends; ///< n edges
+  const double* inv_rest_sq;       ///< n
+  std::size_t n;
+  double* out;                         ///< n squared ratios
+  double *edge_max, *edge_min;         ///< n each, updated
+  double torn_above_sq, torn_below_sq; ///< torn: r2 >= above or r2 < below (sqrt_above)
+};
+
+struct RegionTally {
+  std::size_t torn = 0;
+  double min = INFINITY, max = -INFINITY;
+};
+
+typedef long long Long4 __attribute__((vector_size(32)));
+
+/// The kernel, four edges at a time on Double4 (min, max and compares are exact, so every
+/// build gives the same bits); inlined into each build below.
+inline __attribute__((always_inline)) void sample_body(const RegionSample& in, RegionTally& t) {
+  auto squared = [&](std::size_t i) {
+    const Eigen::Vector3d &a = in.p[in.ends[i].first], &b = in.p[in.ends[i].second];
+    const double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz;
+  };
+  auto load = [](Double4& v, const double* x) { __builtin_memcpy(&v, x, sizeof v); };
+  auto store = [](double* x, const Double4& v) { __builtin_memcpy(x, &v, sizeof v); };
+  const Double4 above = {in.torn_above_sq, in.torn_above_sq, in.torn_above_sq, in.torn_above_sq},
+                below = {in.torn_below_sq, in.torn_below_sq, in.torn_below_sq, in.torn_below_sq};
+  Double4 lo = {t.min, t.min, t.min, t.min}, hi = {t.max, t.max, t.max, t.max};
+  Long4 torn = {0, 0, 0, 0};
+  std::size_t i = 0;
+  for (; i + 4 <= in.n; i += 4) {
+    Double4 r = {squared(i), squared(i + 1), squared(i + 2), squared(i + 3)}, inv, m, l;
+    load(inv, in.inv_rest_sq + i);
+    load(m, in.edge_max + i);
+    load(l, in.edge_min + i);
+    r *= inv;
+    m = r > m ? r : m;
+    l = r < l ? r : l;
+    store(in.out + i, r);
+    store(in.edge_max + i, m);
+    store(in.edge_min + i, l);
+    torn -= (r >= above) | (r < below); // a true compare is -1
+    lo = r < lo ? r : lo;
+    hi = r > hi ? r : hi;
+  }
+  for (int k = 0; k < 4; ++k) {
+    t.torn += std::size_t(torn[k]);
+    t.min = std::min(t.min, lo[k]);
+    t.max = std::max(t.max, hi[k]);
+  }
+  for (; i < in.n; ++i) {
+    const double r = squared(i) * in.inv_rest_sq[i];
+    in.out[i] = r;
+    in.edge_max[i] = std::max(in.edge_max[i], r);
+    in.edge_min[i] = std::min(in.edge_min[i], r);
+    t.torn += r >= in.torn_above_sq || r < in.torn_below_sq;
+    t.min = std::min(t.min, r);
+    t.max = std::max(t.max, r);
+  }
+}
+
+void sample_default(const RegionSample& in, RegionTally& t) {
+  sample_body(in, t);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) void sample_avx2(const RegionSample& in, RegionTally& t) {
+  sample_body(in, t);
+}
+#endif
+
+/// sample_body on AVX2 where the CPU has it (the same bits either way).
+void sample_region(const RegionSample& in, RegionTally& t) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return sample_avx2(in, t);
+#endif
+  sample_default(in, t);
+}
+
 } // namespace
 
 void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
@@ -523,22 +607,20 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
       const RigPlan::Region& region = plan.region[r];
       const std::size_t n = region.ends.size();
       if (n == 0) continue;
-      double* out = acc[r].ratios.data() + s * n;
-      // Squared lengths edge by edge (scattered reads), then the scaling and extremes over the
-      // whole sample as arrays (packed instructions; the same IEEE results on every machine).
-      for (std::size_t i = 0; i < n; ++i)
-        out[i] = (p[std::size_t(region.ends[i].first)] - p[std::size_t(region.ends[i].second)])
-                     .squaredNorm();
-      Eigen::Map<Eigen::ArrayXd> ratio(out, Eigen::Index(n));
-      Eigen::Map<const Eigen::ArrayXd> inv_rest_sq(region.inv_rest_sq.data(), Eigen::Index(n));
-      Eigen::Map<Eigen::ArrayXd> hi(acc[r].edge_max.data(), Eigen::Index(n));
-      Eigen::Map<Eigen::ArrayXd> lo(acc[r].edge_min.data(), Eigen::Index(n));
-      ratio *= inv_rest_sq;
-      hi = hi.max(ratio);
-      lo = lo.min(ratio);
-      acc[r].torn += std::size_t(((ratio >= torn_above_sq) || (ratio < torn_below_sq)).count());
-      acc[r].min = std::min(acc[r].min, ratio.minCoeff());
-      acc[r].max = std::max(acc[r].max, ratio.maxCoeff());
+      RegionSample in{p.data(),
+                      region.ends.data(),
+                      region.inv_rest_sq.data(),
+                      n,
+                      acc[r].ratios.data() + s * n,
+                      acc[r].edge_max.data(),
+                      acc[r].edge_min.data(),
+                      torn_above_sq,
+                      torn_below_sq};
+      RegionTally tally{acc[r].torn, acc[r].min, acc[r].max};
+      sample_region(in, tally);
+      acc[r].torn = tally.torn;
+      acc[r].min = tally.min;
+      acc[r].max = tally.max;
     }
   }
   cs.tail = finish(acc[0], edges, skin);
