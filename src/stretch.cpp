@@ -274,13 +274,43 @@ void sample_region(const RegionSample& in, RegionTally& t) {
 
 } // namespace
 
-void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
-                            std::vector<Eigen::Vector3d>& out, bool allow_avx2) const {
-  std::vector<Affine34> joint(joint_node_.size());
-  for (std::size_t s = 0; s < joint_node_.size(); ++s) {
-    Eigen::Matrix4d j = world[std::size_t(joint_node_[s])] * ibm_[s];
-    for (int c = 0; c < 4; ++c) joint[s].col[c] = Double4{j(0, c), j(1, c), j(2, c), 0.0};
+std::vector<int> SkinSampler::slots_used(const std::vector<int>* only) const {
+  std::vector<char> used(joint_node_.size(), 0);
+  const std::size_t count = only ? only->size() : bind_.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const std::size_t v = only ? std::size_t((*only)[k]) : k;
+    if (pinned_slot_[v] >= 0) {
+      used[std::size_t(pinned_slot_[v])] = 1;
+      continue;
+    }
+    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
+      used[std::size_t(influence_joint_[i])] = 1;
   }
+  std::vector<int> slots;
+  for (std::size_t s = 0; s < used.size(); ++s)
+    if (used[s]) slots.push_back(int(s));
+  return slots;
+}
+
+void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
+                            std::vector<Eigen::Vector3d>& out, bool allow_avx2,
+                            const std::vector<int>* slots) const {
+  // Joint matrices world * IBM, top three rows by columns: column c is the sum over k of world's
+  // column k times IBM(k, c). Only the slots asked for (the others are never read).
+  std::vector<Affine34> joint(joint_node_.size());
+  auto compose = [&](std::size_t s) {
+    const Eigen::Matrix4d& w = world[std::size_t(joint_node_[s])];
+    const Eigen::Matrix4d& ibm = ibm_[s];
+    Double4 wc[4];
+    for (int k = 0; k < 4; ++k) wc[k] = Double4{w(0, k), w(1, k), w(2, k), 0.0};
+    for (int c = 0; c < 4; ++c)
+      joint[s].col[c] =
+          wc[0] * ibm(0, c) + wc[1] * ibm(1, c) + wc[2] * ibm(2, c) + wc[3] * ibm(3, c);
+  };
+  if (slots)
+    for (int s : *slots) compose(std::size_t(s));
+  else
+    for (std::size_t s = 0; s < joint_node_.size(); ++s) compose(s);
   out.resize(bind_.size());
   SkinInputs in{&joint,
                 only,
@@ -536,6 +566,7 @@ struct RigPlan {
     std::vector<double> inv_rest_sq;       ///< 1 / (their bind length)^2
   } region[2];
   std::vector<int> needed;
+  std::vector<int> slots; ///< the joint slots `needed` reads (SkinSampler::slots_used)
 };
 
 RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
@@ -573,6 +604,7 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
   }
   for (std::size_t v = 0; v < mark.size(); ++v)
     if (mark[v]) plan.needed.push_back(int(v));
+  plan.slots = skin.slots_used(&plan.needed);
   return plan;
 }
 
@@ -602,7 +634,7 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
   }
   std::vector<Eigen::Vector3d>& p = scratch.positions;
   for (std::size_t s = 0; s < worlds.size(); ++s) {
-    skin.pose_into(worlds[s], &plan.needed, p);
+    skin.pose_into(worlds[s], &plan.needed, p, true, &plan.slots);
     for (int r = 0; r < 2; ++r) {
       const RigPlan::Region& region = plan.region[r];
       const std::size_t n = region.ends.size();

@@ -79,8 +79,15 @@ public:
   /// with AVX2 the blend runs on 4-wide registers; `allow_avx2` false forces the portable code.
   /// Both give the same bits (elementwise IEEE operations in the same order, no fused
   /// multiply-add), so results do not depend on the machine.
+  /// `slots` (from slots_used(only)), when given, limits the joint matrices composed to those
+  /// the vertices read.
   void pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
-                 std::vector<Eigen::Vector3d>& out, bool allow_avx2 = true) const;
+                 std::vector<Eigen::Vector3d>& out, bool allow_avx2 = true,
+                 const std::vector<int>* slots = nullptr) const;
+
+  /// The joint slots (per skin, per joint) that the vertices in `only` (all when null) read
+  /// through their influences or pins, ascending.
+  std::vector<int> slots_used(const std::vector<int>* only) const;
 
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
