@@ -328,12 +328,12 @@ Vector3d SpringChain::forward_axis(const HipsPose& hips) const {
   return forward.norm() > 1e-9 ? Vector3d(forward.normalized()) : Vector3d::UnitZ();
 }
 
-std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips) const {
+std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips, std::size_t last) const {
   std::vector<Quaterniond> frame;
   Quaterniond cum = Quaterniond::Identity();
-  for (std::size_t i = 0; i < rig_.links(); ++i) {
+  for (std::size_t i = 0; i <= last && i < rig_.links(); ++i) {
     frame.push_back(unit(hips.rotation * cum));
-    Vector3d dir = frame.back().conjugate() * unit(p_[i] - head(i));
+    Vector3d dir = rotate(frame.back().conjugate(), unit(p_[i] - head(i)));
     cum = unit(cum * swing(rig_.authored[i], dir));
   }
   return frame;
@@ -341,7 +341,7 @@ std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips) const 
 
 void SpringChain::rotate_from(std::size_t first, const Quaterniond& r) {
   Vector3d pivot = head(first);
-  for (std::size_t j = first; j < p_.size(); ++j) p_[j] = pivot + r * (p_[j] - pivot);
+  for (std::size_t j = first; j < p_.size(); ++j) p_[j] = pivot + rotate(r, p_[j] - pivot);
 }
 
 void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& parent_frame) {
@@ -392,13 +392,23 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
          front = std::max(ahead(1, 0), 0.0) + 1e-12;
   // bend <= allowed, compared on cosines (acos decreases); no limit at or past a half turn.
   const double cos_allowed = allowed < M_PI ? std::cos(allowed) : -INFINITY;
-  auto ok = [&](double phi) {
-    double c = std::cos(phi), s = std::sin(phi);
+  auto ok_at = [&](double c, double s) {
     return bend_cos.at(c, s) >= cos_allowed && ahead(c, s) <= front;
   };
-  if (!ok(need)) {
-    double a = 0, b = need;
-    for (int it = 0; it < 50; ++it) (ok((a + b) / 2) ? a : b) = (a + b) / 2;
+  if (!ok_at(std::cos(need), std::sin(need))) {
+    // Bisection on [a, a + 2h] from a = 0, h = need / 2, carrying cos and sin of a and of the
+    // half-width by the angle-sum and half-angle identities (no sine or cosine per step):
+    // mid = a + h; then h halves, cos(h/2) = sqrt((1 + cos h) / 2), sin(h/2) = sin h / (2
+    // cos(h/2)).
+    double a = 0, ca = 1, sa = 0, h = need / 2, ch = std::cos(h), sh = std::sin(h);
+    for (int it = 0; it < 50; ++it) {
+      const double cm = ca * ch - sa * sh, sm = sa * ch + ca * sh;
+      if (ok_at(cm, sm)) a += h, ca = cm, sa = sm;
+      h /= 2;
+      const double c_half = std::sqrt((1 + ch) / 2);
+      sh = sh / (2 * c_half);
+      ch = c_half;
+    }
     need = a;
   }
   if (need > 0) rotate_from(k, Quaterniond(Eigen::AngleAxisd(need, axis)));
@@ -465,7 +475,7 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   };
   for (std::size_t i = 0; i < n; ++i) {
     if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
-    std::vector<Quaterniond> frame = parent_frames(hips);
+    std::vector<Quaterniond> frame = parent_frames(hips, i);
     double angle = bend(i, frame[i]);
     if (!(angle > skin_limit_[i] + 1e-9)) continue;
     // Back to the joint's own limit (its downstream links follow; never through the forward
@@ -479,7 +489,7 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   // allow (SPEC §7.7); where they do not, the tail stays below and the depth is reported.
   for (std::size_t i = 0; i < n; ++i) {
     if (!(p_[i].y() < floor_ - 1e-12)) continue;
-    std::vector<Quaterniond> frame = parent_frames(hips);
+    std::vector<Quaterniond> frame = parent_frames(hips, i);
     const std::vector<Vector3d> saved = p_;
     const double allowed = std::max(ahead_from(i), 0.0) + 1e-12;
     project_on_floor(i, frame[i]);
@@ -493,7 +503,7 @@ void SpringChain::read_back(const HipsPose& hips) {
   Quaterniond cum = Quaterniond::Identity();
   for (std::size_t i = 0; i < rig_.links(); ++i) {
     Quaterniond parent = unit(hips.rotation * cum);
-    Vector3d final_dir = parent.conjugate() * unit(p_[i] - head(i));
+    Vector3d final_dir = rotate(parent.conjugate(), unit(p_[i] - head(i)));
     q_[i] = unit(conjugated(parent_rest_[i], swing(r_[i], final_dir)));
     local_[i] = swing(rig_.authored[i], final_dir);
     cum = unit(cum * local_[i]);

@@ -103,8 +103,9 @@ private:
   void build_rest_arc();
   /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
   Eigen::Vector3d forward_axis(const HipsPose& hips) const;
-  /// World frame of each link's parent, from the current particles (read-back rotations).
-  std::vector<Eigen::Quaterniond> parent_frames(const HipsPose& hips) const;
+  /// World frame of each link's parent up to link `last` (each frame depends only on the links
+  /// before it), from the current particles (read-back rotations).
+  std::vector<Eigen::Quaterniond> parent_frames(const HipsPose& hips, std::size_t last) const;
   /// Rotates particles first..N-1 about head(first) by `r` (bone lengths kept).
   void rotate_from(std::size_t first, const Eigen::Quaterniond& r);
   /// Largest distance ahead of the forward plane of particles first..N-1 (negative: behind).
