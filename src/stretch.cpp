@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 namespace retail {
@@ -292,6 +293,64 @@ std::vector<int> SkinSampler::slots_used(const std::vector<int>* only) const {
   return slots;
 }
 
+std::vector<int> SkinSampler::representatives(const std::vector<int>& only) const {
+  // Open addressing over a hash of the inputs, each hit confirmed by comparing the inputs.
+  auto bits = [](double x) {
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  auto mix = [](std::uint64_t h, std::uint64_t x) { // splitmix64's finaliser over h ^ x
+    std::uint64_t z = (h ^ x) + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  };
+  auto hash = [&](std::size_t v) {
+    std::uint64_t h = 0;
+    for (int c = 0; c < 3; ++c) h = mix(h, bits(skin_pos_[v][c]));
+    h = mix(h, std::uint64_t(std::int64_t(pinned_slot_[v])));
+    if (pinned_slot_[v] < 0)
+      for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
+        h = mix(mix(h, std::uint64_t(influence_joint_[i])), bits(influence_weight_[i]));
+    return h;
+  };
+  auto same = [&](std::size_t a, std::size_t b) {
+    if (std::memcmp(skin_pos_[a].data(), skin_pos_[b].data(), 3 * sizeof(double)) != 0 ||
+        pinned_slot_[a] != pinned_slot_[b])
+      return false;
+    if (pinned_slot_[a] >= 0) return true;
+    const std::uint32_t a0 = influence_start_[a], a1 = influence_start_[a + 1],
+                        b0 = influence_start_[b];
+    if (a1 - a0 != influence_start_[b + 1] - b0) return false;
+    for (std::uint32_t i = 0; i < a1 - a0; ++i)
+      if (influence_joint_[a0 + i] != influence_joint_[b0 + i] ||
+          bits(influence_weight_[a0 + i]) != bits(influence_weight_[b0 + i]))
+        return false;
+    return true;
+  };
+  std::size_t size = 16;
+  while (size < 2 * only.size()) size *= 2;
+  std::vector<int> table(size, -1), rep(only.size());
+  for (std::size_t k = 0; k < only.size(); ++k) {
+    const std::size_t v = std::size_t(only[k]);
+    rep[k] = int(v);
+    const bool skinned = pinned_slot_[v] >= 0 || influence_start_[v] < influence_start_[v + 1];
+    if (!skinned) continue; // no influences: its bind position, kept as it is
+    for (std::size_t slot = std::size_t(hash(v)) & (size - 1);; slot = (slot + 1) & (size - 1)) {
+      if (table[slot] < 0) {
+        table[slot] = int(v);
+        break;
+      }
+      if (same(std::size_t(table[slot]), v)) {
+        rep[k] = table[slot];
+        break;
+      }
+    }
+  }
+  return rep;
+}
+
 void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
                             std::vector<Eigen::Vector3d>& out, bool allow_avx2,
                             const std::vector<int>* slots) const {
@@ -566,7 +625,9 @@ struct RigPlan {
     std::vector<double> inv_rest_sq;       ///< 1 / (their bind length)^2
   } region[2];
   std::vector<int> needed;
-  std::vector<int> slots; ///< the joint slots `needed` reads (SkinSampler::slots_used)
+  std::vector<int> skinned;                ///< `needed` without repeats (representatives)
+  std::vector<std::pair<int, int>> copies; ///< (vertex, its representative): posed by copying
+  std::vector<int> slots; ///< the joint slots `skinned` reads (SkinSampler::slots_used)
 };
 
 RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
@@ -604,7 +665,15 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
   }
   for (std::size_t v = 0; v < mark.size(); ++v)
     if (mark[v]) plan.needed.push_back(int(v));
-  plan.slots = skin.slots_used(&plan.needed);
+  // Vertices split at seams and flat-shaded corners repeat the same skinning inputs: each
+  // distinct one is skinned once and copied to the others (the same bits either way).
+  const std::vector<int> rep = skin.representatives(plan.needed);
+  for (std::size_t k = 0; k < rep.size(); ++k)
+    if (rep[k] == plan.needed[k])
+      plan.skinned.push_back(rep[k]);
+    else
+      plan.copies.push_back({plan.needed[k], rep[k]});
+  plan.slots = skin.slots_used(&plan.skinned);
   return plan;
 }
 
@@ -634,7 +703,8 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
   }
   std::vector<Eigen::Vector3d>& p = scratch.positions;
   for (std::size_t s = 0; s < worlds.size(); ++s) {
-    skin.pose_into(worlds[s], &plan.needed, p, true, &plan.slots);
+    skin.pose_into(worlds[s], &plan.skinned, p, true, &plan.slots);
+    for (const auto& [v, r] : plan.copies) p[std::size_t(v)] = p[std::size_t(r)];
     for (int r = 0; r < 2; ++r) {
       const RigPlan::Region& region = plan.region[r];
       const std::size_t n = region.ends.size();

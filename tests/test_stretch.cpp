@@ -58,6 +58,18 @@ TEST_CASE("stretch: the prepared skin poses like glTF skinning - every code path
     CHECK(fast == portable); // AVX2 and portable code: the same bits
     // A subset, composing only the joints it reads: the same bits as the whole.
     for (int v : some) CHECK(subset[std::size_t(v)] == fast[std::size_t(v)]);
+    // A vertex and its representative (same skinning inputs) pose to the same bits; the
+    // representative is listed no later than the vertex, and a pin separates the pinned one.
+    std::vector<int> all(skin.size());
+    for (std::size_t v = 0; v < all.size(); ++v) all[v] = int(v);
+    const std::vector<int> rep = skin.representatives(all),
+                           pinned_rep = pinned.representatives(all);
+    for (std::size_t v = 0; v < all.size(); ++v) {
+      REQUIRE(rep[v] <= int(v));
+      CHECK(fast[v] == fast[std::size_t(rep[v])]);
+      CHECK(rigid[v] == rigid[std::size_t(pinned_rep[v])]);
+    }
+    CHECK(pinned_rep[5] == 5);
     // The reference: skinning.h, joint by joint, primitive by primitive.
     double worst = 0;
     for (const auto& src : skin.sources()) {

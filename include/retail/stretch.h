@@ -89,6 +89,11 @@ public:
   /// through their influences or pins, ascending.
   std::vector<int> slots_used(const std::vector<int>* only) const;
 
+  /// For each vertex of `only`, the first vertex listed there whose skinning inputs (skin-space
+  /// position, pin, influences: every bit) equal its own, so it poses to the same bits; itself
+  /// when none does, or when it has no influences. Linear time (a hash table).
+  std::vector<int> representatives(const std::vector<int>& only) const;
+
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
 
