@@ -29,6 +29,16 @@ Quaterniond swing(const Vector3d& a, const Vector3d& b) {
 
 namespace {
 
+/// swing(a, b) for unit a and b (|a||b| taken as 1: two square roots fewer). The step's
+/// directions are unit by construction: rest and bind directions, rotated unit vectors.
+Quaterniond swing_unit(const Vector3d& a, const Vector3d& b) {
+  const double w = 1 + a.dot(b);
+  if (w < 1e-12) return swing(a, b); // opposite: swing's half turn
+  const Vector3d v = a.cross(b);
+  const double inv = 1 / std::sqrt(w * w + v.squaredNorm());
+  return Quaterniond(w * inv, v.x() * inv, v.y() * inv, v.z() * inv);
+}
+
 /// Spherical interpolation from a to b (unit quaternions) along the shorter arc, as Eigen's
 /// slerp, with one acos and one sine/cosine pair: sin((1-t)T)/sin T = cos tT - cos T sin tT/sin T.
 Quaterniond slerp(const Quaterniond& a, const Quaterniond& b, double t) {
@@ -122,6 +132,7 @@ void SpringParams::validate() const {
 SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
     : rig_(rig), params_(params) {
   params_.validate();
+  for (Vector3d& a : rig_.authored) a.normalize(); // unit to the last bit the step assumes
   std::size_t n = rig_.links();
   p_.assign(n, Vector3d::Zero());
   v_.assign(n, Vector3d::Zero());
@@ -262,7 +273,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
       v_[i] -= v_[i].dot(nrm) * nrm;
     // 4. Bend in the common hips frame, coupled to last step's neighbours.
     Vector3d cand = rotate(parent.conjugate(), nrm);
-    Quaterniond q = unit(conjugated(A, swing(r_[i], cand)));
+    Quaterniond q = conjugated(A, swing_unit(r_[i], cand)); // unit: a unit swing, turned
     if (n > 1) {
       Quaterniond target_bend = i == 0       ? midpoint(I, old[1])
                                 : i + 1 == n ? old[i - 1]
@@ -308,9 +319,9 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     // 8. Read back: the bend from the rest direction (for the coupling) and the local rotation
     //    that takes the bind direction onto the particle (what the bone is written with).
     Vector3d final_dir = rotate(parent.conjugate(), unit(p - h));
-    Quaterniond bend_parent = swing(r_[i], final_dir);
-    q_[i] = unit(conjugated(A, bend_parent));
-    local_[i] = swing(rig_.authored[i], final_dir); // the bind direction onto the particle
+    Quaterniond bend_parent = swing_unit(r_[i], final_dir);
+    q_[i] = conjugated(A, bend_parent);                  // unit, as above
+    local_[i] = swing_unit(rig_.authored[i], final_dir); // the bind direction onto the particle
     cum = unit(cum * local_[i]);
     h = p;
   }
