@@ -465,6 +465,14 @@ std::vector<double> order_statistics(const std::vector<double>& v,
   std::size_t bins = 1 << 8;
   while (bins < (1 << 16) && bins * 4 < v.size()) bins *= 2;
   const double scale = double(bins) / (hi - lo);
+  if (!(scale < 1e300)) { // a range too narrow to scale (denormal): select on a copy
+    std::vector<double> w = v;
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      std::nth_element(w.begin(), w.begin() + long(ranks[i]), w.end());
+      out[i] = w[ranks[i]];
+    }
+    return out;
+  }
   auto bin = [&](double x) { return std::min(bins - 1, std::size_t((x - lo) * scale)); };
   std::vector<std::uint32_t> count(bins, 0);
   for (double x : v) ++count[bin(x)];
@@ -484,7 +492,16 @@ std::vector<double> order_statistics(const std::vector<double>& v,
     }
     below += count[b];
   }
+  // Only values in or next to the wanted bins can be wanted: the value range of the first to
+  // last wanted bin, widened by a bin on each side against rounding, rejects the rest before
+  // their bin is looked up.
+  std::size_t first = 0, last = bins - 1; // every rank found a bin: both exist
+  while (slot_of_bin[first] < 0) ++first;
+  while (slot_of_bin[last] < 0) --last;
+  const double near_lo = lo + (double(first) - 1) / scale,
+               near_hi = lo + (double(last) + 2) / scale;
   for (double x : v) {
+    if (!(x >= near_lo && x <= near_hi)) continue;
     int k = slot_of_bin[bin(x)];
     if (k >= 0) gathered[std::size_t(k)].push_back(x);
   }

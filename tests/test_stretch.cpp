@@ -9,6 +9,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 
 TEST_CASE("stretch: percentiles interpolate linearly between closest ranks", "[stretch]") {
@@ -98,13 +99,15 @@ TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return double(state >> 11) / double(1ULL << 53);
   };
-  std::vector<std::vector<double>> inputs(4);
+  // The fifth spans two denormals: a range too narrow to scale into bins.
+  std::vector<std::vector<double>> inputs(5);
   for (int i = 0; i < 300000; ++i) {
     double u = uniform();
     inputs[0].push_back(1 + 0.05 * (u - 0.5) + (u > 0.995 ? 30 * (u - 0.995) : 0));
     inputs[1].push_back(i % 3 ? 1.0 : 1.0 + 1e-16 * double(i % 7));
     inputs[2].push_back(2.5);
     inputs[3].push_back(i < 299000 ? 1.0 : 7.0);
+    inputs[4].push_back(i % 5 ? 0.0 : std::numeric_limits<double>::denorm_min() * double(i % 3));
   }
   std::vector<double> qs = {0.0, 0.5, 0.95, 0.99, 0.9999, 1.0};
   for (const auto& v : inputs) {
