@@ -2,11 +2,13 @@
 #include "retail/pipeline.h"
 
 #include "retail/error.h"
+#include "retail/parallel.h"
 #include "retail/report.h"
 #include "retail/sha256.h"
 
 #include <chrono>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <regex>
 #include <set>
@@ -69,32 +71,74 @@ Rigged read_rigged(const Input& in, const RunParams& params, const RunResult& re
   return r;
 }
 
-/// Stretch of every character with a chain: original, rigid reference, result and body.
-/// `result_model`: the output's model (with the baked channels). The "before" rig is read from
-/// the same edited document through the *input's* model: edits only append (builder.h), so the
-/// input's accessors, meshes and clips still hold their bytes.
-void measure_result(const Input& in, const Model& result_model, const Rigged& rigged,
-                    const std::vector<int>& clips, const RunParams& params, RunResult& result) {
+/// The stretch rigs the bake does not change, per character with a chain: the original rig and
+/// the rigid reference (tail only; the body's baseline is the result's), posed by the input's
+/// clips. Prepared once the rerig has found the tail; measured beside the bake (run_before).
+struct BeforeStretch {
+  struct Rigs {
+    std::size_t character = 0;
+    std::unique_ptr<SkinSampler> before, rigid;
+    std::vector<bool> tail;
+    std::vector<std::pair<int, int>> edges;
+    std::vector<std::vector<ClipStretch>> measured; ///< [0] original, [1] rigid; per clip
+  };
+  std::vector<Rigs> rigs;
+  /// The input's buffers as they were before the bake: it appends to (and may reallocate) the
+  /// document's buffers while this is measured, and clips read only buffers (accessor.h).
+  Document buffers;
+};
+
+std::unique_ptr<BeforeStretch> prepare_before(const Input& in, const RunResult& result) {
+  auto job = std::make_unique<BeforeStretch>();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     const CharacterResult& cr = result.characters[k];
-    result.stretch.emplace_back();
-    if (cr.chains.empty() || clips.empty()) continue;
-    SkinSampler before(in.doc, in.model, in.characters[k]);
-    SkinSampler rigid = before; // the same skin, then pinned: read the accessors once
-    const SkinSampler& after = *rigged.skins[k];
-    std::vector<bool> tail(before.size(), false);
+    if (cr.chains.empty()) continue;
+    BeforeStretch::Rigs r;
+    r.character = k;
+    r.before = std::make_unique<SkinSampler>(in.doc, in.model, in.characters[k]);
+    r.rigid = std::make_unique<SkinSampler>(*r.before); // the same skin, then pinned
+    r.tail.assign(r.before->size(), false);
     for (const auto& ch : cr.chains)
       for (std::size_t v : ch.original_vertices) {
-        tail[v] = true;
-        rigid.pin(v, in.characters[k].roles.hips);
+        r.tail[v] = true;
+        r.rigid->pin(v, in.characters[k].roles.hips);
       }
-    std::vector<std::pair<int, int>> edges = mesh_edges(in.doc, in.model, before);
-    // The original and rigid rigs measure the tail only (the body's baseline is the result's).
-    auto m = measure_stretch_rigs(
-        in.doc,
-        {{&in.model, &before, false}, {&in.model, &rigid, false}, {&result_model, &after, true}},
-        edges, tail, clips, params.stretch, params.threads);
-    const auto &a = m[0], &b = m[1], &c = m[2];
+    r.edges = mesh_edges(in.doc, in.model, *r.before);
+    job->rigs.push_back(std::move(r));
+  }
+  job->buffers.buffers = in.doc.buffers;
+  return job;
+}
+
+/// Measures the prepared rigs on `threads` workers. Reads only the job and the input's model.
+void run_before(BeforeStretch& job, const Model& model, const std::vector<int>& clips,
+                const StretchParams& params, int threads) {
+  for (auto& r : job.rigs)
+    r.measured = measure_stretch_rigs(
+        job.buffers, {{&model, r.before.get(), false}, {&model, r.rigid.get(), false}}, r.edges,
+        r.tail, clips, params, threads);
+}
+
+/// Stretch of every character with a chain: the result rig (tail and body) measured here, the
+/// original and rigid rigs from `before` (measured, or being measured, beside the bake).
+/// `result_model`: the output's model (with the baked channels).
+void measure_result(const Input& in, const Model& result_model, const Rigged& rigged,
+                    const std::vector<int>& clips, const RunParams& params, BeforeStretch& before,
+                    std::future<void>* before_done, RunResult& result) {
+  // The result rigs first, on every worker, while the before rigs may still be running.
+  std::vector<std::vector<ClipStretch>> after(in.characters.size());
+  for (const auto& r : before.rigs)
+    after[r.character] =
+        measure_stretch_rigs(in.doc, {{&result_model, rigged.skins[r.character].get(), true}},
+                             r.edges, r.tail, clips, params.stretch, params.threads)[0];
+  if (before_done) before_done->get(); // rethrows what the before rigs threw
+  std::size_t next = 0;
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    result.stretch.emplace_back();
+    if (next >= before.rigs.size() || before.rigs[next].character != k) continue;
+    const auto &a = before.rigs[next].measured[0], &b = before.rigs[next].measured[1],
+               &c = after[k];
+    ++next;
     for (std::size_t i = 0; i < clips.size(); ++i) {
       StretchRow row;
       row.clip = c[i].clip;
@@ -285,6 +329,18 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
 
+  // The original and rigid rigs' stretch does not depend on the bake: with more than one
+  // worker it runs on a thread of its own from here, filling the cores the serial stages
+  // below leave idle; with one, in line after the bake.
+  std::unique_ptr<BeforeStretch> before;
+  std::future<void> before_done;
+  if (chains > 0 && !clips.empty()) {
+    before = prepare_before(in, result);
+    if (worker_count(params.threads) > 1)
+      before_done = std::async(std::launch::async,
+                               [&] { run_before(*before, in.model, clips, params.stretch, 1); });
+  }
+
   Rigged rigged;
   bool baked_any = false;
   if (params.bake_enabled && chains > 0 && params.rerig.mode == Mode::Chain && !clips.empty()) {
@@ -299,7 +355,12 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     if (rigged.characters.empty()) rigged = read_rigged(in, params, result);
     // The output's clips as written: read back again when the bake appended channels.
     Model baked_model = baked_any ? parse_model(in.doc) : Model{};
-    measure_result(in, baked_any ? baked_model : rigged.model, rigged, clips, params, result);
+    if (!before_done.valid() && before) run_before(*before, in.model, clips, params.stretch, 1);
+    if (before)
+      measure_result(in, baked_any ? baked_model : rigged.model, rigged, clips, params, *before,
+                     before_done.valid() ? &before_done : nullptr, result);
+    else
+      for (std::size_t k = 0; k < in.characters.size(); ++k) result.stretch.emplace_back();
     result.stages.push_back({"stretch", ms_since(t0),
                              std::to_string(clips.size()) + " clip(s) x " +
                                  std::to_string(params.stretch.samples) + " samples, 3 rigs"});
