@@ -330,15 +330,16 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
 
   // The original and rigid rigs' stretch does not depend on the bake: with more than one
-  // worker it runs on a thread of its own from here, filling the cores the serial stages
-  // below leave idle; with one, in line after the bake.
+  // worker it runs from here on a thread of its own (itself spreading clips over the workers),
+  // filling the cores the serial stages below leave idle; with one, in line after the bake.
   std::unique_ptr<BeforeStretch> before;
   std::future<void> before_done;
   if (chains > 0 && !clips.empty()) {
     before = prepare_before(in, result);
     if (worker_count(params.threads) > 1)
-      before_done = std::async(std::launch::async,
-                               [&] { run_before(*before, in.model, clips, params.stretch, 1); });
+      before_done = std::async(std::launch::async, [&] {
+        run_before(*before, in.model, clips, params.stretch, params.threads);
+      });
   }
 
   Rigged rigged;
