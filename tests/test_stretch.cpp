@@ -99,8 +99,10 @@ TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "
     state = state * 6364136223846793005ULL + 1442695040888963407ULL;
     return double(state >> 11) / double(1ULL << 53);
   };
-  // The fifth spans two denormals: a range too narrow to scale into bins.
-  std::vector<std::vector<double>> inputs(5);
+  // The fifth spans two denormals: a range too narrow to scale into bins. The sixth has one
+  // value 1e6 times the rest (a torn edge): nearly everything falls in the first bin, which is
+  // then split again over its own range.
+  std::vector<std::vector<double>> inputs(6);
   for (int i = 0; i < 300000; ++i) {
     double u = uniform();
     inputs[0].push_back(1 + 0.05 * (u - 0.5) + (u > 0.995 ? 30 * (u - 0.995) : 0));
@@ -108,6 +110,7 @@ TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "
     inputs[2].push_back(2.5);
     inputs[3].push_back(i < 299000 ? 1.0 : 7.0);
     inputs[4].push_back(i % 5 ? 0.0 : std::numeric_limits<double>::denorm_min() * double(i % 3));
+    inputs[5].push_back(i == 1234 ? 1e6 : 1 + 0.1 * (u - 0.5));
   }
   std::vector<double> qs = {0.0, 0.5, 0.95, 0.99, 0.9999, 1.0};
   for (const auto& v : inputs) {
