@@ -83,12 +83,16 @@ struct BeforeStretch {
     std::vector<std::vector<ClipStretch>> measured; ///< [0] original, [1] rigid; per clip
   };
   std::vector<Rigs> rigs;
-  /// The input's buffers as they were before the bake: it appends to (and may reallocate) the
-  /// document's buffers while this is measured, and clips read only buffers (accessor.h).
+  /// When measured beside the bake: the input's buffers as they were before it (the bake
+  /// appends to, and may reallocate, the document's buffers meanwhile; clips read only
+  /// buffers, accessor.h). Empty otherwise.
   Document buffers;
 };
 
-std::unique_ptr<BeforeStretch> prepare_before(const Input& in, const RunResult& result) {
+/// `copy_buffers`: keep a copy of the input's buffers to measure from (while the bake edits the
+/// document); otherwise the job reads the document itself, after the bake.
+std::unique_ptr<BeforeStretch> prepare_before(const Input& in, const RunResult& result,
+                                              bool copy_buffers) {
   auto job = std::make_unique<BeforeStretch>();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     const CharacterResult& cr = result.characters[k];
@@ -106,17 +110,18 @@ std::unique_ptr<BeforeStretch> prepare_before(const Input& in, const RunResult& 
     r.edges = mesh_edges(in.doc, in.model, *r.before);
     job->rigs.push_back(std::move(r));
   }
-  job->buffers.buffers = in.doc.buffers;
+  if (copy_buffers) job->buffers.buffers = in.doc.buffers;
   return job;
 }
 
 /// Measures the prepared rigs on `threads` workers. Reads only the job and the input's model.
-void run_before(BeforeStretch& job, const Model& model, const std::vector<int>& clips,
-                const StretchParams& params, int threads) {
+/// `doc`: the job's copy of the buffers, or the document once nothing edits it any more.
+void run_before(BeforeStretch& job, const Document& doc, const Model& model,
+                const std::vector<int>& clips, const StretchParams& params, int threads) {
   for (auto& r : job.rigs)
-    r.measured = measure_stretch_rigs(
-        job.buffers, {{&model, r.before.get(), false}, {&model, r.rigid.get(), false}}, r.edges,
-        r.tail, clips, params, threads);
+    r.measured =
+        measure_stretch_rigs(doc, {{&model, r.before.get(), false}, {&model, r.rigid.get(), false}},
+                             r.edges, r.tail, clips, params, threads);
 }
 
 /// Stretch of every character with a chain: the result rig (tail and body) measured here, the
@@ -332,13 +337,20 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   // The original and rigid rigs' stretch does not depend on the bake: with more than one
   // worker it runs from here on a thread of its own (itself spreading clips over the workers),
   // filling the cores the serial stages below leave idle; with one, in line after the bake.
+  // It reads a copy of the input's buffers, so only inputs up to 8 MB of buffers overlap: the
+  // copy is cheap there and the serial stages are a large share of the run; on big meshes the
+  // copy, the second set of scratch memory and the shared cores cost more than the idle time
+  // it fills (measured on the 1M rig: +5% time, +280 MB).
   std::unique_ptr<BeforeStretch> before;
   std::future<void> before_done;
   if (chains > 0 && !clips.empty()) {
-    before = prepare_before(in, result);
-    if (worker_count(params.threads) > 1)
+    std::size_t bytes = 0;
+    for (const Bytes& b : in.doc.buffers) bytes += b.size();
+    const bool overlap = worker_count(params.threads) > 1 && bytes <= (std::size_t(8) << 20);
+    before = prepare_before(in, result, overlap);
+    if (overlap)
       before_done = std::async(std::launch::async, [&] {
-        run_before(*before, in.model, clips, params.stretch, params.threads);
+        run_before(*before, before->buffers, in.model, clips, params.stretch, params.threads);
       });
   }
 
@@ -356,7 +368,8 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     if (rigged.characters.empty()) rigged = read_rigged(in, params, result);
     // The output's clips as written: read back again when the bake appended channels.
     Model baked_model = baked_any ? parse_model(in.doc) : Model{};
-    if (!before_done.valid() && before) run_before(*before, in.model, clips, params.stretch, 1);
+    if (!before_done.valid() && before)
+      run_before(*before, in.doc, in.model, clips, params.stretch, params.threads);
     if (before)
       measure_result(in, baked_any ? baked_model : rigged.model, rigged, clips, params, *before,
                      before_done.valid() ? &before_done : nullptr, result);
