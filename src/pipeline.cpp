@@ -24,6 +24,13 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
+/// Bytes held in the document's buffers.
+std::size_t buffer_bytes(const Document& doc) {
+  std::size_t bytes = 0;
+  for (const Bytes& b : doc.buffers) bytes += b.size();
+  return bytes;
+}
+
 std::string lower_extension(const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   for (char& ch : ext) ch = char(std::tolower((unsigned char)ch));
@@ -285,8 +292,7 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
   in.path = path;
   auto t0 = Clock::now();
   in.doc = read_document(path, hash_input ? &in.sha256 : nullptr);
-  std::size_t bytes = 0;
-  for (const auto& b : in.doc.buffers) bytes += b.size();
+  const std::size_t bytes = buffer_bytes(in.doc);
   stats.push_back(
       {"read", ms_since(t0),
        std::to_string(in.doc.buffers.size()) + " buffers, " + std::to_string(bytes) + " bytes"});
@@ -344,9 +350,8 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   std::unique_ptr<BeforeStretch> before;
   std::future<void> before_done;
   if (chains > 0 && !clips.empty()) {
-    std::size_t bytes = 0;
-    for (const Bytes& b : in.doc.buffers) bytes += b.size();
-    const bool overlap = worker_count(params.threads) > 1 && bytes <= (std::size_t(8) << 20);
+    const bool overlap =
+        worker_count(params.threads) > 1 && buffer_bytes(in.doc) <= (std::size_t(8) << 20);
     before = prepare_before(in, result, overlap);
     if (overlap)
       before_done = std::async(std::launch::async, [&] {

@@ -11,6 +11,17 @@ namespace retail {
 using Eigen::Quaterniond;
 using Eigen::Vector3d;
 
+namespace {
+
+/// The unit quaternion along (w, v): the half-angle form (|a||b| + a.b, a x b) of a swing from
+/// a to b, normalised. Pre: not the zero quaternion.
+Quaterniond from_half_angle(double w, const Vector3d& v) {
+  const double inv = 1 / std::sqrt(w * w + v.squaredNorm());
+  return Quaterniond(w * inv, v.x() * inv, v.y() * inv, v.z() * inv);
+}
+
+} // namespace
+
 Quaterniond swing(const Vector3d& a, const Vector3d& b) {
   // The unnormalised half-angle form: (|a||b| + a.b, a x b) has the direction of the answer
   // (cos(t/2), sin(t/2) n), so one normalisation at the end replaces normalising a and b.
@@ -22,9 +33,7 @@ Quaterniond swing(const Vector3d& a, const Vector3d& b) {
     if (axis.norm() < 1e-6 * a.norm()) axis = a.cross(Vector3d::UnitY());
     return Quaterniond(Eigen::AngleAxisd(M_PI, axis.normalized()));
   }
-  const Vector3d v = a.cross(b);
-  const double inv = 1 / std::sqrt(w * w + v.squaredNorm());
-  return Quaterniond(w * inv, v.x() * inv, v.y() * inv, v.z() * inv);
+  return from_half_angle(w, a.cross(b));
 }
 
 namespace {
@@ -34,9 +43,7 @@ namespace {
 Quaterniond swing_unit(const Vector3d& a, const Vector3d& b) {
   const double w = 1 + a.dot(b);
   if (w < 1e-12) return swing(a, b); // opposite: swing's half turn
-  const Vector3d v = a.cross(b);
-  const double inv = 1 / std::sqrt(w * w + v.squaredNorm());
-  return Quaterniond(w * inv, v.x() * inv, v.y() * inv, v.z() * inv);
+  return from_half_angle(w, a.cross(b));
 }
 
 /// Spherical interpolation from a to b (unit quaternions) along the shorter arc, as Eigen's

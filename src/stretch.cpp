@@ -111,6 +111,15 @@ std::vector<Eigen::Vector3d> SkinSampler::pose(const std::vector<Eigen::Matrix4d
 
 namespace {
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define RETAIL_AVX2_KERNELS 1
+/// The CPU runs the AVX2 builds of the kernels below (asked once).
+bool cpu_has_avx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+#endif
+
 /// Four doubles as one vector value (GCC/Clang vector extension): elementwise IEEE arithmetic,
 /// two SSE2 registers by default, one AVX register in skin_avx2.
 typedef double Double4 __attribute__((vector_size(32)));
@@ -182,7 +191,7 @@ void skin_default(const SkinInputs& in, std::vector<Eigen::Vector3d>& out) {
   skin_body(in, out);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef RETAIL_AVX2_KERNELS
 __attribute__((target("avx2"))) void skin_avx2(const SkinInputs& in,
                                                std::vector<Eigen::Vector3d>& out) {
   skin_body(in, out);
@@ -258,7 +267,7 @@ void sample_default(const RegionSample& in, RegionTally& t) {
   sample_body(in, t);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef RETAIL_AVX2_KERNELS
 __attribute__((target("avx2"))) void sample_avx2(const RegionSample& in, RegionTally& t) {
   sample_body(in, t);
 }
@@ -266,9 +275,8 @@ __attribute__((target("avx2"))) void sample_avx2(const RegionSample& in, RegionT
 
 /// sample_body on AVX2 where the CPU has it (the same bits either way).
 void sample_region(const RegionSample& in, RegionTally& t) {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return sample_avx2(in, t);
+#ifdef RETAIL_AVX2_KERNELS
+  if (cpu_has_avx2()) return sample_avx2(in, t);
 #endif
   sample_default(in, t);
 }
@@ -379,9 +387,8 @@ void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std
                 &influence_start_,
                 influence_joint_.data(),
                 influence_weight_.data()};
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2 && allow_avx2) return skin_avx2(in, out);
+#ifdef RETAIL_AVX2_KERNELS
+  if (allow_avx2 && cpu_has_avx2()) return skin_avx2(in, out);
 #endif
   (void)allow_avx2;
   skin_default(in, out);
@@ -453,6 +460,16 @@ double percentile_sorted(const std::vector<double>& v, double q) {
 
 namespace {
 
+/// The order statistics `ranks` (each < w.size()) of w by selection (reorders w).
+std::vector<double> select_ranks(std::vector<double>& w, const std::vector<std::size_t>& ranks) {
+  std::vector<double> out;
+  for (std::size_t r : ranks) {
+    std::nth_element(w.begin(), w.begin() + long(r), w.end());
+    out.push_back(w[r]);
+  }
+  return out;
+}
+
 /// Order statistics `ranks` (ascending, each < v.size()) of v, whose values lie in [lo, hi], by
 /// a histogram: one pass counts values into equal bins over [lo, hi] (about four values a bin,
 /// 2^8 to 2^16 bins; the bin index is monotonic in the value, so rank k lies in the bin where
@@ -467,11 +484,7 @@ std::vector<double> order_statistics(const std::vector<double>& v,
   const double scale = double(bins) / (hi - lo);
   if (!(scale < 1e300)) { // a range too narrow to scale (denormal): select on a copy
     std::vector<double> w = v;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      std::nth_element(w.begin(), w.begin() + long(ranks[i]), w.end());
-      out[i] = w[ranks[i]];
-    }
-    return out;
+    return select_ranks(w, ranks);
   }
   auto bin = [&](double x) { return std::min(bins - 1, std::size_t((x - lo) * scale)); };
   std::vector<std::uint32_t> count(bins, 0);
@@ -515,15 +528,11 @@ std::vector<double> order_statistics(const std::vector<double>& v,
       if (std::size_t(slot[i]) == k) mine.push_back(within[i]);
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     std::vector<double> got;
-    const auto [glo, ghi] = std::minmax_element(g.begin(), g.end());
-    if (g.size() > (std::size_t(1) << 14) && *ghi - *glo < hi - lo) {
-      got = order_statistics(g, mine, *glo, *ghi);
-    } else {
-      for (std::size_t w : mine) {
-        std::nth_element(g.begin(), g.begin() + long(w), g.end());
-        got.push_back(g[w]);
-      }
+    if (g.size() > (std::size_t(1) << 14)) {
+      const auto [glo, ghi] = std::minmax_element(g.begin(), g.end());
+      if (*ghi - *glo < hi - lo) got = order_statistics(g, mine, *glo, *ghi);
     }
+    if (got.empty()) got = select_ranks(g, mine);
     for (std::size_t i = 0; i < ranks.size(); ++i)
       if (std::size_t(slot[i]) == k)
         out[i] =
@@ -551,13 +560,10 @@ std::vector<double> percentiles_of(const std::vector<double>& v, const std::vect
   }
   std::sort(ranks.begin(), ranks.end());
   ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::vector<double> stats(ranks.size());
+  std::vector<double> stats;
   if (v.size() < (std::size_t(1) << 13)) { // small: plain selection on a copy
     std::vector<double> w = v;
-    for (std::size_t i = 0; i < ranks.size(); ++i) {
-      std::nth_element(w.begin(), w.begin() + long(ranks[i]), w.end());
-      stats[i] = w[ranks[i]];
-    }
+    stats = select_ranks(w, ranks);
   } else {
     if (!(lo <= hi)) { // not given: one pass to find them
       const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
