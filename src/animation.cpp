@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace retail {
 namespace {
@@ -47,6 +48,22 @@ ClipSampler::ClipSampler(const Document& doc, const Model& model, int animation)
   node_tracks_.resize(model.nodes.size());
   for (std::size_t k = 0; k < tracks_.size(); ++k)
     node_tracks_[std::size_t(tracks_[k].node)].push_back(int(k));
+}
+
+void ClipSampler::add_rotation_track(int node, const std::vector<float>& times,
+                                     const std::vector<float>& xyzw) {
+  if (node < 0 || std::size_t(node) >= node_tracks_.size() || xyzw.size() != 4 * times.size())
+    throw std::invalid_argument("ClipSampler::add_rotation_track: node or key count out of range");
+  Track tr;
+  tr.node = node;
+  tr.path = 1;
+  tr.interpolation = 1;
+  tr.times.assign(times.begin(), times.end()); // float to double: as read_accessor gives them
+  for (std::size_t k = 0; k < times.size(); ++k)
+    tr.values.emplace_back(xyzw[4 * k], xyzw[4 * k + 1], xyzw[4 * k + 2], xyzw[4 * k + 3]);
+  if (!tr.times.empty()) duration_ = std::max(duration_, tr.times.back());
+  node_tracks_[std::size_t(node)].push_back(int(tracks_.size()));
+  tracks_.push_back(std::move(tr));
 }
 
 Eigen::Vector4d ClipSampler::sample(const Track& tr, double t) const {

@@ -1,4 +1,4 @@
-// bake_chains: warm-up, fixed substeps, keys, channels (bake.h).
+// Baking: warm-up, fixed substeps, keys, channels (bake.h).
 #include "retail/bake.h"
 
 #include "retail/animation.h"
@@ -49,11 +49,7 @@ double max_angle(const std::vector<Eigen::Quaterniond>& a,
 
 } // namespace
 
-namespace {
-
-/// One warning per chain when its tail dipped below the floor (deeper than `tolerance`) in some
-/// clips: where holding the floor would have bent a joint past its skin limit.
-void warn_floor_penetration(const std::vector<ClipBake>& bakes, const std::string& first_bone,
+void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                             double tolerance, std::vector<std::string>& warnings) {
   std::size_t count = 0;
   const ClipBake* deepest = nullptr;
@@ -65,14 +61,12 @@ void warn_floor_penetration(const std::vector<ClipBake>& bakes, const std::strin
   if (!deepest) return;
   char depth[32];
   std::snprintf(depth, sizeof depth, "%.3g", deepest->floor_penetration);
-  warnings.push_back("chain " + first_bone + ": the tail dips below the floor in " +
+  warnings.push_back("chain " + chain.bones.front() + ": the tail dips below the floor in " +
                      std::to_string(count) + " clip(s), deepest " + depth + " in '" +
                      deepest->name +
                      "': lifting it clear would bend a joint past what its skin takes untorn "
                      "(see floor_penetration; --min-skin-ratio 0 lets the floor win)");
 }
-
-} // namespace
 
 void BakeParams::validate() const {
   spring.validate();
@@ -291,14 +285,14 @@ double loop_closure_deg(const Keys& keys) {
   return worst;
 }
 
-/// One shared input, one LINEAR rotation sampler and channel per bone the clip does not animate.
-void append_channels(Document& doc, int clip, const Keys& keys, const std::vector<bool>& authored,
-                     const std::vector<int>& nodes) {
-  Json& janim = doc.gltf["animations"][std::size_t(clip)];
-  int input = add_float_accessor(doc, keys.times, "SCALAR", 0, true);
-  for (std::size_t b = 0; b < keys.values.size(); ++b) {
-    if (authored[b]) continue;
-    int output = add_float_accessor(doc, keys.values[b], "VEC4", 0, false);
+} // namespace
+
+void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<int>& nodes) {
+  Json& janim = doc.gltf["animations"][std::size_t(baked.bake.clip)];
+  int input = add_float_accessor(doc, baked.times, "SCALAR", 0, true);
+  for (std::size_t b = 0; b < baked.values.size(); ++b) {
+    if (baked.authored[b]) continue;
+    int output = add_float_accessor(doc, baked.values[b], "VEC4", 0, false);
     janim["samplers"].push_back(
         {{"input", input}, {"output", output}, {"interpolation", "LINEAR"}});
     janim["channels"].push_back({{"sampler", janim["samplers"].size() - 1},
@@ -306,18 +300,33 @@ void append_channels(Document& doc, int clip, const Keys& keys, const std::vecto
   }
 }
 
-/// One chain baked into one clip: the keys and their figures, nothing written yet.
-struct BakedClip {
-  ClipBake bake;
-  Keys keys;
-  std::vector<bool> authored; ///< per bone: the clip already animates it (kept, not baked)
-  std::vector<std::string> warnings;
-};
+void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSampler& sampler) {
+  for (std::size_t b = 0; b < baked.values.size(); ++b)
+    if (!baked.authored[b])
+      sampler.add_rotation_track(chain.nodes[b], baked.times, baked.values[b]);
+}
+
+std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<ChainResult>& chains,
+                                     double floor_y, const BakeParams& params) {
+  params.validate();
+  std::vector<ChainBake> out;
+  for (const ChainResult& chain : chains) {
+    if (chain.nodes.empty()) continue;
+    ChainBake cb;
+    cb.nodes = chain.nodes;
+    cb.bones = chain.bones;
+    std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
+    cb.rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
+                        std::isfinite(params.floor_y) ? params.floor_y : floor_y);
+    out.push_back(std::move(cb));
+  }
+  return out;
+}
 
 BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
-                    const ChainResult& chain, const SpringRig& rig, int clip,
-                    const BakeParams& params) {
+                    const ChainBake& chain, int clip, const BakeParams& params) {
   const Animation& anim = model.animations[std::size_t(clip)];
+  const SpringRig& rig = chain.rig;
   const std::size_t bones = rig.links();
   BakedClip out;
   ClipBake& cb = out.bake;
@@ -341,49 +350,12 @@ BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
   Recording rec;
   run.cycle(&rec);
   cb.floor_penetration = spring.floor_penetration();
-  out.keys = make_keys(rec, run.duration(), params.fps, bones);
+  Keys keys = make_keys(rec, run.duration(), params.fps, bones);
   cb.tip_swing_deg = tip_swing_deg(rec);
-  cb.loop_closure_deg = loop_closure_deg(out.keys);
-  cb.keys = out.keys.times.size();
-  return out;
-}
-
-} // namespace
-
-std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& c,
-                                  const std::vector<ChainResult>& chains,
-                                  const std::vector<int>& clips, double floor_y,
-                                  const BakeParams& params, std::vector<std::string>& warnings,
-                                  int threads) {
-  params.validate();
-  std::vector<ClipBake> out;
-  for (const ChainResult& chain : chains) {
-    if (chain.nodes.empty()) continue;
-    std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
-    SpringRig rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
-                               std::isfinite(params.floor_y) ? params.floor_y : floor_y);
-    // Clips are independent: solved on worker threads, longest first (the fewest idle workers
-    // at the end; info.h's duration), and written in clip order.
-    std::vector<std::size_t> order(clips.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<double> length(clips.size());
-    for (std::size_t k = 0; k < clips.size(); ++k) length[k] = clip_duration(doc, model, clips[k]);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
-    std::vector<BakedClip> baked(clips.size());
-    parallel_for(clips.size(), threads, [&](std::size_t i) {
-      std::size_t k = order[i];
-      baked[k] = bake_clip(doc, model, c, chain, rig, clips[k], params);
-    });
-    std::vector<ClipBake> mine;
-    for (BakedClip& b : baked) {
-      append_channels(doc, b.bake.clip, b.keys, b.authored, chain.nodes);
-      warnings.insert(warnings.end(), b.warnings.begin(), b.warnings.end());
-      mine.push_back(std::move(b.bake));
-    }
-    warn_floor_penetration(mine, chain.bones.front(), 1e-3 * c.height, warnings);
-    out.insert(out.end(), mine.begin(), mine.end());
-  }
+  cb.loop_closure_deg = loop_closure_deg(keys);
+  cb.keys = keys.times.size();
+  out.times = std::move(keys.times);
+  out.values = std::move(keys.values);
   return out;
 }
 

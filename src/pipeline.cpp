@@ -1,17 +1,15 @@
 // The driver: load_input and run (see pipeline.h).
 #include "retail/pipeline.h"
 
+#include "retail/clip_pass.h"
 #include "retail/error.h"
-#include "retail/parallel.h"
 #include "retail/report.h"
 #include "retail/sha256.h"
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
-#include <future>
-#include <memory>
 #include <regex>
-#include <set>
 
 namespace fs = std::filesystem;
 
@@ -58,141 +56,18 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
 }
 
-/// The re-rigged document read back once, for the bake and the stretch: our own output is
-/// validated like any input. The bake only appends animation channels, so the characters and
-/// the result's skins stay valid after it.
+/// The re-rigged document read back for the pass over the clips: our own output is validated
+/// like any input.
 struct Rigged {
   Model model;
   std::vector<Character> characters;
-  std::vector<std::unique_ptr<SkinSampler>> skins; ///< per character; null without a chain
 };
 
-Rigged read_rigged(const Input& in, const RunParams& params, const RunResult& result) {
+Rigged read_rigged(const Document& doc, const RunParams& params) {
   Rigged r;
-  r.model = parse_model(in.doc);
-  r.characters = build_characters(in.doc, r.model, params.bind);
-  for (std::size_t k = 0; k < in.characters.size(); ++k)
-    r.skins.push_back(result.characters[k].chains.empty()
-                          ? nullptr
-                          : std::make_unique<SkinSampler>(in.doc, r.model, r.characters[k]));
+  r.model = parse_model(doc);
+  r.characters = build_characters(doc, r.model, params.bind);
   return r;
-}
-
-/// The stretch rigs the bake does not change, per character with a chain: the original rig and
-/// the rigid reference (tail only; the body's baseline is the result's), posed by the input's
-/// clips. Prepared once the rerig has found the tail; measured beside the bake (run_before).
-struct BeforeStretch {
-  struct Rigs {
-    std::size_t character = 0;
-    std::unique_ptr<SkinSampler> before, rigid;
-    std::vector<bool> tail;
-    std::vector<std::pair<int, int>> edges;
-    std::vector<std::vector<ClipStretch>> measured; ///< [0] original, [1] rigid; per clip
-  };
-  std::vector<Rigs> rigs;
-  /// When measured beside the bake: the input's buffers as they were before it (the bake
-  /// appends to, and may reallocate, the document's buffers meanwhile; clips read only
-  /// buffers, accessor.h). Empty otherwise.
-  Document buffers;
-};
-
-/// `copy_buffers`: keep a copy of the input's buffers to measure from (while the bake edits the
-/// document); otherwise the job reads the document itself, after the bake.
-std::unique_ptr<BeforeStretch> prepare_before(const Input& in, const RunResult& result,
-                                              bool copy_buffers) {
-  auto job = std::make_unique<BeforeStretch>();
-  for (std::size_t k = 0; k < in.characters.size(); ++k) {
-    const CharacterResult& cr = result.characters[k];
-    if (cr.chains.empty()) continue;
-    BeforeStretch::Rigs r;
-    r.character = k;
-    r.before = std::make_unique<SkinSampler>(in.doc, in.model, in.characters[k]);
-    r.rigid = std::make_unique<SkinSampler>(*r.before); // the same skin, then pinned
-    r.tail.assign(r.before->size(), false);
-    for (const auto& ch : cr.chains)
-      for (std::size_t v : ch.original_vertices) {
-        r.tail[v] = true;
-        r.rigid->pin(v, in.characters[k].roles.hips);
-      }
-    r.edges = mesh_edges(in.doc, in.model, *r.before);
-    job->rigs.push_back(std::move(r));
-  }
-  if (copy_buffers) job->buffers.buffers = in.doc.buffers;
-  return job;
-}
-
-/// Measures the prepared rigs on `threads` workers. Reads only the job and the input's model.
-/// `doc`: the job's copy of the buffers, or the document once nothing edits it any more.
-void run_before(BeforeStretch& job, const Document& doc, const Model& model,
-                const std::vector<int>& clips, const StretchParams& params, int threads) {
-  for (auto& r : job.rigs)
-    r.measured =
-        measure_stretch_rigs(doc, {{&model, r.before.get(), false}, {&model, r.rigid.get(), false}},
-                             r.edges, r.tail, clips, params, threads);
-}
-
-/// Stretch of every character with a chain: the result rig (tail and body) measured here, the
-/// original and rigid rigs from `before` (measured, or being measured, beside the bake).
-/// `result_model`: the output's model (with the baked channels).
-void measure_result(const Input& in, const Model& result_model, const Rigged& rigged,
-                    const std::vector<int>& clips, const RunParams& params, BeforeStretch& before,
-                    std::future<void>* before_done, RunResult& result) {
-  // The result rigs first, on every worker, while the before rigs may still be running.
-  std::vector<std::vector<ClipStretch>> after(in.characters.size());
-  for (const auto& r : before.rigs)
-    after[r.character] =
-        measure_stretch_rigs(in.doc, {{&result_model, rigged.skins[r.character].get(), true}},
-                             r.edges, r.tail, clips, params.stretch, params.threads)[0];
-  if (before_done) before_done->get(); // rethrows what the before rigs threw
-  std::size_t next = 0;
-  for (std::size_t k = 0; k < in.characters.size(); ++k) {
-    result.stretch.emplace_back();
-    if (next >= before.rigs.size() || before.rigs[next].character != k) continue;
-    const auto &a = before.rigs[next].measured[0], &b = before.rigs[next].measured[1],
-               &c = after[k];
-    ++next;
-    for (std::size_t i = 0; i < clips.size(); ++i) {
-      StretchRow row;
-      row.clip = c[i].clip;
-      row.name = c[i].name;
-      row.duration = c[i].duration;
-      row.original = a[i].tail;
-      row.rigid = b[i].tail;
-      row.result = c[i].tail;
-      row.body = c[i].body;
-      row.has_original = row.has_rigid = true;
-      result.stretch.back().push_back(row);
-    }
-    for (const auto& f : evaluate_fail_on(params.fail_on, result.stretch.back()))
-      result.failures.push_back(f);
-  }
-}
-
-/// The spring baked into every selected clip, per character with chains. The floor g_0 is the
-/// lowest bind point of the body's skin, vertices dominated by a chain bone excluded.
-std::size_t bake_result(Input& in, const Rigged& rigged, const std::vector<int>& clips,
-                        const RunParams& params, RunResult& result) {
-  std::size_t baked = 0;
-  for (std::size_t k = 0; k < in.characters.size(); ++k) {
-    const CharacterResult& cr = result.characters[k];
-    result.bakes.emplace_back();
-    result.floors.push_back(NAN);
-    if (cr.chains.empty()) continue;
-    const SkinSampler& skin = *rigged.skins[k];
-    std::set<int> chain_nodes;
-    for (const auto& ch : cr.chains) chain_nodes.insert(ch.nodes.begin(), ch.nodes.end());
-    std::vector<int> dominant = skin.dominant_node();
-    double floor = INFINITY;
-    for (std::size_t v = 0; v < skin.size(); ++v)
-      if (!chain_nodes.count(dominant[v])) floor = std::min(floor, skin.bind()[v].y());
-    if (!std::isfinite(floor)) floor = rigged.characters[k].min_y;
-    if (std::isfinite(params.bake.floor_y)) floor = params.bake.floor_y;
-    result.floors.back() = floor;
-    result.bakes.back() = bake_chains(in.doc, rigged.model, rigged.characters[k], cr.chains, clips,
-                                      floor, params.bake, result.warnings, params.threads);
-    baked += result.bakes.back().size();
-  }
-  return baked;
 }
 
 } // namespace
@@ -340,49 +215,44 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
 
-  // The original and rigid rigs' stretch does not depend on the bake: with more than one
-  // worker it runs from here on a thread of its own (itself spreading clips over the workers),
-  // filling the cores the serial stages below leave idle; with one, in line after the bake.
-  // It reads a copy of the input's buffers, so only inputs up to 8 MB of buffers overlap: the
-  // copy is cheap there and the serial stages are a large share of the run; on big meshes the
-  // copy, the second set of scratch memory and the shared cores cost more than the idle time
-  // it fills (measured on the 1M rig: +5% time, +280 MB).
-  std::unique_ptr<BeforeStretch> before;
-  std::future<void> before_done;
+  // The bake and the stretch, clip by clip (clip_pass.h); the keys written afterwards.
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    result.stretch.emplace_back();
+    result.bakes.emplace_back();
+    result.floors.push_back(NAN);
+  }
   if (chains > 0 && !clips.empty()) {
-    const bool overlap =
-        worker_count(params.threads) > 1 && buffer_bytes(in.doc) <= (std::size_t(8) << 20);
-    before = prepare_before(in, result, overlap);
-    if (overlap)
-      before_done = std::async(std::launch::async, [&] {
-        run_before(*before, before->buffers, in.model, clips, params.stretch, params.threads);
-      });
-  }
-
-  Rigged rigged;
-  bool baked_any = false;
-  if (params.bake_enabled && chains > 0 && params.rerig.mode == Mode::Chain && !clips.empty()) {
     t0 = Clock::now();
-    rigged = read_rigged(in, params, result);
-    std::size_t baked = bake_result(in, rigged, clips, params, result);
-    baked_any = baked > 0;
-    result.stages.push_back({"bake", ms_since(t0), std::to_string(baked) + " clip(s) baked"});
-  }
-  if (chains > 0) {
-    t0 = Clock::now();
-    if (rigged.characters.empty()) rigged = read_rigged(in, params, result);
-    // The output's clips as written: read back again when the bake appended channels.
-    Model baked_model = baked_any ? parse_model(in.doc) : Model{};
-    if (!before_done.valid() && before)
-      run_before(*before, in.doc, in.model, clips, params.stretch, params.threads);
-    if (before)
-      measure_result(in, baked_any ? baked_model : rigged.model, rigged, clips, params, *before,
-                     before_done.valid() ? &before_done : nullptr, result);
-    else
-      for (std::size_t k = 0; k < in.characters.size(); ++k) result.stretch.emplace_back();
-    result.stages.push_back({"stretch", ms_since(t0),
-                             std::to_string(clips.size()) + " clip(s) x " +
-                                 std::to_string(params.stretch.samples) + " samples, 3 rigs"});
+    Rigged rigged = read_rigged(in.doc, params);
+    ClipPassInput pin;
+    pin.doc = &in.doc;
+    pin.input_model = &in.model;
+    pin.input_characters = &in.characters;
+    pin.rigged_model = &rigged.model;
+    pin.rigged_characters = &rigged.characters;
+    pin.results = &result.characters;
+    pin.clips = clips;
+    ClipPassParams pp;
+    pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
+    pp.bake_params = params.bake;
+    pp.stretch = params.stretch;
+    pp.threads = params.threads;
+    ClipPassResult pass = clip_pass(pin, pp);
+    write_clip_pass(in.doc, pass);
+    result.stretch = std::move(pass.stretch);
+    result.bakes = std::move(pass.bakes);
+    result.floors = pass.floors;
+    result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
+    for (const auto& rows : result.stretch)
+      for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
+    char split[96];
+    std::snprintf(split, sizeof split, " (worker time: bake %.1f ms, stretch %.1f ms)",
+                  pass.bake_ms, pass.stretch_ms);
+    result.stages.push_back({"clips", ms_since(t0),
+                             std::to_string(clips.size()) + " clip(s): " +
+                                 std::to_string(pass.baked) + " baked, stretch of 3 rigs at " +
+                                 std::to_string(params.stretch.samples) + " samples" + split});
+    result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
   }
 
   t0 = Clock::now();
@@ -399,6 +269,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.characters = &in.characters;
   ri.results = &result.characters;
   ri.stages = &result.stages;
+  ri.work = &result.work;
   ri.warnings = result.warnings;
   ri.stretch = &result.stretch;
   ri.bakes = &result.bakes;

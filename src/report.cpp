@@ -124,6 +124,11 @@ Json make_report(const ReportInput& in) {
   Json timings = Json::object();
   for (const auto& s : *in.stages) timings[s.stage] = r6(s.ms);
   j["timings_ms"] = timings;
+  if (in.work && !in.work->empty()) {
+    Json work = Json::object();
+    for (const auto& s : *in.work) work[s.stage] = r6(s.ms);
+    j["work_ms"] = work;
+  }
   j["warnings"] = in.warnings;
   j["failures"] = in.failures;
   return j;

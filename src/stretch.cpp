@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 namespace retail {
 
@@ -610,39 +611,38 @@ namespace {
 /// One region's samples over a clip, all as *squared* ratios (skinned length^2 times 1 / bind
 /// length^2: one multiplication, no square root or division per sample; the square root is
 /// monotonic, so extremes, percentiles and the torn test are taken on squares and the roots drawn
-/// at the end): every sample (sample-major), and each edge's extremes.
+/// at the end): every sample (sample-major) and each edge's extremes, in the worker's scratch.
 struct Accumulator {
-  std::vector<double> ratios;
-  std::vector<double> edge_max, edge_min;
-  std::size_t torn = 0;                               ///< ratios outside [torn_below, torn_above]
-  double min = INFINITY, max = -INFINITY;             ///< over every squared ratio
-  const std::vector<std::size_t>* edge_ids = nullptr; ///< the region's edges (RigPlan)
+  StretchScratch::Region* buf = nullptr;
+  std::size_t torn = 0;                   ///< ratios outside [torn_below, torn_above]
+  double min = INFINITY, max = -INFINITY; ///< over every squared ratio
 };
 
-RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, int>>& edges,
+/// The region's figures from its samples; `ends`: its edges' vertex ids.
+RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, int>>& ends,
                      const SkinSampler& skin) {
   RegionStretch r;
-  r.edges = acc.edge_ids->size();
-  r.samples = acc.ratios.size();
-  if (acc.ratios.empty()) return r;
+  const StretchScratch::Region& b = *acc.buf;
+  r.edges = ends.size();
+  r.samples = b.ratios.size();
+  if (b.ratios.empty()) return r;
   r.min = std::sqrt(acc.min);
   r.max = std::sqrt(acc.max);
-  r.torn_percent = 100.0 * double(acc.torn) / double(acc.ratios.size());
-  std::vector<double> p = percentiles_of_sqrt(acc.ratios, {0.95, 0.99}, acc.min, acc.max);
+  r.torn_percent = 100.0 * double(acc.torn) / double(b.ratios.size());
+  std::vector<double> p = percentiles_of_sqrt(b.ratios, {0.95, 0.99}, acc.min, acc.max);
   r.p95 = p[0];
   r.p99 = p[1];
-  r.edge_max_p99_percent = 100.0 * (percentiles_of_sqrt(acc.edge_max, {0.99})[0] - 1.0);
+  r.edge_max_p99_percent = 100.0 * (percentiles_of_sqrt(b.edge_max, {0.99})[0] - 1.0);
   // The worst edge: the largest departure from 1 (stretch as ratio, squash as 1/ratio).
   double worst = -1;
-  for (std::size_t k = 0; k < acc.edge_ids->size(); ++k) {
-    double most = std::sqrt(acc.edge_max[k]), least = std::sqrt(acc.edge_min[k]);
+  for (std::size_t k = 0; k < ends.size(); ++k) {
+    double most = std::sqrt(b.edge_max[k]), least = std::sqrt(b.edge_min[k]);
     double up = most, down = least > 0 ? 1.0 / least : INFINITY;
     double score = std::max(up, down);
     if (score > worst) {
       worst = score;
-      const auto& e = edges[(*acc.edge_ids)[k]];
-      r.worst.a = e.first;
-      r.worst.b = e.second;
+      r.worst.a = ends[k].first;
+      r.worst.b = ends[k].second;
       r.worst.ratio = up >= down ? up : least;
     }
   }
@@ -656,25 +656,28 @@ RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, in
   return r;
 }
 
-/// What one rig measures, fixed over its clips: per region (0 tail, 1 body) its edges, their
-/// two vertices and the reciprocals of their squared bind lengths side by side, and the vertices
+} // namespace
+
+/// What one rig measures, fixed over its clips: per region (0 tail, 1 body) its edges' two
+/// vertices and the reciprocals of their squared bind lengths side by side, and the vertices
 /// those edges touch (the only ones skinned). An edge is degenerate (measured in neither region)
 /// when 1 / bind length^2 is not a finite double: zero length, or one too short to invert.
-struct RigPlan {
+struct detail::StretchPlan {
   struct Region {
-    std::vector<std::size_t> edges;        ///< indices into the edge list
-    std::vector<std::pair<int, int>> ends; ///< their vertices
+    std::vector<std::pair<int, int>> ends; ///< its edges' vertices, in edge-list order
     std::vector<double> inv_rest_sq;       ///< 1 / (their bind length)^2
   } region[2];
-  std::vector<int> needed;
-  std::vector<int> skinned;                ///< `needed` without repeats (representatives)
+  std::vector<int> skinned;                ///< the vertices touched, without repeats
   std::vector<std::pair<int, int>> copies; ///< (vertex, its representative): posed by copying
   std::vector<int> slots; ///< the joint slots `skinned` reads (SkinSampler::slots_used)
 };
 
-RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
-                 const std::vector<bool>& tail, bool body, const StretchParams& params) {
-  RigPlan plan;
+namespace {
+
+detail::StretchPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
+                             const std::vector<bool>& tail, bool body,
+                             const StretchParams& params) {
+  detail::StretchPlan plan;
   const auto& bind = skin.bind();
   std::vector<double> inv_rest_sq(edges.size());
   std::vector<int> region(edges.size(), -1); // 0 tail, 1 body, -1 mixed or degenerate
@@ -699,65 +702,56 @@ RigPlan plan_rig(const SkinSampler& skin, const std::vector<std::pair<int, int>>
   std::vector<char> mark(bind.size(), 0);
   for (std::size_t k = 0; k < edges.size(); ++k) {
     if (region[k] < 0) continue;
-    RigPlan::Region& r = plan.region[region[k]];
-    r.edges.push_back(k);
+    detail::StretchPlan::Region& r = plan.region[region[k]];
     r.ends.push_back(edges[k]);
     r.inv_rest_sq.push_back(inv_rest_sq[k]);
     mark[std::size_t(edges[k].first)] = mark[std::size_t(edges[k].second)] = 1;
   }
+  std::vector<int> needed;
   for (std::size_t v = 0; v < mark.size(); ++v)
-    if (mark[v]) plan.needed.push_back(int(v));
+    if (mark[v]) needed.push_back(int(v));
   // Vertices split at seams and flat-shaded corners repeat the same skinning inputs: each
   // distinct one is skinned once and copied to the others (the same bits either way).
-  const std::vector<int> rep = skin.representatives(plan.needed);
+  const std::vector<int> rep = skin.representatives(needed);
   for (std::size_t k = 0; k < rep.size(); ++k)
-    if (rep[k] == plan.needed[k])
+    if (rep[k] == needed[k])
       plan.skinned.push_back(rep[k]);
     else
-      plan.copies.push_back({plan.needed[k], rep[k]});
+      plan.copies.push_back({needed[k], rep[k]});
   plan.slots = skin.slots_used(&plan.skinned);
   return plan;
 }
 
-/// A worker's memory, reused from clip to clip (every field is overwritten before it is read).
-struct Scratch {
-  Accumulator acc[2];
-  std::vector<Eigen::Vector3d> positions;
-};
-
 /// One rig over one clip, its poses given (one world-matrix list per sample).
-void measure_clip(const SkinSampler& skin, const RigPlan& plan,
-                  const std::vector<std::pair<int, int>>& edges,
-                  const std::vector<std::vector<Eigen::Matrix4d>>& worlds,
-                  const StretchParams& params, Scratch& scratch, ClipStretch& cs) {
+ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
+                         const std::vector<std::vector<Eigen::Matrix4d>>& worlds,
+                         const StretchParams& params, StretchScratch& scratch) {
   const double torn_above_sq = sqrt_above(params.torn_above),
                torn_below_sq = sqrt_above(std::nextafter(params.torn_below, 0.0));
-  Accumulator* acc = scratch.acc;
+  Accumulator acc[2];
   for (int r = 0; r < 2; ++r) {
-    const std::size_t n = plan.region[r].edges.size();
-    acc[r].edge_ids = &plan.region[r].edges;
-    acc[r].edge_max.assign(n, 0.0);
-    acc[r].edge_min.assign(n, INFINITY);
-    acc[r].ratios.resize(n * worlds.size());
-    acc[r].torn = 0;
-    acc[r].min = INFINITY;
-    acc[r].max = -INFINITY;
+    const std::size_t n = plan.region[r].ends.size();
+    acc[r].buf = &scratch.region[r];
+    acc[r].buf->edge_max.assign(n, 0.0);
+    acc[r].buf->edge_min.assign(n, INFINITY);
+    acc[r].buf->ratios.resize(n * worlds.size());
   }
   std::vector<Eigen::Vector3d>& p = scratch.positions;
   for (std::size_t s = 0; s < worlds.size(); ++s) {
     skin.pose_into(worlds[s], &plan.skinned, p, true, &plan.slots);
     for (const auto& [v, r] : plan.copies) p[std::size_t(v)] = p[std::size_t(r)];
     for (int r = 0; r < 2; ++r) {
-      const RigPlan::Region& region = plan.region[r];
+      const detail::StretchPlan::Region& region = plan.region[r];
       const std::size_t n = region.ends.size();
       if (n == 0) continue;
+      StretchScratch::Region& b = *acc[r].buf;
       RegionSample in{p.data(),
                       region.ends.data(),
                       region.inv_rest_sq.data(),
                       n,
-                      acc[r].ratios.data() + s * n,
-                      acc[r].edge_max.data(),
-                      acc[r].edge_min.data(),
+                      b.ratios.data() + s * n,
+                      b.edge_max.data(),
+                      b.edge_min.data(),
                       torn_above_sq,
                       torn_below_sq};
       RegionTally tally{acc[r].torn, acc[r].min, acc[r].max};
@@ -767,43 +761,77 @@ void measure_clip(const SkinSampler& skin, const RigPlan& plan,
       acc[r].max = tally.max;
     }
   }
-  cs.tail = finish(acc[0], edges, skin);
-  cs.body = finish(acc[1], edges, skin);
+  ClipStretch cs;
+  cs.tail = finish(acc[0], plan.region[0].ends, skin);
+  cs.body = finish(acc[1], plan.region[1].ends, skin);
+  return cs;
 }
 
 } // namespace
+
+StretchMeter::StretchMeter(const std::vector<StretchRig>& rigs,
+                           const std::vector<std::pair<int, int>>& edges,
+                           const std::vector<bool>& tail, const StretchParams& params)
+    : params_(params) {
+  params.validate();
+  for (const StretchRig& rig : rigs) {
+    if (model_ && rig.model != model_)
+      throw std::invalid_argument("StretchMeter: every rig must be posed by the same model");
+    model_ = rig.model;
+    skins_.push_back(rig.skin);
+    plans_.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
+  }
+}
+
+StretchMeter::~StretchMeter() = default;
+StretchMeter::StretchMeter(StretchMeter&&) noexcept = default;
+StretchMeter& StretchMeter::operator=(StretchMeter&&) noexcept = default;
+
+std::vector<ClipStretch> StretchMeter::measure(const ClipSampler& sampler, int clip,
+                                               StretchScratch& scratch) const {
+  std::vector<ClipStretch> out;
+  if (plans_.empty()) return out;
+  std::vector<std::vector<Eigen::Matrix4d>> worlds;
+  for (int s = 0; s < params_.samples; ++s) {
+    double t = sampler.duration() * s / (params_.samples - 1);
+    worlds.push_back(compose_world(*model_, sampler.locals(*model_, t)));
+  }
+  for (std::size_t r = 0; r < plans_.size(); ++r) {
+    out.push_back(measure_clip(*skins_[r], plans_[r], worlds, params_, scratch));
+    out.back().clip = clip;
+    out.back().name = model_->animations[std::size_t(clip)].name;
+    out.back().duration = sampler.duration();
+  }
+  return out;
+}
 
 std::vector<std::vector<ClipStretch>>
 measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
                      const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
                      const std::vector<int>& clips, const StretchParams& params, int threads) {
   params.validate();
-  std::vector<RigPlan> plans;
-  std::vector<const Model*> models; // distinct, in first-use order
-  for (const StretchRig& rig : rigs) {
-    plans.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
-    if (std::find(models.begin(), models.end(), rig.model) == models.end())
-      models.push_back(rig.model);
+  // One meter per model (in first-use order), each with its rigs' positions in `rigs`.
+  std::vector<StretchMeter> meters;
+  std::vector<std::vector<std::size_t>> members;
+  std::vector<const Model*> models;
+  for (std::size_t r = 0; r < rigs.size(); ++r) {
+    auto it = std::find(models.begin(), models.end(), rigs[r].model);
+    if (it == models.end()) models.push_back(rigs[r].model), members.emplace_back();
+    members[std::size_t(std::find(models.begin(), models.end(), rigs[r].model) - models.begin())]
+        .push_back(r);
+  }
+  for (const auto& m : members) {
+    std::vector<StretchRig> mine;
+    for (std::size_t r : m) mine.push_back(rigs[r]);
+    meters.emplace_back(mine, edges, tail, params);
   }
   std::vector<std::vector<ClipStretch>> out(rigs.size(), std::vector<ClipStretch>(clips.size()));
-  std::vector<Scratch> scratch(std::min(std::size_t(worker_count(threads)), clips.size()));
+  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(threads)), clips.size()));
   parallel_for_workers(clips.size(), threads, [&](std::size_t c, std::size_t worker) {
-    const int clip = clips[c];
-    for (const Model* model : models) {
-      ClipSampler sampler(doc, *model, clip);
-      std::vector<std::vector<Eigen::Matrix4d>> worlds;
-      for (int s = 0; s < params.samples; ++s) {
-        double t = sampler.duration() * s / (params.samples - 1);
-        worlds.push_back(compose_world(*model, sampler.locals(*model, t)));
-      }
-      for (std::size_t r = 0; r < rigs.size(); ++r) {
-        if (rigs[r].model != model) continue;
-        ClipStretch& cs = out[r][c];
-        cs.clip = clip;
-        cs.name = model->animations[std::size_t(clip)].name;
-        cs.duration = sampler.duration();
-        measure_clip(*rigs[r].skin, plans[r], edges, worlds, params, scratch[worker], cs);
-      }
+    for (std::size_t m = 0; m < meters.size(); ++m) {
+      ClipSampler sampler(doc, *models[m], clips[c]);
+      std::vector<ClipStretch> got = meters[m].measure(sampler, clips[c], scratch[worker]);
+      for (std::size_t i = 0; i < got.size(); ++i) out[members[m][i]][c] = std::move(got[i]);
     }
   });
   return out;

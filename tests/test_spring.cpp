@@ -3,6 +3,7 @@
 // gives a mirrored tail, bone lengths hold, the carry is shared, and the bake does not depend on
 // the output frame rate.
 #include "retail/animation.h"
+#include "retail/bake.h"
 #include "retail/pipeline.h"
 #include "retail/rerig.h"
 #include "retail/spring.h"
@@ -296,6 +297,39 @@ retail::Character character_of(const retail::Document& doc) {
 }
 
 } // namespace
+
+TEST_CASE("bake: baked keys added as tracks sample to the same bits as the clip written and read",
+          "[spring]") {
+  // The stretch measures the output rig before the keys are written (clip_pass.h): the tracks
+  // it adds must be the clip the file will hold, at every time, keys or between them.
+  Rerigged r = rerigged();
+  retail::Model m = retail::parse_model(r.doc);
+  retail::Character c = character_of(r.doc);
+  retail::BakeParams params;
+  std::vector<retail::ChainBake> chains = retail::prepare_bakes(c, {r.chain}, c.min_y, params);
+  REQUIRE(chains.size() == 1);
+  REQUIRE(!m.animations.empty());
+  for (int clip = 0; clip < int(m.animations.size()); ++clip) {
+    retail::BakedClip baked = retail::bake_clip(r.doc, m, c, chains[0], clip, params);
+    REQUIRE(baked.times.size() >= 2);
+    retail::ClipSampler added(r.doc, m, clip);
+    retail::add_baked_tracks(baked, chains[0], added);
+    retail::Document written = r.doc;
+    retail::write_baked_clip(written, baked, chains[0].nodes);
+    written = test::reparse(written);
+    retail::Model wm = retail::parse_model(written);
+    retail::ClipSampler read(written, wm, clip);
+    CHECK(added.duration() == read.duration());
+    int differing = 0;
+    for (int k = -2; k <= 52; ++k) { // before, through and after the clip
+      double t = read.duration() * k / 50.0 + (k % 3 == 0 ? 1e-4 : 0.0);
+      auto a = added.locals(m, t), b = read.locals(wm, t);
+      REQUIRE(a.size() == b.size());
+      for (std::size_t n = 0; n < a.size(); ++n) differing += !(a[n].array() == b[n].array()).all();
+    }
+    CHECK(differing == 0);
+  }
+}
 
 TEST_CASE("spring: rest comes from the IBMs - not from a saved 28 degree pose", "[spring]") {
   Rerigged r = rerigged();

@@ -20,6 +20,15 @@ public:
 
   double duration() const { return duration_; }
 
+  /// Adds a LINEAR rotation track on `node` as the clip would hold it once written with float
+  /// accessors: `times` (seconds, ascending) as the sampler's input, `xyzw` (4 per key) as its
+  /// output, after the tracks read from the file (so it wins over an earlier rotation track of
+  /// the same node, as a later channel does). The bake measures its keys before writing them.
+  /// Pre: node is an index of the model given at construction; xyzw.size() == 4 times.size().
+  /// Failure: std::invalid_argument when either does not hold (a caller's bug, not file data).
+  void add_rotation_track(int node, const std::vector<float>& times,
+                          const std::vector<float>& xyzw);
+
   /// Local matrices of all nodes at time t: animated channels replace the saved T, R or S.
   std::vector<Eigen::Matrix4d> locals(const Model& model, double t) const;
 

@@ -9,6 +9,7 @@
 // already animates a chain bone keeps that track. Only new channels are added to the clip.
 #pragma once
 
+#include "retail/animation.h"
 #include "retail/document.h"
 #include "retail/model.h"
 #include "retail/rerig.h"
@@ -51,18 +52,50 @@ struct ClipBake {
 /// (idle, loop, cycle, walk, run). Tokens as for bone names (camelCase, '_', '|', digits).
 bool is_one_shot(const std::string& clip_name);
 
-/// Bakes every chain of one character into `clips`. Pre: `model` = parse_model(doc) of the
-/// re-rigged document, `character` its character (chain joints included), `chains` from
-/// rerig_character. Appends samplers/channels to doc's animations; returns one entry per
-/// (chain, clip). Clips are solved on up to `threads` worker threads (0: one per core) and
-/// written in clip order: the document does not depend on the count.
-/// `floor_y`: g_0, the lowest bind point of the body's skin with tail-dominated skin excluded
-/// (a tail hanging below the feet must not define the ground), unless params set it.
-std::vector<ClipBake> bake_chains(Document& doc, const Model& model, const Character& character,
-                                  const std::vector<ChainResult>& chains,
-                                  const std::vector<int>& clips, double floor_y,
-                                  const BakeParams& params, std::vector<std::string>& warnings,
-                                  int threads = 1);
+/// One chain ready to bake: its nodes and its spring rig.
+struct ChainBake {
+  std::vector<int> nodes;         ///< the chain's bones root first, then its end (as ChainResult)
+  std::vector<std::string> bones; ///< their names (as ChainResult)
+  SpringRig rig;
+};
+
+/// The chains of one character that have bones, ready to bake. Pre: `model` = parse_model of
+/// the re-rigged document, `character` its character (chain joints included), `chains` from
+/// rerig_character. `floor_y`: g_0, the lowest bind point of the body's skin with
+/// tail-dominated skin excluded (a tail hanging below the feet must not define the ground),
+/// unless params set it. Failure: Error(Usage) for bad params; as spring_rig.
+std::vector<ChainBake> prepare_bakes(const Character& character,
+                                     const std::vector<ChainResult>& chains, double floor_y,
+                                     const BakeParams& params);
+
+/// One chain baked into one clip: its figures and keys, nothing written yet.
+struct BakedClip {
+  ClipBake bake;
+  std::vector<float> times;               ///< key times, seconds: [0, duration] at params.fps
+  std::vector<std::vector<float>> values; ///< per bone: x y z w per key
+  std::vector<bool> authored;             ///< per bone: the clip animates it already (kept)
+  std::vector<std::string> warnings;      ///< this clip's (the warm-up cap)
+};
+
+/// Bakes `chain` into clip `clip` of `model` (see the top of this header). Reads only its
+/// arguments: clips bake independently, on any thread, to the same bits.
+BakedClip bake_clip(const Document& doc, const Model& model, const Character& character,
+                    const ChainBake& chain, int clip, const BakeParams& params);
+
+/// The baked keys as the clip holds them once written (write_baked_clip): one LINEAR rotation
+/// track per bone the clip did not animate, added to `sampler` (a sampler of the same clip).
+void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSampler& sampler);
+
+/// Appends the baked clip to doc's animation: one shared input accessor (the key times), then
+/// per bone not authored a VEC4 output accessor, a LINEAR sampler and a rotation channel.
+/// `nodes`: the chain's (ChainBake::nodes).
+void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<int>& nodes);
+
+/// One warning for the chain when its tail dipped below the floor deeper than `tolerance` in
+/// some of `bakes` (its clips): where holding the floor would have bent a joint past its skin
+/// limit.
+void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+                            double tolerance, std::vector<std::string>& warnings);
 
 /// The spring rig of a chain of bones from the character's bind pose, which comes from the
 /// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there).

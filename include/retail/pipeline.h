@@ -64,6 +64,9 @@ struct RunParams {
 
 struct RunResult {
   std::vector<StageStat> stages;
+  /// Worker time inside the `clips` stage, summed over its clips: `bake` and `stretch` (with
+  /// one worker, the stage's wall time split in two). Empty when the stage did not run.
+  std::vector<StageStat> work;
   std::vector<std::string> warnings;
   std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
   std::vector<CharacterResult> characters;

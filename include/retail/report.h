@@ -24,6 +24,7 @@ struct ReportInput {
   const std::vector<Character>* characters = nullptr;
   const std::vector<CharacterResult>* results = nullptr;
   const std::vector<StageStat>* stages = nullptr;
+  const std::vector<StageStat>* work = nullptr; ///< worker time inside the clip pass, or null
   std::vector<std::string> warnings;
   const std::vector<std::vector<StretchRow>>* stretch = nullptr; ///< per character
   StretchParams stretch_params;

@@ -130,9 +130,50 @@ struct StretchRig {
   bool body = true;                  ///< also measure the body (false: the tail only)
 };
 
-/// measure_stretch for several rigs over the same edges, tail and clips: result[r][c] for rig
-/// r and clips[c]. Rigs posed by the same model share its sampled poses. Clips run on up to
-/// `threads` worker threads (parallel.h; 0: one per core); the results do not depend on it.
+/// A worker's memory for StretchMeter::measure, reused from clip to clip (every field is
+/// overwritten before it is read: it never carries a result from one clip to the next).
+struct StretchScratch {
+  struct Region {
+    std::vector<double> ratios, edge_max, edge_min;
+  } region[2]; ///< 0 tail, 1 body
+  std::vector<Eigen::Vector3d> positions;
+};
+
+class ClipSampler;
+namespace detail {
+struct StretchPlan; ///< what one rig measures (stretch.cpp)
+}
+
+/// Rigs posed by one model, over the same edges and tail, prepared once (which edges each rig
+/// measures, which vertices it skins) and then measured clip by clip, on any thread: measure()
+/// reads only the meter, the sampler and the scratch it is given.
+class StretchMeter {
+public:
+  /// Pre: every rig has the same model (which outlives the meter), each skin the character's
+  /// (outliving the meter too), `tail` and the edges' vertex ids index the skins' vertices.
+  /// Failure: Error(Usage) for bad params; std::invalid_argument for rigs of different models.
+  StretchMeter(const std::vector<StretchRig>& rigs, const std::vector<std::pair<int, int>>& edges,
+               const std::vector<bool>& tail, const StretchParams& params);
+  ~StretchMeter();
+  StretchMeter(StretchMeter&&) noexcept;
+  StretchMeter& operator=(StretchMeter&&) noexcept;
+
+  /// Every rig's stretch (in the order given) under the clip `sampler` samples, which is clip
+  /// `clip` of the rigs' model (named from it): the poses at params.samples times are sampled
+  /// once and shared by the rigs. The same numbers on every thread and in any order.
+  std::vector<ClipStretch> measure(const ClipSampler& sampler, int clip,
+                                   StretchScratch& scratch) const;
+
+private:
+  const Model* model_ = nullptr;
+  std::vector<const SkinSampler*> skins_;
+  std::vector<detail::StretchPlan> plans_;
+  StretchParams params_;
+};
+
+/// StretchMeter over every clip: result[r][c] for rig r and clips[c]. Rigs posed by the same
+/// model share its sampled poses. Clips run on up to `threads` worker threads (parallel.h; 0:
+/// one per core); the results do not depend on it.
 std::vector<std::vector<ClipStretch>>
 measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
                      const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,

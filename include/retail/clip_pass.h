@@ -1,0 +1,73 @@
+// retail — the pass over the clips: the bake (SPEC §8) and the edge stretch (SPEC §9) of every
+// selected clip, clip by clip.
+//
+// Both are independent from clip to clip, and a clip's stretch on the output rig needs only that
+// clip's bake, so each clip is one work item: measure the input rig and the rigid reference
+// under the input's clip, bake every chain into the clip, then measure the output rig under the
+// clip as it will be written (the baked keys added as tracks, the float values the file will
+// hold). Items run on worker threads, longest clip first; nothing is written to the document
+// until write_clip_pass, which appends the keys in character, chain and clip order. So the
+// output and the report do not depend on the thread count, and no worker waits for a stage to
+// end on every clip before starting the next.
+#pragma once
+
+#include "retail/bake.h"
+#include "retail/document.h"
+#include "retail/model.h"
+#include "retail/qa.h"
+#include "retail/rerig.h"
+#include "retail/skeleton.h"
+#include "retail/stretch.h"
+
+#include <vector>
+
+namespace retail {
+
+/// What the pass reads. The document is the re-rigged one (rerig_character applied to every
+/// character), read only during the pass; `input_model`/`input_characters` are the input's
+/// (the original rig's weights stay in the document, rerig.h), `rigged_model`/`rigged_characters`
+/// parse_model/build_characters of the re-rigged document (which adds nodes after the input's).
+struct ClipPassInput {
+  const Document* doc = nullptr;
+  const Model* input_model = nullptr;
+  const std::vector<Character>* input_characters = nullptr;
+  const Model* rigged_model = nullptr;
+  const std::vector<Character>* rigged_characters = nullptr;
+  const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
+  std::vector<int> clips;                                ///< clip indices (select_clips)
+};
+
+struct ClipPassParams {
+  bool bake = true; ///< bake the chains (mode chain and not --no-bake), else only measure
+  BakeParams bake_params;
+  StretchParams stretch;
+  int threads = 0; ///< worker threads (parallel.h; 0: one per core)
+  void validate() const {
+    bake_params.validate();
+    stretch.validate();
+  }
+};
+
+struct ClipPassResult {
+  /// Per character: one row per clip (original, rigid and result tail, result body), or none
+  /// when the character has no chain.
+  std::vector<std::vector<StretchRow>> stretch;
+  std::vector<std::vector<ClipBake>> bakes; ///< per character: per chain, per clip
+  std::vector<double> floors;               ///< per character: g_0 the bake used (NaN: none)
+  std::vector<std::string> warnings;        ///< in character, chain, clip order
+  std::size_t baked = 0;                    ///< (chain, clip) pairs baked
+  double bake_ms = 0, stretch_ms = 0;       ///< worker time in each, summed over the clips
+  /// The keys to write: [character][chain][clip], and each baked chain's nodes.
+  std::vector<std::vector<std::vector<BakedClip>>> keys;
+  std::vector<std::vector<std::vector<int>>> chain_nodes; ///< [character][chain]
+};
+
+/// Runs the pass (see the top). Failure: Error(Usage) for bad params; the first failing
+/// clip's error (by clip order), as bake_clip and the stretch throw them.
+ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params);
+
+/// Appends every baked clip of `pass` to the document in character, chain, clip order.
+/// Pre: `doc` is the document the pass read.
+void write_clip_pass(Document& doc, const ClipPassResult& pass);
+
+} // namespace retail

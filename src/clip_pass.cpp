@@ -1,0 +1,190 @@
+// clip_pass: the bake and the stretch, one clip per work item (clip_pass.h).
+#include "retail/clip_pass.h"
+
+#include "retail/animation.h"
+#include "retail/info.h"
+#include "retail/parallel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <set>
+
+namespace retail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+/// One character with a chain, prepared for the pass: its three rigs' meters and its chains'
+/// springs. The skins are held here (the meters point at them).
+struct CharacterWork {
+  std::size_t character = 0;
+  std::unique_ptr<SkinSampler> original, rigid, result;
+  std::unique_ptr<StretchMeter> input_rigs; ///< the original rig and the rigid reference
+  std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
+  std::vector<ChainBake> chains;            ///< empty when not baking
+  double floor = NAN;
+};
+
+/// g_0: the lowest bind point of the result skin, vertices dominated by a chain bone excluded
+/// (a tail hanging below the feet must not define the ground); the character's lowest point
+/// when every vertex is (bake.h).
+double body_floor(const SkinSampler& skin, const Character& rigged, const CharacterResult& cr) {
+  std::set<int> chain_nodes;
+  for (const auto& ch : cr.chains) chain_nodes.insert(ch.nodes.begin(), ch.nodes.end());
+  std::vector<int> dominant = skin.dominant_node();
+  double floor = INFINITY;
+  for (std::size_t v = 0; v < skin.size(); ++v)
+    if (!chain_nodes.count(dominant[v])) floor = std::min(floor, skin.bind()[v].y());
+  return std::isfinite(floor) ? floor : rigged.min_y;
+}
+
+CharacterWork prepare_character(const ClipPassInput& in, std::size_t k,
+                                const ClipPassParams& params) {
+  const CharacterResult& cr = (*in.results)[k];
+  const Character& input = (*in.input_characters)[k];
+  const Character& rigged = (*in.rigged_characters)[k];
+  CharacterWork w;
+  w.character = k;
+  w.original = std::make_unique<SkinSampler>(*in.doc, *in.input_model, input);
+  w.rigid = std::make_unique<SkinSampler>(*w.original); // the same skin, then pinned
+  std::vector<bool> tail(w.original->size(), false);
+  for (const auto& ch : cr.chains)
+    for (std::size_t v : ch.original_vertices) {
+      tail[v] = true;
+      w.rigid->pin(v, input.roles.hips);
+    }
+  const auto edges = mesh_edges(*in.doc, *in.input_model, *w.original);
+  w.result = std::make_unique<SkinSampler>(*in.doc, *in.rigged_model, rigged);
+  w.input_rigs = std::make_unique<StretchMeter>(
+      std::vector<StretchRig>{{in.input_model, w.original.get(), false},
+                              {in.input_model, w.rigid.get(), false}},
+      edges, tail, params.stretch);
+  w.output_rig = std::make_unique<StretchMeter>(
+      std::vector<StretchRig>{{in.rigged_model, w.result.get(), true}}, edges, tail,
+      params.stretch);
+  if (params.bake) {
+    w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
+                                                        : body_floor(*w.result, rigged, cr);
+    w.chains = prepare_bakes(rigged, cr.chains, w.floor, params.bake_params);
+  }
+  return w;
+}
+
+/// What one clip gave, per character with a chain (index into the works).
+struct ClipOutcome {
+  std::vector<std::vector<ClipStretch>> input_rigs; ///< [work][0 original, 1 rigid]
+  std::vector<ClipStretch> output_rig;              ///< [work]
+  std::vector<std::vector<BakedClip>> baked;        ///< [work][chain]
+  double bake_ms = 0, stretch_ms = 0;
+};
+
+ClipOutcome run_clip(const ClipPassInput& in, const std::vector<CharacterWork>& works, int clip,
+                     const ClipPassParams& params, StretchScratch& scratch) {
+  ClipOutcome out;
+  auto t0 = Clock::now();
+  {
+    ClipSampler input_clip(*in.doc, *in.input_model, clip);
+    for (const CharacterWork& w : works)
+      out.input_rigs.push_back(w.input_rigs->measure(input_clip, clip, scratch));
+  }
+  auto t1 = Clock::now();
+  // The output's clip: the input's channels, then the baked keys as the file will hold them.
+  ClipSampler output_clip(*in.doc, *in.rigged_model, clip);
+  for (const CharacterWork& w : works) {
+    out.baked.emplace_back();
+    for (const ChainBake& chain : w.chains) {
+      out.baked.back().push_back(bake_clip(*in.doc, *in.rigged_model,
+                                           (*in.rigged_characters)[w.character], chain, clip,
+                                           params.bake_params));
+      add_baked_tracks(out.baked.back().back(), chain, output_clip);
+    }
+  }
+  auto t2 = Clock::now();
+  for (const CharacterWork& w : works)
+    out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
+  auto t3 = Clock::now();
+  out.bake_ms = ms_between(t1, t2);
+  out.stretch_ms = ms_between(t0, t1) + ms_between(t2, t3);
+  return out;
+}
+
+} // namespace
+
+ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
+  params.validate();
+  const std::size_t characters = in.results->size();
+  std::vector<CharacterWork> works;
+  for (std::size_t k = 0; k < characters; ++k)
+    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_character(in, k, params));
+  // Longest clip first (info.h's duration): the fewest idle workers at the end.
+  const std::size_t n = in.clips.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> length(n);
+  for (std::size_t c = 0; c < n; ++c)
+    length[c] = clip_duration(*in.doc, *in.rigged_model, in.clips[c]);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
+  std::vector<ClipOutcome> outcomes(n);
+  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
+  parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
+    outcomes[order[i]] = run_clip(in, works, in.clips[order[i]], params, scratch[worker]);
+  });
+
+  ClipPassResult r;
+  r.stretch.resize(characters);
+  r.bakes.resize(characters);
+  r.floors.assign(characters, NAN);
+  r.keys.resize(characters);
+  r.chain_nodes.resize(characters);
+  for (const ClipOutcome& o : outcomes) r.bake_ms += o.bake_ms, r.stretch_ms += o.stretch_ms;
+  for (std::size_t wi = 0; wi < works.size(); ++wi) {
+    const CharacterWork& w = works[wi];
+    const std::size_t k = w.character;
+    r.floors[k] = w.floor;
+    for (std::size_t c = 0; c < n; ++c) {
+      const ClipOutcome& o = outcomes[c];
+      StretchRow row;
+      row.clip = o.output_rig[wi].clip;
+      row.name = o.output_rig[wi].name;
+      row.duration = o.output_rig[wi].duration;
+      row.original = o.input_rigs[wi][0].tail;
+      row.rigid = o.input_rigs[wi][1].tail;
+      row.result = o.output_rig[wi].tail;
+      row.body = o.output_rig[wi].body;
+      row.has_original = row.has_rigid = true;
+      r.stretch[k].push_back(row);
+    }
+    r.keys[k].resize(w.chains.size());
+    for (const ChainBake& chain : w.chains) r.chain_nodes[k].push_back(chain.nodes);
+    for (std::size_t j = 0; j < w.chains.size(); ++j) {
+      std::vector<ClipBake> mine;
+      for (std::size_t c = 0; c < n; ++c) {
+        BakedClip& b = outcomes[c].baked[wi][j];
+        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
+        mine.push_back(b.bake);
+        r.keys[k][j].push_back(std::move(b));
+      }
+      warn_floor_penetration(mine, w.chains[j], 1e-3 * (*in.rigged_characters)[k].height,
+                             r.warnings);
+      r.baked += mine.size();
+      r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());
+    }
+  }
+  return r;
+}
+
+void write_clip_pass(Document& doc, const ClipPassResult& pass) {
+  for (std::size_t k = 0; k < pass.keys.size(); ++k)
+    for (std::size_t j = 0; j < pass.keys[k].size(); ++j)
+      for (const BakedClip& b : pass.keys[k][j]) write_baked_clip(doc, b, pass.chain_nodes[k][j]);
+}
+
+} // namespace retail
