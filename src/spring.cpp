@@ -346,15 +346,19 @@ Vector3d SpringChain::forward_axis(const HipsPose& hips) const {
   return forward.norm() > 1e-9 ? Vector3d(forward.normalized()) : Vector3d::UnitZ();
 }
 
-std::vector<Quaterniond> SpringChain::parent_frames(const HipsPose& hips, std::size_t last) const {
-  std::vector<Quaterniond> frame;
-  Quaterniond cum = Quaterniond::Identity();
-  for (std::size_t i = 0; i <= last && i < rig_.links(); ++i) {
-    frame.push_back(unit(hips.rotation * cum));
-    Vector3d dir = rotate(frame.back().conjugate(), unit(p_[i] - head(i)));
-    cum = unit(cum * swing(rig_.authored[i], dir));
+const Quaterniond& SpringChain::parent_frame(const HipsPose& hips, std::size_t i) {
+  if (frames_valid_ == 0) {
+    frame_cum_[0] = Quaterniond::Identity();
+    frames_[0] = unit(hips.rotation * frame_cum_[0]);
+    frames_valid_ = 1;
   }
-  return frame;
+  for (std::size_t j = frames_valid_; j <= i; ++j) {
+    Vector3d dir = rotate(frames_[j - 1].conjugate(), unit(p_[j - 1] - head(j - 1)));
+    frame_cum_[j] = unit(frame_cum_[j - 1] * swing(rig_.authored[j - 1], dir));
+    frames_[j] = unit(hips.rotation * frame_cum_[j]);
+  }
+  frames_valid_ = std::max(frames_valid_, i + 1);
+  return frames_[i];
 }
 
 void SpringChain::rotate_from(std::size_t first, const Quaterniond& r) {
@@ -394,16 +398,20 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
   // the angle between the turned link and its bind direction, "ahead" the farthest a turned
   // particle gets in front of the plane through the root.
   const Wave bend_cos = wave(dir, bind);
-  std::vector<Wave> ahead_of;
+  std::vector<Vector3d>& ahead_of = lift_waves_; // (c0, c1, c2) per particle k..
+  ahead_of.clear();
   if (plane_)
-    for (std::size_t j = k; j < p_.size(); ++j) ahead_of.push_back(wave(p_[j] - pivot, forward_));
+    for (std::size_t j = k; j < p_.size(); ++j) {
+      const Wave w = wave(p_[j] - pivot, forward_);
+      ahead_of.emplace_back(w.c0, w.c1, w.c2);
+    }
   const double base = (pivot - root_).dot(forward_);
   auto bend = [&](double c, double s) {
     return std::acos(std::clamp(bend_cos.at(c, s), -1.0, 1.0));
   };
   auto ahead = [&](double c, double s) {
     double most = -INFINITY;
-    for (const Wave& w : ahead_of) most = std::max(most, base + w.at(c, s));
+    for (const Vector3d& w : ahead_of) most = std::max(most, base + (w[0] + w[1] * c + w[2] * s));
     return most;
   };
   double need = lo, allowed = std::max(skin_limit_[k], bend(1, 0)),
@@ -450,12 +458,11 @@ Vector3d SpringChain::floor_direction(const Vector3d& h, Vector3d t, double len,
   return d;
 }
 
-void SpringChain::project_on_floor(std::size_t i, const Quaterniond& parent_frame) {
+Quaterniond SpringChain::floor_turn(std::size_t i, const Quaterniond& parent_frame) const {
   Vector3d h = head(i);
   Vector3d target =
       rig_.length[i] * floor_direction(h, p_[i] - h, rig_.length[i], parent_frame * r_[i]);
-  rotate_from(i, swing(p_[i] - h, target));
-  contact_[i] = true;
+  return swing(p_[i] - h, target);
 }
 
 double SpringChain::ahead_from(std::size_t first) const {
@@ -468,7 +475,8 @@ double SpringChain::ahead_from(std::size_t first) const {
 
 void SpringChain::turn_behind_plane(std::size_t first, const Quaterniond& r) {
   const double allowed = std::max(ahead_from(first), 0.0) + 1e-12;
-  const std::vector<Vector3d> saved = p_;
+  std::vector<Vector3d>& saved = saved_;
+  saved = p_;
   rotate_from(first, r);
   if (ahead_from(first) <= allowed) return;
   double a = 0, b = 1;
@@ -487,31 +495,48 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   bool any = false;
   for (std::size_t i = 0; i < n; ++i) any = any || contact_[i];
   if (!any) return;
-  auto bend = [&](std::size_t i, const Quaterniond& frame) {
-    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame * rig_.authored[i];
+  // Link i's bend from its bind direction with its tip at `tip` (its head fixed).
+  auto bend = [&](std::size_t i, const Vector3d& tip, const Quaterniond& frame) {
+    Vector3d dir = (tip - head(i)).normalized(), bind = frame * rig_.authored[i];
     return std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
   };
+  frames_.resize(n);
+  frame_cum_.resize(n);
+  frames_valid_ = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
-    std::vector<Quaterniond> frame = parent_frames(hips, i);
-    double angle = bend(i, frame[i]);
+    const Quaterniond frame = parent_frame(hips, i);
+    double angle = bend(i, p_[i], frame);
     if (!(angle > skin_limit_[i] + 1e-9)) continue;
     // Back to the joint's own limit (its downstream links follow; never through the forward
     // plane), then lifted from the joints above.
-    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame[i] * rig_.authored[i];
+    Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame * rig_.authored[i];
     turn_behind_plane(i,
                       slerp(Quaterniond::Identity(), swing(dir, bind), 1 - skin_limit_[i] / angle));
-    for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) lift(k, i, frame[k]);
+    moved_from(i);
+    for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) {
+      lift(k, i, parent_frame(hips, k)); // the frame as it was: the lifts above moved k+1..
+      moved_from(k);
+    }
   }
   // What is still below the floor goes onto it where its joint's skin and the forward plane
-  // allow (SPEC §7.7); where they do not, the tail stays below and the depth is reported.
+  // allow (SPEC §7.7); where they do not, the tail stays below and the depth is reported. The
+  // skin test needs only link i's own tip, so the turn is tried on the whole chain only when
+  // it passes.
   for (std::size_t i = 0; i < n; ++i) {
     if (!(p_[i].y() < floor_ - 1e-12)) continue;
-    std::vector<Quaterniond> frame = parent_frames(hips, i);
-    const std::vector<Vector3d> saved = p_;
+    const Quaterniond frame = parent_frame(hips, i);
     const double allowed = std::max(ahead_from(i), 0.0) + 1e-12;
-    project_on_floor(i, frame[i]);
-    if (bend(i, frame[i]) > skin_limit_[i] + 1e-9 || ahead_from(i) > allowed) p_ = saved;
+    const Quaterniond turn = floor_turn(i, frame);
+    const Vector3d pivot = head(i);
+    contact_[i] = true;
+    if (bend(i, pivot + rotate(turn, p_[i] - pivot), frame) > skin_limit_[i] + 1e-9) continue;
+    saved_ = p_;
+    rotate_from(i, turn);
+    if (ahead_from(i) > allowed)
+      p_ = saved_;
+    else
+      moved_from(i);
   }
   for (const Vector3d& p : p_) penetration_ = std::max(penetration_, floor_ - p.y());
   read_back(hips);

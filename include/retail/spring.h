@@ -19,6 +19,7 @@
 #pragma once
 
 #include <Eigen/Geometry>
+#include <algorithm>
 #include <vector>
 
 namespace retail {
@@ -103,9 +104,12 @@ private:
   void build_rest_arc();
   /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
   Eigen::Vector3d forward_axis(const HipsPose& hips) const;
-  /// World frame of each link's parent up to link `last` (each frame depends only on the links
-  /// before it), from the current particles (read-back rotations).
-  std::vector<Eigen::Quaterniond> parent_frames(const HipsPose& hips, std::size_t last) const;
+  /// World frame of link i's parent from the current particles (read-back rotations), kept
+  /// across one contact pass (spread_contact): frames [0, frames_valid_) match the particles,
+  /// and moved_from(k) after an edit of particles k.. keeps frames 0..k (frame i depends only on
+  /// the particles before i). The same products in the same order as computing them afresh.
+  const Eigen::Quaterniond& parent_frame(const HipsPose& hips, std::size_t i);
+  void moved_from(std::size_t k) { frames_valid_ = std::min(frames_valid_, k + 1); }
   /// Rotates particles first..N-1 about head(first) by `r` (bone lengths kept).
   void rotate_from(std::size_t first, const Eigen::Quaterniond& r);
   /// Largest distance ahead of the forward plane of particles first..N-1 (negative: behind).
@@ -118,13 +122,13 @@ private:
   /// Raises particle `target` towards the floor by turning links k.. about head(k), no further
   /// than joint k's skin limit allows.
   void lift(std::size_t k, std::size_t target, const Eigen::Quaterniond& parent_frame);
+  /// The turn of links i.. about head(i) that puts link i on the SPEC §7.7 floor circle.
+  Eigen::Quaterniond floor_turn(std::size_t i, const Eigen::Quaterniond& parent_frame) const;
   /// SPEC §7.7: the unit direction from head `h` onto the floor circle of a link of length
   /// `len`, keeping the horizontal heading of `t` (else `fallback`'s), never ahead of the
   /// forward plane (the heading loses its forward part when it would be).
   Eigen::Vector3d floor_direction(const Eigen::Vector3d& h, Eigen::Vector3d t, double len,
                                   const Eigen::Vector3d& fallback) const;
-  /// The SPEC §7.7 projection of link i onto the floor circle (its downstream links follow).
-  void project_on_floor(std::size_t i, const Eigen::Quaterniond& parent_frame);
   /// Step 8 for every link: local rotations and bends from the particles.
   void read_back(const HipsPose& hips);
   SpringRig rig_;
@@ -145,6 +149,11 @@ private:
   Eigen::Vector3d forward_ = Eigen::Vector3d::UnitZ(); ///< this step's forward axis
   bool plane_ = true; ///< this step enforces the forward plane (hips within 60 deg of upright)
   Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
+  // Contact-pass memory, reused from step to step (no allocation per step).
+  std::vector<Eigen::Quaterniond> frames_, frame_cum_; ///< parent_frame(); cum: before link i
+  std::size_t frames_valid_ = 0;
+  std::vector<Eigen::Vector3d> saved_;      ///< particles before a trial edit
+  std::vector<Eigen::Vector3d> lift_waves_; ///< lift(): per particle, its `ahead` wave
 };
 
 /// Shortest unit quaternion turning the direction of a onto that of b (any lengths; 180 deg:
