@@ -7,6 +7,8 @@
 #include "retail/parallel.h"
 #include "retail/skinning.h"
 
+#include <Eigen/LU>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -34,9 +36,18 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     slot_base[sp.skin] = int(joint_node_.size());
     vertex_slots_.push_back({slot_base[sp.skin], slot_base[sp.skin] + int(skin.joints.size())});
     AccessorData ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
+    auto it = std::find(c.skins.begin(), c.skins.end(), sp.skin);
+    const Eigen::Matrix3d m =
+        c.skin_to_world[std::size_t(it - c.skins.begin())].topLeftCorner<3, 3>();
+    Eigen::Matrix3d m_inv;
+    bool invertible = false;
+    double det = 0;
+    m.computeInverseAndDetWithCheck(m_inv, det, invertible);
+    if (!invertible || !m_inv.allFinite()) m_inv.setConstant(NAN);
     for (std::size_t k = 0; k < skin.joints.size(); ++k) {
       joint_node_.push_back(skin.joints[k]);
       ibm_.push_back(Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data()));
+      bind_inverse_.push_back(m_inv);
     }
   }
   bind_.resize(first);
@@ -406,6 +417,24 @@ std::vector<int> SkinSampler::dominant_node() const {
   return out;
 }
 
+int SkinSampler::common_pin(const std::vector<int>& only) const {
+  if (only.empty()) return -1;
+  const int slot = pinned_slot_[std::size_t(only.front())];
+  for (int v : only)
+    if (pinned_slot_[std::size_t(v)] != slot) return -1;
+  return slot;
+}
+
+bool SkinSampler::pinned_edge_map(const std::vector<Eigen::Matrix4d>& world, int slot,
+                                  Eigen::Matrix3d& map) const {
+  const Eigen::Matrix3d& m_inv = bind_inverse_[std::size_t(slot)];
+  if (!m_inv.allFinite()) return false;
+  const Eigen::Matrix4d a =
+      world[std::size_t(joint_node_[std::size_t(slot)])] * ibm_[std::size_t(slot)];
+  map = a.topLeftCorner<3, 3>() * m_inv;
+  return map.allFinite();
+}
+
 std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& model,
                                             const SkinSampler& skin) {
   std::vector<std::pair<int, int>> edges;
@@ -618,6 +647,17 @@ struct Accumulator {
   double min = INFINITY, max = -INFINITY; ///< over every squared ratio
 };
 
+/// Names the primitive holding a worst edge and its vertex ids there.
+void name_primitive(const SkinSampler& skin, WorstEdge& w) {
+  for (const auto& src : skin.sources())
+    if (std::size_t(w.a) >= src.first && std::size_t(w.a) < src.first + src.count) {
+      w.primitive = "meshes[" + std::to_string(src.where.mesh) + "].primitives[" +
+                    std::to_string(src.where.primitive) + "]";
+      w.local_a = int(std::size_t(w.a) - src.first);
+      w.local_b = int(std::size_t(w.b) - src.first);
+    }
+}
+
 /// The region's figures from its samples; `ends`: its edges' vertex ids.
 RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, int>>& ends,
                      const SkinSampler& skin) {
@@ -646,13 +686,7 @@ RegionStretch finish(const Accumulator& acc, const std::vector<std::pair<int, in
       r.worst.ratio = up >= down ? up : least;
     }
   }
-  for (const auto& src : skin.sources())
-    if (std::size_t(r.worst.a) >= src.first && std::size_t(r.worst.a) < src.first + src.count) {
-      r.worst.primitive = "meshes[" + std::to_string(src.where.mesh) + "].primitives[" +
-                          std::to_string(src.where.primitive) + "]";
-      r.worst.local_a = int(std::size_t(r.worst.a) - src.first);
-      r.worst.local_b = int(std::size_t(r.worst.b) - src.first);
-    }
+  name_primitive(skin, r.worst);
   return r;
 }
 
@@ -670,6 +704,7 @@ struct detail::StretchPlan {
   std::vector<int> skinned;                ///< the vertices touched, without repeats
   std::vector<std::pair<int, int>> copies; ///< (vertex, its representative): posed by copying
   std::vector<int> slots; ///< the joint slots `skinned` reads (SkinSampler::slots_used)
+  int uniform_slot = -1;  ///< the slot every measured vertex is pinned to, if one (uniform_clip)
 };
 
 namespace {
@@ -719,7 +754,76 @@ detail::StretchPlan plan_rig(const SkinSampler& skin, const std::vector<std::pai
     else
       plan.copies.push_back({needed[k], rep[k]});
   plan.slots = skin.slots_used(&plan.skinned);
+  plan.uniform_slot = skin.common_pin(needed);
   return plan;
+}
+
+/// When every vertex a rig measures is pinned to one joint (the rigid reference), each edge
+/// moves by the joint's edge map K (SkinSampler::pinned_edge_map) and its squared ratio is the
+/// Rayleigh quotient b^T K^T K b / b^T b, which lies within e = |K^T K - c I|_F of c =
+/// trace(K^T K) / 3 for every bind vector b. Where that spread is below kUniformSpread c at
+/// every sample (a rotation and a uniform scale: float inverse bind matrices give e ~ 2e-7 c),
+/// and no sample's c is within e of a torn threshold, the clip's figures are those of every edge
+/// at c_s - exact to e / 2 in the ratio, half a unit of the report's last digit at most - and no
+/// vertex is skinned. The worst edge is then the first (every edge ties).
+constexpr double kUniformSpread = 1e-6;
+
+/// One region's figures when every edge has squared ratio c[s] at sample s.
+RegionStretch uniform_region(const std::vector<std::pair<int, int>>& ends,
+                             const std::vector<double>& c, double torn_above_sq,
+                             double torn_below_sq, const SkinSampler& skin) {
+  RegionStretch r;
+  const std::size_t n = ends.size(), total = n * c.size();
+  r.edges = n;
+  r.samples = total;
+  if (total == 0) return r;
+  std::vector<double> sorted = c;
+  std::sort(sorted.begin(), sorted.end());
+  r.min = std::sqrt(sorted.front());
+  r.max = std::sqrt(sorted.back());
+  std::size_t torn = 0;
+  for (double x : c) torn += (x >= torn_above_sq || x < torn_below_sq) ? n : 0;
+  r.torn_percent = 100.0 * double(torn) / double(total);
+  // As percentiles_of_sqrt over the n copies of each c[s]: rank k holds sorted[k / n].
+  auto at = [&](std::size_t k) { return std::sqrt(sorted[k / n]); };
+  double* out[2] = {&r.p95, &r.p99};
+  const double qs[2] = {0.95, 0.99};
+  for (int i = 0; i < 2; ++i) {
+    const double h = (double(total) - 1) * qs[i];
+    const std::size_t k = std::size_t(std::floor(h));
+    const double a = at(k);
+    *out[i] = k + 1 < total ? a + (h - double(k)) * (at(k + 1) - a) : a;
+  }
+  r.edge_max_p99_percent = 100.0 * (r.max - 1.0); // every edge's maximum is the same
+  const double up = r.max, down = r.min > 0 ? 1.0 / r.min : INFINITY;
+  r.worst.a = ends[0].first;
+  r.worst.b = ends[0].second;
+  r.worst.ratio = up >= down ? up : r.min;
+  name_primitive(skin, r.worst);
+  return r;
+}
+
+/// The clip's figures without skinning when the rig is uniform over it (see kUniformSpread);
+/// false (measure edge by edge) otherwise.
+bool uniform_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
+                  const std::vector<std::vector<Eigen::Matrix4d>>& worlds, double torn_above_sq,
+                  double torn_below_sq, ClipStretch& cs) {
+  if (plan.uniform_slot < 0) return false;
+  std::vector<double> c(worlds.size());
+  for (std::size_t s = 0; s < worlds.size(); ++s) {
+    Eigen::Matrix3d k;
+    if (!skin.pinned_edge_map(worlds[s], plan.uniform_slot, k)) return false;
+    const Eigen::Matrix3d g = k.transpose() * k;
+    const double mean = g.trace() / 3;
+    const double spread = (g - mean * Eigen::Matrix3d::Identity()).norm();
+    if (!(mean > 0) || !(spread <= kUniformSpread * mean) ||
+        !(std::abs(mean - torn_above_sq) > spread) || !(std::abs(mean - torn_below_sq) > spread))
+      return false;
+    c[s] = mean;
+  }
+  cs.tail = uniform_region(plan.region[0].ends, c, torn_above_sq, torn_below_sq, skin);
+  cs.body = uniform_region(plan.region[1].ends, c, torn_above_sq, torn_below_sq, skin);
+  return true;
 }
 
 /// One rig over one clip, its poses given (one world-matrix list per sample).
@@ -728,6 +832,8 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
                          const StretchParams& params, StretchScratch& scratch) {
   const double torn_above_sq = sqrt_above(params.torn_above),
                torn_below_sq = sqrt_above(std::nextafter(params.torn_below, 0.0));
+  ClipStretch cs;
+  if (uniform_clip(skin, plan, worlds, torn_above_sq, torn_below_sq, cs)) return cs;
   Accumulator acc[2];
   for (int r = 0; r < 2; ++r) {
     const std::size_t n = plan.region[r].ends.size();
@@ -761,7 +867,6 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
       acc[r].max = tally.max;
     }
   }
-  ClipStretch cs;
   cs.tail = finish(acc[0], plan.region[0].ends, skin);
   cs.body = finish(acc[1], plan.region[1].ends, skin);
   return cs;

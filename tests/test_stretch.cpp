@@ -2,6 +2,7 @@
 // paths agreeing, --fail-on, the table's width; and the shared models' before-figures against
 // the data README's independent evaluator.
 #include "retail/animation.h"
+#include "retail/builder.h"
 #include "retail/error.h"
 #include "retail/pipeline.h"
 #include "retail/skinning.h"
@@ -186,6 +187,70 @@ TEST_CASE("stretch: the rigid reference reads exactly 1 - the input tears - ever
   const auto& clip = r.report["characters"][0]["stretch"]["clips"][0];
   CHECK(clip["original"]["p99"].get<double>() == Approx(walk.original.p99).margin(1e-6));
   CHECK(clip["rigid"]["torn_percent"] == 0);
+}
+
+TEST_CASE("stretch: a rig pinned to one joint - figures from the joint's map within 5e-7, "
+          "edge by edge when it shears",
+          "[stretch]") {
+  // Three clips on the hips alone: scale 1 -> 1.25 and 1 -> 1.6 (uniform: measured from the
+  // joint's edge map, stretch.cpp's uniform_clip) and 1 -> (1, 1.4, 1) (a shear of the skin:
+  // measured edge by edge). Each against ratios computed here from the posed vertices.
+  retail::GeneratedRig rig = test::make_rig();
+  retail::Model m0 = retail::parse_model(rig.doc);
+  const int hips = retail::build_characters(rig.doc, m0, {})[0].roles.hips;
+  retail::Document doc = rig.doc;
+  retail::Json& anims = doc.gltf["animations"];
+  const int times = retail::add_float_accessor(doc, {0.0f, 1.0f}, "SCALAR", 0, true);
+  for (const std::vector<float>& scale : std::vector<std::vector<float>>{
+           {1, 1, 1, 1.25f, 1.25f, 1.25f}, {1, 1, 1, 1.6f, 1.6f, 1.6f}, {1, 1, 1, 1, 1.4f, 1}}) {
+    const int out = retail::add_float_accessor(doc, scale, "VEC3", 0, false);
+    anims.push_back(
+        {{"samplers", {{{"input", times}, {"output", out}, {"interpolation", "LINEAR"}}}},
+         {"channels", {{{"sampler", 0}, {"target", {{"node", hips}, {"path", "scale"}}}}}}});
+  }
+  doc = test::reparse(doc);
+  retail::Model m = retail::parse_model(doc);
+  retail::Character c = retail::build_characters(doc, m, {})[0];
+  retail::SkinSampler pinned(doc, m, c);
+  for (std::size_t v = 0; v < pinned.size(); ++v) REQUIRE(pinned.pin(v, hips));
+  const std::vector<bool> tail(pinned.size(), true);
+  const auto edges = retail::mesh_edges(doc, m, pinned);
+  retail::StretchParams params;
+  const int first = int(m.animations.size()) - 3;
+  for (int clip = first; clip < first + 3; ++clip) {
+    INFO("clip " << clip);
+    const retail::ClipStretch got =
+        retail::measure_stretch(doc, m, pinned, edges, tail, {clip}, params, false)[0];
+    retail::ClipSampler sampler(doc, m, clip);
+    std::vector<double> ratios;
+    std::size_t torn = 0;
+    for (int s = 0; s < params.samples; ++s) {
+      const double t = sampler.duration() * s / (params.samples - 1);
+      const auto posed = pinned.pose(retail::compose_world(m, sampler.locals(m, t)));
+      for (const auto& [a, b] : edges) {
+        const double rest = (pinned.bind()[std::size_t(a)] - pinned.bind()[std::size_t(b)]).norm();
+        const double r = (posed[std::size_t(a)] - posed[std::size_t(b)]).norm() / rest;
+        ratios.push_back(r);
+        torn += r > params.torn_above || r < params.torn_below;
+      }
+    }
+    std::sort(ratios.begin(), ratios.end());
+    const double tol = clip < first + 2 ? 5e-7 : 1e-12;
+    CHECK(got.tail.samples == ratios.size());
+    CHECK(got.body.samples == 0);
+    CHECK(got.tail.p95 == Approx(retail::percentile_sorted(ratios, 0.95)).margin(tol));
+    CHECK(got.tail.p99 == Approx(retail::percentile_sorted(ratios, 0.99)).margin(tol));
+    CHECK(got.tail.min == Approx(ratios.front()).margin(tol));
+    CHECK(got.tail.max == Approx(ratios.back()).margin(tol));
+    CHECK(got.tail.torn_percent == Approx(100.0 * double(torn) / double(ratios.size())));
+  }
+  // By hand: the 1.6 clip tears every edge at the samples where the scale is past 1.5, i.e.
+  // 1 + 0.6 s / 23 >= 1.5: s = 20..23, 4 of 24; its largest ratio is the scale's end.
+  const retail::ClipStretch torn =
+      retail::measure_stretch(doc, m, pinned, edges, tail, {first + 1}, params, false)[0];
+  CHECK(torn.tail.torn_percent == Approx(100.0 * 4 / 24));
+  CHECK(torn.tail.max == Approx(1.6).margin(5e-7));
+  CHECK(torn.tail.min == Approx(1.0).margin(5e-7));
 }
 
 TEST_CASE("stretch: retail report measures the output like the re-rig did", "[stretch]") {

@@ -8,7 +8,11 @@
 // ignored. Percentiles interpolate linearly between closest ranks (numpy's default).
 // Computed on squared ratios (skinned length^2 times 1 / bind length^2; extremes, percentiles
 // and the torn test commute with the monotonic square root, which is drawn only on the values
-// reported), so a ratio may differ from length / length in its last bit.
+// reported), so a ratio may differ from length / length in its last bit. A rig whose measured
+// vertices are all pinned to one joint (the rigid reference) is measured from that joint's
+// matrix when it moves the skin by a rotation and a uniform scale to 1e-6 at every sample: every
+// edge then has the same ratio, exact to 5e-7 (stretch.cpp's uniform_clip), and the worst edge
+// is the region's first.
 #pragma once
 
 #include "retail/document.h"
@@ -97,6 +101,16 @@ public:
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
 
+  /// The slot every vertex of `only` is pinned to, or -1 when they are not all pinned to one
+  /// (or `only` is empty).
+  int common_pin(const std::vector<int>& only) const;
+
+  /// For vertices pinned to `slot`: the 3x3 linear map K taking an edge's bind vector (world at
+  /// bind) to its posed vector under `world`, A M^-1 (A: the joint's skinning matrix world *
+  /// IBM, M: its skin's skin-to-world map, linear parts). False when M is not invertible.
+  bool pinned_edge_map(const std::vector<Eigen::Matrix4d>& world, int slot,
+                       Eigen::Matrix3d& map) const;
+
 private:
   std::vector<SourcePrimitive> sources_;
   std::vector<Eigen::Vector3d> bind_;          ///< world at bind
@@ -107,6 +121,7 @@ private:
   std::vector<double> influence_weight_;       ///< normalised weight
   std::vector<int> joint_node_;                ///< per (skin, joint) slot: node index
   std::vector<Eigen::Matrix4d> ibm_;           ///< per slot
+  std::vector<Eigen::Matrix3d> bind_inverse_;  ///< per slot: M^-1 of its skin (NaN: none)
   std::vector<int> pinned_slot_;               ///< per vertex: slot it is pinned to, or -1
   std::vector<std::pair<int, int>>
       vertex_slots_; ///< per source: [first slot, end slot) of its skin
