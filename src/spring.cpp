@@ -425,15 +425,24 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
     // Bisection on [a, a + 2h] from a = 0, h = need / 2, carrying cos and sin of a and of the
     // half-width by the angle-sum and half-angle identities (no sine or cosine per step):
     // mid = a + h; then h halves, cos(h/2) = sqrt((1 + cos h) / 2), sin(h/2) = sin h / (2
-    // cos(h/2)).
+    // cos(h/2)). Once cos h rounds to 1 those are exactly 1 and sin h / 2: the square root and
+    // the division (the loop's critical path) are skipped with the same bits. The step taken
+    // or not is a select, not a branch (it goes either way about half the time).
     double a = 0, ca = 1, sa = 0, h = need / 2, ch = std::cos(h), sh = std::sin(h);
     for (int it = 0; it < 50; ++it) {
       const double cm = ca * ch - sa * sh, sm = sa * ch + ca * sh;
-      if (ok_at(cm, sm)) a += h, ca = cm, sa = sm;
+      const bool ok = ok_at(cm, sm);
+      a = ok ? a + h : a;
+      ca = ok ? cm : ca;
+      sa = ok ? sm : sa;
       h /= 2;
-      const double c_half = std::sqrt((1 + ch) / 2);
-      sh = sh / (2 * c_half);
-      ch = c_half;
+      if (ch == 1.0) {
+        sh *= 0.5;
+      } else {
+        const double c_half = std::sqrt((1 + ch) / 2);
+        sh = sh / (2 * c_half);
+        ch = c_half;
+      }
     }
     need = a;
   }
