@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev nlohmann-json3-dev catch2
+pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2
       parallel clang blender python3-numpy)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
