@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <future>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -30,6 +31,8 @@ struct CharacterWork {
   std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
   std::vector<ChainBake> chains;            ///< empty when not baking
   double floor = NAN;
+  std::vector<bool> tail;                 ///< per vertex of the skin: in a re-rigged piece
+  std::vector<std::pair<int, int>> edges; ///< the skin's mesh edges
 };
 
 /// g_0: the lowest bind point of the result skin, vertices dominated by a chain bone excluded
@@ -45,36 +48,42 @@ double body_floor(const SkinSampler& skin, const Character& rigged, const Charac
   return std::isfinite(floor) ? floor : rigged.min_y;
 }
 
-CharacterWork prepare_character(const ClipPassInput& in, std::size_t k,
-                                const ClipPassParams& params) {
-  const CharacterResult& cr = (*in.results)[k];
+/// The original rig and the rigid reference of character k: they need only the input and the
+/// tail found (run beside the read-back of the re-rigged document).
+CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
+                                 const ClipPassParams& params) {
   const Character& input = (*in.input_characters)[k];
-  const Character& rigged = (*in.rigged_characters)[k];
   CharacterWork w;
   w.character = k;
   w.original = std::make_unique<SkinSampler>(*in.doc, *in.input_model, input);
   w.rigid = std::make_unique<SkinSampler>(*w.original); // the same skin, then pinned
-  std::vector<bool> tail(w.original->size(), false);
-  for (const auto& ch : cr.chains)
+  w.tail.assign(w.original->size(), false);
+  for (const auto& ch : (*in.results)[k].chains)
     for (std::size_t v : ch.original_vertices) {
-      tail[v] = true;
+      w.tail[v] = true;
       w.rigid->pin(v, input.roles.hips);
     }
-  const auto edges = mesh_edges(*in.doc, *in.input_model, *w.original);
-  w.result = std::make_unique<SkinSampler>(*in.doc, *in.rigged_model, rigged);
+  w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
   w.input_rigs = std::make_unique<StretchMeter>(
       std::vector<StretchRig>{{in.input_model, w.original.get(), false},
                               {in.input_model, w.rigid.get(), false}},
-      edges, tail, params.stretch);
-  w.output_rig = std::make_unique<StretchMeter>(
-      std::vector<StretchRig>{{in.rigged_model, w.result.get(), true}}, edges, tail,
-      params.stretch);
+      w.edges, w.tail, params.stretch);
+  return w;
+}
+
+/// The result rig and the springs of w's character, from the re-rigged document.
+void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const Character& rigged,
+                        const ClipPassParams& params, CharacterWork& w) {
+  const CharacterResult& cr = (*in.results)[w.character];
+  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged);
+  w.output_rig =
+      std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
+                                     w.edges, w.tail, params.stretch);
   if (params.bake) {
     w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
                                                         : body_floor(*w.result, rigged, cr);
     w.chains = prepare_bakes(rigged, cr.chains, w.floor, params.bake_params);
   }
-  return w;
 }
 
 /// What one clip gave, per character with a chain (index into the works).
@@ -85,7 +94,14 @@ struct ClipOutcome {
   double bake_ms = 0, stretch_ms = 0;
 };
 
-ClipOutcome run_clip(const ClipPassInput& in, const std::vector<CharacterWork>& works, int clip,
+/// The re-rigged document read back: our own output is validated like any input.
+struct Rigged {
+  Model model;
+  std::vector<Character> characters;
+};
+
+ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
+                     const std::vector<CharacterWork>& works, int clip,
                      const ClipPassParams& params, StretchScratch& scratch) {
   ClipOutcome out;
   auto t0 = Clock::now();
@@ -96,13 +112,12 @@ ClipOutcome run_clip(const ClipPassInput& in, const std::vector<CharacterWork>& 
   }
   auto t1 = Clock::now();
   // The output's clip: the input's channels, then the baked keys as the file will hold them.
-  ClipSampler output_clip(*in.doc, *in.rigged_model, clip);
+  ClipSampler output_clip(*in.doc, rigged.model, clip);
   for (const CharacterWork& w : works) {
     out.baked.emplace_back();
     for (const ChainBake& chain : w.chains) {
-      out.baked.back().push_back(bake_clip(*in.doc, *in.rigged_model,
-                                           (*in.rigged_characters)[w.character], chain, clip,
-                                           params.bake_params));
+      out.baked.back().push_back(bake_clip(*in.doc, rigged.model, rigged.characters[w.character],
+                                           chain, clip, params.bake_params));
       add_baked_tracks(out.baked.back().back(), chain, output_clip);
     }
   }
@@ -120,22 +135,37 @@ ClipOutcome run_clip(const ClipPassInput& in, const std::vector<CharacterWork>& 
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
   params.validate();
   const std::size_t characters = in.results->size();
-  std::vector<CharacterWork> works;
-  for (std::size_t k = 0; k < characters; ++k)
-    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_character(in, k, params));
+  // The input's rigs are prepared on a worker while the re-rigged document is read back (both
+  // only read the document; the future is waited for even when the read-back throws).
+  std::future<std::vector<CharacterWork>> input_rigs = std::async(std::launch::async, [&] {
+    std::vector<CharacterWork> works;
+    for (std::size_t k = 0; k < characters; ++k)
+      if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+    return works;
+  });
+  Rigged rigged;
+  try {
+    rigged.model = parse_model(*in.doc);
+    rigged.characters = build_characters(*in.doc, rigged.model, params.bind);
+  } catch (...) {
+    input_rigs.wait();
+    throw;
+  }
+  std::vector<CharacterWork> works = input_rigs.get();
+  for (CharacterWork& w : works)
+    prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
   // Longest clip first (info.h's duration): the fewest idle workers at the end.
   const std::size_t n = in.clips.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::vector<double> length(n);
-  for (std::size_t c = 0; c < n; ++c)
-    length[c] = clip_duration(*in.doc, *in.rigged_model, in.clips[c]);
+  for (std::size_t c = 0; c < n; ++c) length[c] = clip_duration(*in.doc, rigged.model, in.clips[c]);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
   std::vector<ClipOutcome> outcomes(n);
   std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
   parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
-    outcomes[order[i]] = run_clip(in, works, in.clips[order[i]], params, scratch[worker]);
+    outcomes[order[i]] = run_clip(in, rigged, works, in.clips[order[i]], params, scratch[worker]);
   });
 
   ClipPassResult r;
@@ -172,8 +202,7 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
         mine.push_back(b.bake);
         r.keys[k][j].push_back(std::move(b));
       }
-      warn_floor_penetration(mine, w.chains[j], 1e-3 * (*in.rigged_characters)[k].height,
-                             r.warnings);
+      warn_floor_penetration(mine, w.chains[j], 1e-3 * rigged.characters[k].height, r.warnings);
       r.baked += mine.size();
       r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());
     }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -260,24 +261,38 @@ Document parse_document(const Bytes& bytes, const std::string& base_dir) {
 }
 
 Document read_document(const std::string& path, std::string* sha256) {
-  Bytes bytes = read_file(path);
-  if (sha256) *sha256 = sha256_hex(bytes);
+  const Bytes bytes = read_file(path);
+  // The hash on a thread of its own while the JSON is parsed (both only read the bytes; the
+  // future is destroyed, and so waited for, before them even when parsing throws).
+  std::future<std::string> hash;
+  if (sha256) hash = std::async(std::launch::async, [&bytes] { return sha256_hex(bytes); });
   std::string dir = fs::path(path).parent_path().string();
-  return parse_document(bytes, dir.empty() ? "." : dir);
+  Document doc = parse_document(bytes, dir.empty() ? "." : dir);
+  if (sha256) *sha256 = hash.get();
+  return doc;
 }
 
 Bytes serialize_document(const Document& doc) {
-  Json gltf = doc.gltf;
-  // Data-URI buffers whose bytes changed are re-encoded; untouched ones keep their text.
-  for (std::size_t i = 0; i < doc.buffers.size(); ++i) {
-    if (doc.buffer_is_glb[i] || doc.buffer_external[i] >= 0) continue;
-    const Json& b = gltf["buffers"][i];
-    if (b.value("byteLength", std::uint64_t(0)) != doc.buffers[i].size() || !b.contains("uri")) {
-      gltf["buffers"][i]["uri"] =
-          "data:application/octet-stream;base64," + base64_encode(doc.buffers[i]);
-    }
+  // Data-URI buffers whose bytes changed are re-encoded (in a copy of the JSON); untouched ones
+  // keep their text, and without any the document's own JSON is written as it is.
+  auto stale = [&](std::size_t i) {
+    if (doc.buffer_is_glb[i] || doc.buffer_external[i] >= 0) return false;
+    const Json& b = doc.gltf.at("buffers").at(i);
+    return b.value("byteLength", std::uint64_t(0)) != doc.buffers[i].size() || !b.contains("uri");
+  };
+  bool any_stale = false;
+  for (std::size_t i = 0; i < doc.buffers.size(); ++i) any_stale = any_stale || stale(i);
+  std::string text;
+  if (any_stale) {
+    Json gltf = doc.gltf;
+    for (std::size_t i = 0; i < doc.buffers.size(); ++i)
+      if (stale(i))
+        gltf["buffers"][i]["uri"] =
+            "data:application/octet-stream;base64," + base64_encode(doc.buffers[i]);
+    text = gltf.dump();
+  } else {
+    text = doc.gltf.dump();
   }
-  std::string text = gltf.dump();
   if (doc.container == Container::Gltf) return Bytes(text.begin(), text.end());
   while (text.size() % 4) text.push_back(' ');
   Bytes out;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -54,20 +55,6 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
-}
-
-/// The re-rigged document read back for the pass over the clips: our own output is validated
-/// like any input.
-struct Rigged {
-  Model model;
-  std::vector<Character> characters;
-};
-
-Rigged read_rigged(const Document& doc, const RunParams& params) {
-  Rigged r;
-  r.model = parse_model(doc);
-  r.characters = build_characters(doc, r.model, params.bind);
-  return r;
 }
 
 } // namespace
@@ -223,16 +210,14 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   }
   if (chains > 0 && !clips.empty()) {
     t0 = Clock::now();
-    Rigged rigged = read_rigged(in.doc, params);
     ClipPassInput pin;
     pin.doc = &in.doc;
     pin.input_model = &in.model;
     pin.input_characters = &in.characters;
-    pin.rigged_model = &rigged.model;
-    pin.rigged_characters = &rigged.characters;
     pin.results = &result.characters;
     pin.clips = clips;
     ClipPassParams pp;
+    pp.bind = params.bind;
     pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
     pp.bake_params = params.bake;
     pp.stretch = params.stretch;
@@ -256,12 +241,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   }
 
   t0 = Clock::now();
-  Bytes out = serialize_document(in.doc);
+  const Bytes out = serialize_document(in.doc);
   ReportInput ri;
   ri.input_path = in_path;
   ri.input_sha256 = in.sha256;
   ri.output_path = out_path;
-  ri.output_sha256 = sha256_hex(out);
   ri.mode = params.rerig.mode == Mode::Chain   ? "chain"
             : params.rerig.mode == Mode::Rigid ? "rigid"
                                                : "detect";
@@ -278,10 +262,26 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.failures = result.failures;
   result.report_path =
       params.report_path.empty() ? default_report_path(out_path) : params.report_path;
-  write_document(in.doc, out_path, &out);
+  // The output's hash and the report on a worker while the output is written: the task reads
+  // only `out`, the results and a copy of the stages so far; the write stage's time is added
+  // to the report after it (the last of timings_ms, as the stage list has it). The future is
+  // waited for on every path, a throw included, before anything it reads goes away.
+  const std::vector<StageStat> stages_so_far = result.stages;
+  ri.stages = &stages_so_far;
+  std::future<Json> report = std::async(std::launch::async, [&] {
+    ri.output_sha256 = sha256_hex(out);
+    return make_report(ri);
+  });
+  try {
+    write_document(in.doc, out_path, &out);
+  } catch (...) {
+    report.wait();
+    throw;
+  }
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
-  result.report = make_report(ri);
+  result.report = report.get();
+  result.report["timings_ms"]["write"] = round6(result.stages.back().ms);
   if (result.report_path != "-") {
     std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
     try {

@@ -25,24 +25,25 @@ namespace retail {
 
 /// What the pass reads. The document is the re-rigged one (rerig_character applied to every
 /// character), read only during the pass; `input_model`/`input_characters` are the input's
-/// (the original rig's weights stay in the document, rerig.h), `rigged_model`/`rigged_characters`
-/// parse_model/build_characters of the re-rigged document (which adds nodes after the input's).
+/// (the original rig's weights stay in the document, rerig.h). The pass reads the re-rigged
+/// document back itself (parse_model, build_characters: validated like any input; it adds nodes
+/// after the input's), beside preparing the input's rigs.
 struct ClipPassInput {
   const Document* doc = nullptr;
   const Model* input_model = nullptr;
   const std::vector<Character>* input_characters = nullptr;
-  const Model* rigged_model = nullptr;
-  const std::vector<Character>* rigged_characters = nullptr;
   const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
   std::vector<int> clips;                                ///< clip indices (select_clips)
 };
 
 struct ClipPassParams {
+  BindParams bind;  ///< for the re-rigged document's characters (as the input's)
   bool bake = true; ///< bake the chains (mode chain and not --no-bake), else only measure
   BakeParams bake_params;
   StretchParams stretch;
   int threads = 0; ///< worker threads (parallel.h; 0: one per core)
   void validate() const {
+    bind.validate();
     bake_params.validate();
     stretch.validate();
   }
@@ -62,8 +63,10 @@ struct ClipPassResult {
   std::vector<std::vector<std::vector<int>>> chain_nodes; ///< [character][chain]
 };
 
-/// Runs the pass (see the top). Failure: Error(Usage) for bad params; the first failing
-/// clip's error (by clip order), as bake_clip and the stretch throw them.
+/// Runs the pass (see the top). Failure: Error(Usage) for bad params; what parse_model and
+/// build_characters throw for the re-rigged document; else the first failing clip's error in
+/// the pass's order (longest clip first, ties in clip order), as bake_clip and the stretch throw
+/// them.
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params);
 
 /// Appends every baked clip of `pass` to the document in character, chain, clip order.
