@@ -150,9 +150,13 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   for (std::size_t i = 0; i < n && i < rig_.skin_radius.size(); ++i)
     skin_limit_[i] = skin_bend_limit(rig_.skin_radius[i], rig_.length[i == 0 ? 0 : i - 1],
                                      rig_.length[i], params_.min_skin_ratio);
+  cos_half_limit_ = std::cos(params_.bend_limit_deg * M_PI / 180 / 2);
   skin_cos_.assign(n, -2.0);
-  for (std::size_t i = 0; i < n; ++i)
+  contact_cos_.assign(n, -2.0);
+  for (std::size_t i = 0; i < n; ++i) {
     if (skin_limit_[i] < M_PI) skin_cos_[i] = std::cos(skin_limit_[i]);
+    if (skin_limit_[i] + 1e-9 < M_PI) contact_cos_[i] = std::cos(skin_limit_[i] + 1e-9);
+  }
   build_rest_arc();
 }
 
@@ -241,9 +245,14 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, d
 void SpringChain::step(const HipsPose& hips, double dt) {
   const std::size_t n = rig_.links();
   const Quaterniond I = Quaterniond::Identity();
-  const double alpha = 1 - std::exp(-params_.coupling_rate * dt);
+  if (!(dt == step_dt_)) { // the substep's constants, once per substep length
+    step_dt_ = dt;
+    step_alpha_ = 1 - std::exp(-params_.coupling_rate * dt);
+    step_contact_decay_ = std::exp(-params_.contact_damping * dt);
+  }
+  const double alpha = step_alpha_;
   const double limit = params_.bend_limit_deg * M_PI / 180;
-  const double cos_half_limit = std::cos(limit / 2); // |w| below it: the bend is past the limit
+  const double cos_half_limit = cos_half_limit_; // |w| below it: the bend is past the limit
   const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
   const Vector3d forward = forward_axis(hips);
@@ -318,8 +327,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     contact_[i] = false;
     if (params_.floor && p.y() < floor_) {
       p = h + len * floor_direction(h, p - h, len, rest_dir);
-      v_[i] = std::exp(-params_.contact_damping * dt) *
-              Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
+      v_[i] = step_contact_decay_ * Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
       contact_[i] = true;
     }
     p_[i] = p;
@@ -504,10 +512,17 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   bool any = false;
   for (std::size_t i = 0; i < n; ++i) any = any || contact_[i];
   if (!any) return;
-  // Link i's bend from its bind direction with its tip at `tip` (its head fixed).
-  auto bend = [&](std::size_t i, const Vector3d& tip, const Quaterniond& frame) {
+  // Whether link i with its tip at `tip` (its head fixed) bends past its skin limit (by 1e-9),
+  // and then by how much (radians from its bind direction). The cosine is compared first: one
+  // above cos(limit + 1e-9) by 1e-12 - far beyond the rounding of acos and cos - is within the
+  // limit, and only the others pay for the acos, with the same answers.
+  auto past_limit = [&](std::size_t i, const Vector3d& tip, const Quaterniond& frame,
+                        double& angle) {
     Vector3d dir = (tip - head(i)).normalized(), bind = frame * rig_.authored[i];
-    return std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+    const double c = std::clamp(dir.dot(bind), -1.0, 1.0);
+    if (c > contact_cos_[i] + 1e-12) return false;
+    angle = std::acos(c);
+    return angle > skin_limit_[i] + 1e-9;
   };
   frames_.resize(n);
   frame_cum_.resize(n);
@@ -515,8 +530,8 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   for (std::size_t i = 0; i < n; ++i) {
     if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
     const Quaterniond frame = parent_frame(hips, i);
-    double angle = bend(i, p_[i], frame);
-    if (!(angle > skin_limit_[i] + 1e-9)) continue;
+    double angle = 0;
+    if (!past_limit(i, p_[i], frame, angle)) continue;
     // Back to the joint's own limit (its downstream links follow; never through the forward
     // plane), then lifted from the joints above.
     Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame * rig_.authored[i];
@@ -539,7 +554,8 @@ void SpringChain::spread_contact(const HipsPose& hips) {
     const Quaterniond turn = floor_turn(i, frame);
     const Vector3d pivot = head(i);
     contact_[i] = true;
-    if (bend(i, pivot + rotate(turn, p_[i] - pivot), frame) > skin_limit_[i] + 1e-9) continue;
+    double angle = 0;
+    if (past_limit(i, pivot + rotate(turn, p_[i] - pivot), frame, angle)) continue;
     saved_ = p_;
     rotate_from(i, turn);
     if (ahead_from(i) > allowed)

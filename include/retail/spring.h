@@ -142,13 +142,17 @@ private:
   std::vector<Eigen::Quaterniond> old_; ///< step(): the snapshot of q_ the coupling reads
   std::vector<bool> contact_;
   std::vector<double> skin_limit_;
-  std::vector<double> skin_cos_; ///< cos(skin_limit_), or -2 where there is no limit
+  std::vector<double> skin_cos_;    ///< cos(skin_limit_), or -2 where there is no limit
+  std::vector<double> contact_cos_; ///< cos(skin_limit_ + 1e-9) (the contact pass), or -2
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
   double penetration_ = 0;
   Eigen::Vector3d forward_ = Eigen::Vector3d::UnitZ(); ///< this step's forward axis
   bool plane_ = true; ///< this step enforces the forward plane (hips within 60 deg of upright)
   Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
+  double cos_half_limit_ = 1;                                ///< cos(bend_limit / 2)
+  double step_dt_ = NAN; ///< the substep length the two below were computed for
+  double step_alpha_ = 0, step_contact_decay_ = 0; ///< 1 - e^(-k dt), e^(-gamma dt)
   // Contact-pass memory, reused from step to step (no allocation per step).
   std::vector<Eigen::Quaterniond> frames_, frame_cum_; ///< parent_frame(); cum: before link i
   std::size_t frames_valid_ = 0;
