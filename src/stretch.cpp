@@ -516,7 +516,11 @@ std::vector<double> order_statistics(const std::vector<double>& v,
     std::vector<double> w = v;
     return select_ranks(w, ranks);
   }
-  auto bin = [&](double x) { return std::min(bins - 1, std::size_t((x - lo) * scale)); };
+  // Through a signed conversion (one instruction; the unsigned one branches): the scaled
+  // offset is in [0, bins] for values in [lo, hi].
+  auto bin = [&](double x) {
+    return std::min(bins - 1, std::size_t(std::int64_t((x - lo) * scale)));
+  };
   std::vector<std::uint32_t> count(bins, 0);
   for (double x : v) ++count[bin(x)];
   // The bin of each wanted rank, its rank inside that bin, and a slot per distinct such bin.
