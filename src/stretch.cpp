@@ -501,7 +501,7 @@ std::vector<double> select_ranks(std::vector<double>& w, const std::vector<std::
 }
 
 /// Order statistics `ranks` (ascending, each < v.size()) of v, whose values lie in [lo, hi], by
-/// a histogram: one pass counts values into equal bins over [lo, hi] (about four values a bin,
+/// a histogram: one pass counts values into equal bins over [lo, hi] (about 16 values a bin,
 /// 2^8 to 2^16 bins; the bin index is monotonic in the value, so rank k lies in the bin where
 /// the running count passes k), one pass gathers the few bins holding the wanted ranks, and a
 /// selection inside each finds the exact value.
@@ -510,7 +510,7 @@ std::vector<double> order_statistics(const std::vector<double>& v,
   std::vector<double> out(ranks.size(), lo);
   if (!(hi > lo)) return out;
   std::size_t bins = 1 << 8;
-  while (bins < (1 << 16) && bins * 4 < v.size()) bins *= 2;
+  while (bins < (1 << 16) && bins * 16 < v.size()) bins *= 2;
   const double scale = double(bins) / (hi - lo);
   if (!(scale < 1e300)) { // a range too narrow to scale (denormal): select on a copy
     std::vector<double> w = v;

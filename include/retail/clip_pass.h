@@ -27,7 +27,7 @@ namespace retail {
 /// character), read only during the pass; `input_model`/`input_characters` are the input's
 /// (the original rig's weights stay in the document, rerig.h). The pass reads the re-rigged
 /// document back itself (parse_model, build_characters: validated like any input; it adds nodes
-/// after the input's), beside preparing the input's rigs.
+/// after the input's).
 struct ClipPassInput {
   const Document* doc = nullptr;
   const Model* input_model = nullptr;
