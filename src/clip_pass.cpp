@@ -129,36 +129,11 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   return out;
 }
 
-} // namespace
-
-ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
-  params.validate();
-  const std::size_t characters = in.results->size();
-  // One thread on purpose: reading the re-rigged document back beside preparing the input's rigs
-  // saved under a millisecond on the shared models and raised the 1M rig's peak by a fifth
-  // (the worker's allocator arena kept what it freed).
-  Rigged rigged;
-  rigged.model = parse_model(*in.doc);
-  rigged.characters = build_characters(*in.doc, rigged.model, params.bind);
-  std::vector<CharacterWork> works;
-  for (std::size_t k = 0; k < characters; ++k)
-    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
-  for (CharacterWork& w : works)
-    prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
-  // Longest clip first (info.h's duration): the fewest idle workers at the end.
-  const std::size_t n = in.clips.size();
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<double> length(n);
-  for (std::size_t c = 0; c < n; ++c) length[c] = clip_duration(*in.doc, rigged.model, in.clips[c]);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
-  std::vector<ClipOutcome> outcomes(n);
-  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
-  parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
-    outcomes[order[i]] = run_clip(in, rigged, works, in.clips[order[i]], params, scratch[worker]);
-  });
-
+/// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
+/// character, chain and clip order (the keys moved out of the outcomes).
+ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<ClipOutcome>& outcomes,
+                       const Rigged& rigged, std::size_t characters) {
+  const std::size_t n = outcomes.size();
   ClipPassResult r;
   r.stretch.resize(characters);
   r.bakes.resize(characters);
@@ -199,6 +174,39 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
     }
   }
   return r;
+}
+
+} // namespace
+
+ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
+  params.validate();
+  const std::size_t characters = in.results->size();
+  // One thread on purpose: reading the re-rigged document back beside preparing the input's rigs
+  // saved under a millisecond on the shared models and raised the 1M rig's peak by a fifth
+  // (the worker's allocator arena kept what it freed).
+  Rigged rigged;
+  rigged.model = parse_model(*in.doc);
+  rigged.characters = build_characters(*in.doc, rigged.model, params.bind);
+  std::vector<CharacterWork> works;
+  for (std::size_t k = 0; k < characters; ++k)
+    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  for (CharacterWork& w : works)
+    prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
+  // Longest clip first (info.h's duration): the fewest idle workers at the end.
+  const std::size_t n = in.clips.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> length(n);
+  for (std::size_t c = 0; c < n; ++c) length[c] = clip_duration(*in.doc, rigged.model, in.clips[c]);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
+  std::vector<ClipOutcome> outcomes(n);
+  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
+  parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
+    outcomes[order[i]] = run_clip(in, rigged, works, in.clips[order[i]], params, scratch[worker]);
+  });
+
+  return collect(works, outcomes, rigged, characters);
 }
 
 void write_clip_pass(Document& doc, const ClipPassResult& pass) {
