@@ -243,6 +243,9 @@ inline __attribute__((always_inline)) void sample_body(const RegionSample& in, R
                 below = {in.torn_below_sq, in.torn_below_sq, in.torn_below_sq, in.torn_below_sq};
   Double4 lo = {t.min, t.min, t.min, t.min}, hi = {t.max, t.max, t.max, t.max};
   Long4 torn = {0, 0, 0, 0};
+  // A pose beyond double range (nodes scaled past 1e308 between them) makes inf - inf: such a
+  // ratio counts as infinitely stretched, so no NaN reaches the extremes or the selection.
+  const Double4 inf = {INFINITY, INFINITY, INFINITY, INFINITY};
   std::size_t i = 0;
   for (; i + 4 <= in.n; i += 4) {
     Double4 r = {squared(i), squared(i + 1), squared(i + 2), squared(i + 3)}, inv, m, l;
@@ -250,6 +253,7 @@ inline __attribute__((always_inline)) void sample_body(const RegionSample& in, R
     load(m, in.edge_max + i);
     load(l, in.edge_min + i);
     r *= inv;
+    r = r == r ? r : inf;
     m = r > m ? r : m;
     l = r < l ? r : l;
     store(in.out + i, r);
@@ -265,7 +269,8 @@ inline __attribute__((always_inline)) void sample_body(const RegionSample& in, R
     t.max = std::max(t.max, hi[k]);
   }
   for (; i < in.n; ++i) {
-    const double r = squared(i) * in.inv_rest_sq[i];
+    double r = squared(i) * in.inv_rest_sq[i];
+    if (!(r == r)) r = INFINITY;
     in.out[i] = r;
     in.edge_max[i] = std::max(in.edge_max[i], r);
     in.edge_min[i] = std::min(in.edge_min[i], r);
@@ -516,10 +521,15 @@ std::vector<double> order_statistics(const std::vector<double>& v,
     std::vector<double> w = v;
     return select_ranks(w, ranks);
   }
-  // Through a signed conversion (one instruction; the unsigned one branches): the scaled
-  // offset is in [0, bins] for values in [lo, hi].
+  // The scaled offset clamped to [0, bins - 1] before the conversion (a NaN, from a pose that
+  // overflowed, goes to the last bin rather than into an undefined conversion), then converted
+  // signed: one instruction, where the unsigned conversion branches.
+  const double top = double(bins - 1);
   auto bin = [&](double x) {
-    return std::min(bins - 1, std::size_t(std::int64_t((x - lo) * scale)));
+    double t = (x - lo) * scale;
+    t = t < top ? t : top;
+    t = t > 0 ? t : 0;
+    return std::size_t(std::int64_t(t));
   };
   std::vector<std::uint32_t> count(bins, 0);
   for (double x : v) ++count[bin(x)];
@@ -613,7 +623,10 @@ std::vector<double> percentiles_of(const std::vector<double>& v, const std::vect
     double h = (double(v.size()) - 1) * qs[i];
     std::size_t r = std::size_t(std::floor(h));
     double a = at(r);
-    out[i] = r + 1 < v.size() ? a + (h - double(r)) * (at(r + 1) - a) : a;
+    // Between the two closest ranks; at a rank itself, or between equal values, the value as it
+    // is (the same for finite values, and no inf - inf or 0 * inf from an infinite ratio).
+    const double frac = h - double(r), b = r + 1 < v.size() ? at(r + 1) : a;
+    out[i] = frac == 0 || b == a ? a : a + frac * (b - a);
   }
   return out;
 }

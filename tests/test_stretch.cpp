@@ -253,6 +253,26 @@ TEST_CASE("stretch: a rig pinned to one joint - figures from the joint's map wit
   CHECK(torn.tail.min == Approx(1.0).margin(5e-7));
 }
 
+TEST_CASE("stretch: a pose beyond double range reads as infinitely stretched - never NaN",
+          "[stretch]") {
+  // Every node's saved scale 1e30: the nested world matrices overflow to inf, and skinned
+  // lengths to inf - inf. No figure may be NaN (the selection's order would be undefined).
+  retail::GeneratedRig rig = test::make_rig();
+  for (auto& n : rig.doc.gltf["nodes"]) n["scale"] = {1e30, 1e30, 1e30};
+  std::string dir = test::temp_dir();
+  retail::write_document(test::reparse(rig.doc), dir + "/in.glb");
+  retail::RunResult r = retail::run(dir + "/in.glb", dir + "/out.glb", retail::RunParams{});
+  REQUIRE(r.stretch.size() == 1);
+  REQUIRE(!r.stretch[0].empty());
+  bool any_infinite = false;
+  for (const auto& row : r.stretch[0])
+    for (const retail::RegionStretch* g : {&row.original, &row.result, &row.body}) {
+      for (double x : {g->p95, g->p99, g->max, g->min, g->torn_percent}) CHECK(!std::isnan(x));
+      any_infinite = any_infinite || std::isinf(g->max);
+    }
+  CHECK(any_infinite);
+}
+
 TEST_CASE("stretch: retail report measures the output like the re-rig did", "[stretch]") {
   std::string dir = test::temp_dir();
   retail::write_document(retail::generate_rig(retail::RigOptions{}).doc, dir + "/in.glb");
