@@ -252,7 +252,6 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.model = &in.model;
   ri.characters = &in.characters;
   ri.results = &result.characters;
-  ri.stages = &result.stages;
   ri.work = &result.work;
   ri.warnings = result.warnings;
   ri.stretch = &result.stretch;
@@ -280,7 +279,13 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   }
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
-  result.report = report.get();
+  try {
+    result.report = report.get();
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(out_path, ec); // no partial result: the output goes with its report
+    throw;
+  }
   result.report["timings_ms"]["write"] = round6(result.stages.back().ms);
   if (result.report_path != "-") {
     std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
