@@ -589,6 +589,16 @@ std::vector<double> order_statistics(const std::vector<double>& v,
 
 namespace {
 
+/// Percentile q of `count` ascending values, linear between the closest ranks (numpy's rule),
+/// the value at rank k given by at(k). At a rank itself, or between equal values, the value as
+/// it is (the same for finite values, and no inf - inf or 0 * inf from an infinite ratio).
+template <class At> double between_ranks(std::size_t count, double q, At at) {
+  const double h = (double(count) - 1) * q;
+  const std::size_t r = std::size_t(std::floor(h));
+  const double a = at(r), frac = h - double(r), b = r + 1 < count ? at(r + 1) : a;
+  return frac == 0 || b == a ? a : a + frac * (b - a);
+}
+
 /// percentiles() of f(x) for x in v, f monotonic non-decreasing (identity or sqrt): f commutes
 /// with order statistics, so the ranks are found on v and f is applied to the two around each q.
 template <class F>
@@ -619,15 +629,7 @@ std::vector<double> percentiles_of(const std::vector<double>& v, const std::vect
   auto at = [&](std::size_t r) {
     return stats[std::size_t(std::lower_bound(ranks.begin(), ranks.end(), r) - ranks.begin())];
   };
-  for (std::size_t i = 0; i < qs.size(); ++i) {
-    double h = (double(v.size()) - 1) * qs[i];
-    std::size_t r = std::size_t(std::floor(h));
-    double a = at(r);
-    // Between the two closest ranks; at a rank itself, or between equal values, the value as it
-    // is (the same for finite values, and no inf - inf or 0 * inf from an infinite ratio).
-    const double frac = h - double(r), b = r + 1 < v.size() ? at(r + 1) : a;
-    out[i] = frac == 0 || b == a ? a : a + frac * (b - a);
-  }
+  for (std::size_t i = 0; i < qs.size(); ++i) out[i] = between_ranks(v.size(), qs[i], at);
   return out;
 }
 
@@ -781,8 +783,8 @@ detail::StretchPlan plan_rig(const SkinSampler& skin, const std::vector<std::pai
 /// trace(K^T K) / 3 for every bind vector b. Where that spread is below kUniformSpread c at
 /// every sample (a rotation and a uniform scale: float inverse bind matrices give e ~ 2e-7 c),
 /// and no sample's c is within e of a torn threshold, the clip's figures are those of every edge
-/// at c_s - exact to e / 2 in the ratio, half a unit of the report's last digit at most - and no
-/// vertex is skinned. The worst edge is then the first (every edge ties).
+/// at c_s - exact to e / 2 in the ratio, so to 5e-7 at most - and no vertex is skinned. The worst
+/// edge is then the first (every edge ties).
 constexpr double kUniformSpread = 1e-6;
 
 /// One region's figures when every edge has squared ratio c[s] at sample s.
@@ -803,14 +805,8 @@ RegionStretch uniform_region(const std::vector<std::pair<int, int>>& ends,
   r.torn_percent = 100.0 * double(torn) / double(total);
   // As percentiles_of_sqrt over the n copies of each c[s]: rank k holds sorted[k / n].
   auto at = [&](std::size_t k) { return std::sqrt(sorted[k / n]); };
-  double* out[2] = {&r.p95, &r.p99};
-  const double qs[2] = {0.95, 0.99};
-  for (int i = 0; i < 2; ++i) {
-    const double h = (double(total) - 1) * qs[i];
-    const std::size_t k = std::size_t(std::floor(h));
-    const double a = at(k);
-    *out[i] = k + 1 < total ? a + (h - double(k)) * (at(k + 1) - a) : a;
-  }
+  r.p95 = between_ranks(total, 0.95, at);
+  r.p99 = between_ranks(total, 0.99, at);
   r.edge_max_p99_percent = 100.0 * (r.max - 1.0); // every edge's maximum is the same
   const double up = r.max, down = r.min > 0 ? 1.0 / r.min : INFINITY;
   r.worst.a = ends[0].first;
@@ -937,10 +933,10 @@ measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
   std::vector<std::vector<std::size_t>> members;
   std::vector<const Model*> models;
   for (std::size_t r = 0; r < rigs.size(); ++r) {
-    auto it = std::find(models.begin(), models.end(), rigs[r].model);
-    if (it == models.end()) models.push_back(rigs[r].model), members.emplace_back();
-    members[std::size_t(std::find(models.begin(), models.end(), rigs[r].model) - models.begin())]
-        .push_back(r);
+    const std::size_t m =
+        std::size_t(std::find(models.begin(), models.end(), rigs[r].model) - models.begin());
+    if (m == models.size()) models.push_back(rigs[r].model), members.emplace_back();
+    members[m].push_back(r);
   }
   for (const auto& m : members) {
     std::vector<StretchRig> mine;
