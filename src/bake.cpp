@@ -316,8 +316,7 @@ std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<Chain
     cb.nodes = chain.nodes;
     cb.bones = chain.bones;
     std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
-    cb.rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius,
-                        std::isfinite(params.floor_y) ? params.floor_y : floor_y);
+    cb.rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius, floor_y);
     out.push_back(std::move(cb));
   }
   return out;

@@ -61,9 +61,10 @@ struct ChainBake {
 
 /// The chains of one character that have bones, ready to bake. Pre: `model` = parse_model of
 /// the re-rigged document, `character` its character (chain joints included), `chains` from
-/// rerig_character. `floor_y`: g_0, the lowest bind point of the body's skin with
-/// tail-dominated skin excluded (a tail hanging below the feet must not define the ground),
-/// unless params set it. Failure: Error(Usage) for bad params; as spring_rig.
+/// rerig_character. `floor_y`: g_0 as the springs will use it - params.floor_y when set, else
+/// the lowest bind point of the body's skin with tail-dominated skin excluded (a tail hanging
+/// below the feet must not define the ground); the caller decides, since it reports it
+/// (clip_pass.cpp). Failure: Error(Usage) for bad params; as spring_rig.
 std::vector<ChainBake> prepare_bakes(const Character& character,
                                      const std::vector<ChainResult>& chains, double floor_y,
                                      const BakeParams& params);
