@@ -279,23 +279,17 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   }
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
-  try {
+  try { // no partial result: the output goes with its report, built or written
     result.report = report.get();
+    result.report["timings_ms"]["write"] = round6(result.stages.back().ms);
+    if (result.report_path != "-") {
+      std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+      write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
+    }
   } catch (...) {
     std::error_code ec;
-    fs::remove(out_path, ec); // no partial result: the output goes with its report
+    fs::remove(out_path, ec);
     throw;
-  }
-  result.report["timings_ms"]["write"] = round6(result.stages.back().ms);
-  if (result.report_path != "-") {
-    std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-    try {
-      write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
-    } catch (const Error&) {
-      std::error_code ec;
-      fs::remove(out_path, ec); // no partial result: the output goes with its report
-      throw;
-    }
   }
   return result;
 }
