@@ -121,14 +121,13 @@ Json make_report(const ReportInput& in) {
     chars.push_back(cj);
   }
   j["characters"] = chars;
-  Json timings = Json::object();
-  for (const auto& s : *in.stages) timings[s.stage] = r6(s.ms);
-  j["timings_ms"] = timings;
-  if (in.work && !in.work->empty()) {
-    Json work = Json::object();
-    for (const auto& s : *in.work) work[s.stage] = r6(s.ms);
-    j["work_ms"] = work;
-  }
+  auto milliseconds = [](const std::vector<StageStat>& stages) { // stage -> ms, in order
+    Json o = Json::object();
+    for (const auto& s : stages) o[s.stage] = r6(s.ms);
+    return o;
+  };
+  j["timings_ms"] = milliseconds(*in.stages);
+  if (in.work && !in.work->empty()) j["work_ms"] = milliseconds(*in.work);
   j["warnings"] = in.warnings;
   j["failures"] = in.failures;
   return j;
