@@ -68,8 +68,13 @@ std::vector<std::string> list_models(const std::string& dir) {
 }
 
 std::string summary_line(const BatchEntry& e) {
-  Json j = {{"path", e.path},     {"status", e.status},   {"exit_code", e.exit_code},
-            {"chains", e.chains}, {"stretch", e.stretch}, {"ms", std::round(e.ms * 10) / 10},
+  Json j = {{"path", e.path},
+            {"status", e.status},
+            {"exit_code", e.exit_code},
+            {"chains", e.chains},
+            {"harm_stepped_down", e.stepped_down},
+            {"stretch", e.stretch},
+            {"ms", std::round(e.ms * 10) / 10},
             {"error", e.error}};
   return j.dump(-1, ' ', false, Json::error_handler_t::replace); // paths need not be UTF-8
 }
@@ -111,6 +116,8 @@ BatchEntry process(const fs::path& in, const fs::path& out, const std::string& r
     rp.report_path = report_path;
     RunResult r = run(in.string(), out.string(), rp);
     for (const auto& c : r.characters) e.chains += c.chains.size();
+    for (const auto& pieces : r.judge)
+      for (const auto& pj : pieces) e.stepped_down += pj.verdict != "kept";
     e.stretch = worst_stretch(r);
     e.status = "ok";
     if (!r.failures.empty()) {
@@ -198,6 +205,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
       done[i] = true;
       ++finished;
       if (result.entries[i].status == "failed") ++result.failed;
+      if (result.entries[i].stepped_down > 0) ++result.stepped_down;
       for (; flushed < files.size() && done[flushed]; ++flushed)
         if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
       if (progress) progress(finished, files.size(), result.failed);

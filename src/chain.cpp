@@ -3,6 +3,7 @@
 
 #include "retail/distance.h"
 #include "retail/error.h"
+#include "retail/geodesic.h"
 
 #include <Eigen/Geometry>
 #include <algorithm>
@@ -11,24 +12,16 @@
 namespace retail {
 
 void ChainParams::validate() const {
-  if (!(segment_h > 0) || min_bones < 1 || max_bones < min_bones || smoothing_passes < 0)
+  if (!(segment_h > 0) || !(short_tail_h >= 0) || min_bones < 1 || max_bones < min_bones ||
+      smoothing_passes < 0)
     throw Error(ExitCode::Usage, "chain parameters out of range");
 }
 
 int chain_bone_count(double length, double height, const ChainParams& params) {
   long k = std::lround(length / (params.segment_h * height));
+  if (length < params.short_tail_h * height) // a short tail: fewer links, never none
+    return int(std::clamp<long>(k, 1, params.max_bones));
   return int(std::clamp<long>(k, params.min_bones, params.max_bones));
-}
-
-std::vector<double> vertex_areas(const WeldedMesh& m) {
-  std::vector<double> area(m.size(), 0.0);
-  for (const auto& f : m.faces) {
-    Eigen::Vector3d a = m.welded.row(f[0]).transpose(), b = m.welded.row(f[1]).transpose(),
-                    c = m.welded.row(f[2]).transpose();
-    double third = (b - a).cross(c - a).norm() / 6.0;
-    for (int v : f) area[std::size_t(v)] += third;
-  }
-  return area;
 }
 
 namespace {
@@ -163,14 +156,6 @@ ChainWeight chain_weight(double g, double length, int K) {
     w.weight[std::size_t(w.count++)] = w_next;
   }
   return w;
-}
-
-double bone_distance(const Eigen::Vector3d& p, int joint, const std::vector<Segment>& segments,
-                     const Character& c) {
-  double best = INFINITY;
-  for (const auto& s : segments)
-    if (s.joint == joint) best = std::min(best, segment_distance(p, s.a, s.b));
-  return std::isfinite(best) ? best : (p - c.bind_position(joint)).norm();
 }
 
 } // namespace retail

@@ -10,14 +10,11 @@
 
 namespace retail {
 
-std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
-                                  const DetectParams& params);
-
 namespace {
 
-std::string fmt(const char* format, double a, double b = 0) {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, format, a, b);
+template <class... Args> std::string fmt(const char* format, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
   return buf;
 }
 
@@ -102,7 +99,7 @@ double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
 }
 
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
-             Piece& p) {
+             const std::vector<double>& areas, Piece& p) {
   p.reach = 0;
   Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
   for (int v : p.vertices) {
@@ -115,6 +112,9 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   p.centroid_distance = skeleton_distance(c, segs, 0).distance[0];
   p.elongation = elongation(rows_of(m, p.vertices));
   p.geodesic = piece_geodesic(m, p, p.length);
+  double area = 0;
+  for (int v : p.vertices) area += areas[std::size_t(v)];
+  p.slenderness = area > 0 ? M_PI * p.length * p.length / area : 0;
 }
 
 /// Does the piece span the hips' position along the left-right axis (right thigh -> left)?
@@ -147,10 +147,12 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.decision = Decision::BodyLike;
     p.reason = fmt("centroid lies near a bone (%.2f of reach < %.2f): body skin, left alone", ratio,
                    params.centroid_ratio);
-  } else if (p.elongation < params.elongation_min) {
+  } else if (p.elongation < params.elongation_min &&
+             !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min)) {
     p.decision = Decision::Broad;
-    p.reason = fmt("broad (elongation %.2f < %.2f): garment or body, left alone", p.elongation,
-                   params.elongation_min);
+    p.reason = fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
+                   "left alone",
+                   p.elongation, params.elongation_min, p.slenderness, params.slenderness_min);
   } else if ((p.region == "hips" || p.region == "thigh") && !p.crosses_midline) {
     p.decision = Decision::Limb;
     p.reason = "hangs from the hips but lies to one side of the body's midline (a tail crosses "
@@ -162,9 +164,9 @@ void decide(const DetectParams& params, double height, Piece& p) {
                    params.min_tail_length_h);
   } else if (p.region == "hips" || p.region == "thigh") {
     p.decision = Decision::TailChain;
-    p.reason = fmt("long (elongation %.2f), sticks out (centroid %.2f of reach), hangs from the "
-                   "hips: tail chain",
-                   p.elongation, ratio);
+    p.reason = fmt("long (elongation %.2f, slenderness %.2f), sticks out (centroid %.2f of reach), "
+                   "hangs from the hips: tail chain",
+                   p.elongation, p.slenderness, ratio);
   } else if (p.region == "spine") {
     p.decision = params.rigid_worn ? Decision::WornRigid : Decision::Worn;
     p.reason = params.rigid_worn
@@ -183,7 +185,8 @@ void DetectParams::validate() const {
   if (!(centroid_ratio >= 0) || !(elongation_min >= 1) || !(attach_bias >= 1) ||
       !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
-      !(shell_fraction > 0 && shell_fraction <= 1))
+      !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
+      !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -191,6 +194,10 @@ const char* decision_name(Decision d) {
   switch (d) {
   case Decision::TailChain:
     return "tail_chain";
+  case Decision::TailRigid:
+    return "tail_rigid";
+  case Decision::TailRejected:
+    return "tail_rejected";
   case Decision::Worn:
     return "worn";
   case Decision::WornRigid:
@@ -271,10 +278,15 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                         const SkinWeights& sw, const DetectParams& params) {
   params.validate();
   Detection det;
-  det.segments = bone_segments(c, sw.deforming, params.distance);
+  // What deforms is judged by the skeleton as well as the weights: a solver can leave a pelvis
+  // bone with no vertex at all, and the tail being repaired must not seem to hang elsewhere.
+  const std::vector<bool> deforming = deforming_joints(c, sw);
+  det.segments = bone_segments(c, deforming, params.distance);
   det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
-  std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params);
+  std::vector<Piece> pieces = isolate_pieces(
+      m, det.field, c.height, params, misweighted_skin(m, sw, c, det.segments, det.field, params));
   std::vector<std::string> region = joint_regions(c);
+  const std::vector<double> areas = vertex_areas(m);
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
     if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
@@ -284,9 +296,9 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     p.id = int(i);
     p.collar = collar_of(m, torso, det.field, p, p.collar_from_shell);
     Eigen::Vector3d centre = rows_of(m, p.collar).colwise().mean().transpose();
-    p.attachment = attach(c, sw.deforming, region, centre, params.attach_bias);
+    p.attachment = attach(c, deforming, region, centre, params.attach_bias);
     p.region = p.attachment >= 0 ? region[std::size_t(p.attachment)] : "other";
-    measure(m, det.field, det.segments, p);
+    measure(m, det.field, det.segments, areas, p);
     p.crosses_midline = crosses_midline(m, c, p);
     decide(params, c.height, p);
   }
@@ -309,7 +321,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
       pb.decision = Decision::Small;
       pb.reason = "merged into piece " + std::to_string(pa.id) +
                   " (overlapping shell on the same attachment)";
-      measure(m, det.field, det.segments, pa);
+      measure(m, det.field, det.segments, areas, pa);
     }
   }
   det.pieces = std::move(pieces);

@@ -32,7 +32,23 @@ struct CharacterWork {
   double floor = NAN;
   std::vector<bool> tail;                 ///< per vertex of the skin: in a re-rigged piece
   std::vector<std::pair<int, int>> edges; ///< the skin's mesh edges
+  /// The harm check, per chain: its judged region on the input rig and on the output rig.
+  std::vector<std::unique_ptr<StretchMeter>> judge_input, judge_output;
+  std::vector<std::vector<bool>> judge_region;
 };
+
+/// The judged region of a chain: the vertices it changed and their one-ring neighbours.
+std::vector<bool> judged_region(const ChainResult& ch,
+                                const std::vector<std::pair<int, int>>& edges,
+                                std::size_t vertices) {
+  std::vector<bool> changed(vertices, false), region(vertices, false);
+  for (std::size_t v : ch.original_vertices) changed[v] = region[v] = true;
+  for (std::size_t v : ch.band_originals) changed[v] = region[v] = true;
+  for (const auto& [a, b] : edges)
+    if (changed[std::size_t(a)] || changed[std::size_t(b)])
+      region[std::size_t(a)] = region[std::size_t(b)] = true;
+  return region;
+}
 
 /// g_0: the lowest bind point of the result skin, vertices dominated by a chain bone excluded
 /// (a tail hanging below the feet must not define the ground); the character's lowest point
@@ -63,6 +79,12 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
       w.rigid->pin(v, input.roles.hips);
     }
   w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
+  for (const auto& ch : (*in.results)[k].chains) {
+    w.judge_region.push_back(judged_region(ch, w.edges, w.original->size()));
+    w.judge_input.push_back(std::make_unique<StretchMeter>(
+        std::vector<StretchRig>{{in.input_model, w.original.get(), false}}, w.edges,
+        w.judge_region.back(), params.stretch));
+  }
   w.input_rigs = std::make_unique<StretchMeter>(
       std::vector<StretchRig>{{in.input_model, w.original.get(), false},
                               {in.input_model, w.rigid.get(), false}},
@@ -78,18 +100,26 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   w.output_rig =
       std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
                                      w.edges, w.tail, params.stretch);
+  for (const auto& region : w.judge_region)
+    w.judge_output.push_back(std::make_unique<StretchMeter>(
+        std::vector<StretchRig>{{&rigged_model, w.result.get(), false}}, w.edges, region,
+        params.stretch));
   if (params.bake) {
     w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
                                                         : body_floor(*w.result, rigged, cr);
-    w.chains = prepare_bakes(rigged, cr.chains, w.floor, params.bake_params);
+    std::vector<ChainResult> grown; // chains with bones (a rigid fallback has none)
+    for (const auto& ch : cr.chains)
+      if (!ch.nodes.empty()) grown.push_back(ch);
+    w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
   }
 }
 
 /// What one clip gave, per character with a chain (index into the works).
 struct ClipOutcome {
-  std::vector<std::vector<ClipStretch>> input_rigs; ///< [work][0 original, 1 rigid]
-  std::vector<ClipStretch> output_rig;              ///< [work]
-  std::vector<std::vector<BakedClip>> baked;        ///< [work][chain]
+  std::vector<std::vector<ClipStretch>> input_rigs;          ///< [work][0 original, 1 rigid]
+  std::vector<ClipStretch> output_rig;                       ///< [work]
+  std::vector<std::vector<std::pair<double, double>>> judge; ///< [work][chain]: torn in, out
+  std::vector<std::vector<BakedClip>> baked;                 ///< [work][chain]
   double bake_ms = 0, stretch_ms = 0;
 };
 
@@ -104,11 +134,9 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
                      const ClipPassParams& params, StretchScratch& scratch) {
   ClipOutcome out;
   auto t0 = Clock::now();
-  {
-    ClipSampler input_clip(*in.doc, *in.input_model, clip);
-    for (const CharacterWork& w : works)
-      out.input_rigs.push_back(w.input_rigs->measure(input_clip, clip, scratch));
-  }
+  ClipSampler input_clip(*in.doc, *in.input_model, clip);
+  for (const CharacterWork& w : works)
+    out.input_rigs.push_back(w.input_rigs->measure(input_clip, clip, scratch));
   auto t1 = Clock::now();
   // The output's clip: the input's channels, then the baked keys as the file will hold them.
   ClipSampler output_clip(*in.doc, rigged.model, clip);
@@ -121,8 +149,14 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
     }
   }
   auto t2 = Clock::now();
-  for (const CharacterWork& w : works)
+  for (const CharacterWork& w : works) {
     out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
+    out.judge.emplace_back();
+    for (std::size_t j = 0; j < w.judge_output.size(); ++j)
+      out.judge.back().push_back(
+          {w.judge_input[j]->measure(input_clip, clip, scratch)[0].tail.torn_percent,
+           w.judge_output[j]->measure(output_clip, clip, scratch)[0].tail.torn_percent});
+  }
   auto t3 = Clock::now();
   out.bake_ms = ms_between(t1, t2);
   out.stretch_ms = ms_between(t0, t1) + ms_between(t2, t3);
@@ -132,7 +166,8 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
 /// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
 /// character, chain and clip order (the keys moved out of the outcomes).
 ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<ClipOutcome>& outcomes,
-                       const Rigged& rigged, std::size_t characters) {
+                       const Rigged& rigged, const std::vector<CharacterResult>* results) {
+  const std::size_t characters = results->size();
   const std::size_t n = outcomes.size();
   ClipPassResult r;
   r.stretch.resize(characters);
@@ -140,6 +175,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
   r.floors.assign(characters, NAN);
   r.keys.resize(characters);
   r.chain_nodes.resize(characters);
+  r.judge.resize(characters);
   for (const ClipOutcome& o : outcomes) r.bake_ms += o.bake_ms, r.stretch_ms += o.stretch_ms;
   for (std::size_t wi = 0; wi < works.size(); ++wi) {
     const CharacterWork& w = works[wi];
@@ -157,6 +193,17 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       row.body = o.output_rig[wi].body;
       row.has_original = row.has_rigid = true;
       r.stretch[k].push_back(row);
+    }
+    const CharacterResult& cr = (*results)[k];
+    for (std::size_t j = 0; j < w.judge_region.size(); ++j) {
+      PieceJudge pj;
+      pj.piece = cr.chains[j].piece;
+      for (std::size_t c = 0; c < n; ++c) {
+        pj.clips.push_back(outcomes[c].output_rig[wi].name);
+        pj.input_torn.push_back(outcomes[c].judge[wi][j].first);
+        pj.output_torn.push_back(outcomes[c].judge[wi][j].second);
+      }
+      r.judge[k].push_back(std::move(pj));
     }
     r.keys[k].resize(w.chains.size());
     for (const ChainBake& chain : w.chains) r.chain_nodes[k].push_back(chain.nodes);
@@ -206,7 +253,7 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
     outcomes[order[i]] = run_clip(in, rigged, works, in.clips[order[i]], params, scratch[worker]);
   });
 
-  return collect(works, outcomes, rigged, characters);
+  return collect(works, outcomes, rigged, in.results);
 }
 
 void write_clip_pass(Document& doc, const ClipPassResult& pass) {

@@ -75,7 +75,8 @@ std::vector<double> perimeter_profile(const WeldedMesh& m, const std::vector<dou
 /// (a tube), and steeply again once the wavefront spills onto the body; the cut is where that
 /// second steep rise begins (docs/detection.md).
 double find_junction(const WeldedMesh& m, const std::vector<double>& u, double height,
-                     const DetectParams& params) {
+                     const DetectParams& params, double* neck_perimeter) {
+  if (neck_perimeter) *neck_perimeter = 0;
   double step = params.level_step_h * height;
   double max_u = 0;
   for (double x : u)
@@ -100,6 +101,7 @@ double find_junction(const WeldedMesh& m, const std::vector<double>& u, double h
     for (int q = k_min; q <= std::min(k + w, levels - 1); ++q)
       if (p[std::size_t(q)] < p[std::size_t(k_min)]) k_min = q;
     int cut = k_min;
+    if (neck_perimeter) *neck_perimeter = p[std::size_t(k_min)];
     while (cut + 1 < levels &&
            p[std::size_t(cut)] < (1 + params.junction_growth) * p[std::size_t(k_min)])
       ++cut;
@@ -108,9 +110,97 @@ double find_junction(const WeldedMesh& m, const std::vector<double>& u, double h
   return -1;
 }
 
-/// Raw pieces of far skin (before classification): components, junction splits, shells.
+std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
+                                   const std::vector<Segment>& segments, const DistanceField& f,
+                                   const DetectParams& params) {
+  std::vector<std::vector<int>> of_joint(c.joints.size()); // segments each joint heads
+  for (std::size_t s = 0; s < segments.size(); ++s)
+    if (segments[s].joint >= 0) of_joint[std::size_t(segments[s].joint)].push_back(int(s));
+  std::vector<int> first(m.size(), -1);
+  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+  std::vector<char> out(m.size(), 0);
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
+    const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
+    double weighted = 0;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
+      double wt = sw.weight[std::size_t(first[w])][std::size_t(k)];
+      if (j < 0 || !(wt > 0)) continue;
+      double d = INFINITY;
+      for (int s : of_joint[std::size_t(j)])
+        d = std::min(d,
+                     segment_distance(p, segments[std::size_t(s)].a, segments[std::size_t(s)].b));
+      weighted += wt * (std::isfinite(d) ? d : (p - c.bind_position(j)).norm());
+    }
+    out[w] =
+        weighted > params.misweight_ratio * f.distance[w] + params.misweight_slack_h * c.height;
+  }
+  return out;
+}
+
+namespace {
+
+/// Grows `piece` past its cut: connected mis-weighted skin with u < reach, then the skin with
+/// u < reach that the grown piece encloses (no path to u >= reach avoiding it). Returns how
+/// many vertices were added.
+std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double reach,
+                      const std::vector<char>& misweighted, const std::vector<bool>& taken,
+                      std::vector<int>& piece) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : piece) in[std::size_t(v)] = true;
+  auto zone = [&](int v) { return u[std::size_t(v)] < reach && !taken[std::size_t(v)]; };
+  std::vector<int> stack = piece, added;
+  while (!stack.empty()) {
+    int a = stack.back();
+    stack.pop_back();
+    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
+         ++e) {
+      int b = m.adjacency[std::size_t(e)];
+      if (in[std::size_t(b)] || !zone(b) || !misweighted[std::size_t(b)]) continue;
+      in[std::size_t(b)] = true;
+      added.push_back(b);
+      stack.push_back(b);
+    }
+  }
+  if (added.empty()) return 0;
+  // Enclosed skin: zone vertices outside the piece from which the zone's edge (a neighbour at
+  // u >= reach, or taken by another piece) cannot be reached without crossing the piece.
+  std::vector<bool> open(m.size(), false);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    if (in[v] || !zone(int(v))) continue;
+    for (int e = m.adjacency_start[v]; e < m.adjacency_start[v + 1] && !open[v]; ++e)
+      if (!zone(m.adjacency[std::size_t(e)])) open[v] = true, stack.push_back(int(v));
+  }
+  while (!stack.empty()) {
+    int a = stack.back();
+    stack.pop_back();
+    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
+         ++e) {
+      int b = m.adjacency[std::size_t(e)];
+      if (in[std::size_t(b)] || open[std::size_t(b)] || !zone(b)) continue;
+      open[std::size_t(b)] = true;
+      stack.push_back(b);
+    }
+  }
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (!in[v] && !open[v] && zone(int(v)) && u[v] < reach) {
+      bool touches = false; // only holes next to the piece (not unreached islands)
+      for (int e = m.adjacency_start[v]; e < m.adjacency_start[v + 1] && !touches; ++e)
+        touches = in[std::size_t(m.adjacency[std::size_t(e)])];
+      if (touches) added.push_back(int(v));
+    }
+  piece.insert(piece.end(), added.begin(), added.end());
+  std::sort(piece.begin(), piece.end());
+  piece.erase(std::unique(piece.begin(), piece.end()), piece.end());
+  return added.size();
+}
+
+} // namespace
+
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
-                                  const DetectParams& params) {
+                                  const DetectParams& params,
+                                  const std::vector<char>& misweighted) {
   std::vector<Piece> pieces;
   std::vector<bool> taken(m.size(), false);
   std::vector<int> shell_of(m.size(), -1);
@@ -137,13 +227,17 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     piece.tip = tip;
     std::vector<double> u =
         geodesic_distance(m, {tip}, {}, 3 * std::max(h[std::size_t(tip)], 1e-9 * height) + 1e-12);
-    double cut = find_junction(m, u, height, params);
+    double neck = 0;
+    double cut = find_junction(m, u, height, params, &neck);
     if (cut > 0) {
       std::vector<bool> inside(m.size(), false);
       for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
       for (const auto& part : components(m, inside))
         if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
       piece.junction = cut;
+      if (!misweighted.empty() && !piece.vertices.empty())
+        piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI),
+                                     misweighted, taken, piece.vertices);
     }
     if (piece.vertices.empty()) piece.vertices = comp;
     // Most of a separate shell: take the whole shell (its root ring included).

@@ -65,6 +65,56 @@ double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vect
   return best;
 }
 
+double bone_distance(const Eigen::Vector3d& p, int joint, const std::vector<Segment>& segments,
+                     const Character& c) {
+  double best = INFINITY;
+  for (const auto& s : segments)
+    if (s.joint == joint) best = std::min(best, segment_distance(p, s.a, s.b));
+  return std::isfinite(best) ? best : (p - c.bind_position(joint)).norm();
+}
+
+std::vector<bool> structural_joints(const Character& c) {
+  const Roles& r = c.roles;
+  std::vector<int> roled = r.spine;
+  roled.insert(roled.end(), {r.hips, r.chest, r.neck, r.head});
+  for (int s = 0; s < 2; ++s)
+    roled.insert(roled.end(), {r.upper_leg[s], r.lower_leg[s], r.foot[s], r.shoulder[s],
+                               r.upper_arm[s], r.lower_arm[s], r.hand[s]});
+  std::size_t n = c.joints.size();
+  std::vector<int> count(n, 0); // how many roled joints each joint is an ancestor-or-self of
+  int total = 0;
+  for (int node : roled) {
+    int j = node >= 0 ? c.joint_index(node) : -1;
+    if (j < 0) continue;
+    ++total;
+    for (int k = j; k >= 0; k = c.parent[std::size_t(k)]) ++count[std::size_t(k)];
+  }
+  std::vector<bool> out(n, false);
+  if (total == 0) return out;
+  // The common ancestor: the deepest joint that is an ancestor-or-self of every roled joint.
+  int lca = -1;
+  for (int node : roled) {
+    int j = node >= 0 ? c.joint_index(node) : -1;
+    if (j < 0) continue;
+    for (int k = j; k >= 0 && lca < 0; k = c.parent[std::size_t(k)])
+      if (count[std::size_t(k)] == total) lca = k;
+    break;
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    if (count[j] == 0) continue;
+    for (int k = int(j); k >= 0 && !out[j]; k = c.parent[std::size_t(k)])
+      if (k == lca) out[j] = true;
+  }
+  return out;
+}
+
+std::vector<bool> deforming_joints(const Character& c, const SkinWeights& weights) {
+  std::vector<bool> out = structural_joints(c);
+  for (std::size_t j = 0; j < out.size() && j < weights.deforming.size(); ++j)
+    out[j] = out[j] || weights.deforming[j];
+  return out;
+}
+
 std::vector<Segment> bone_segments(const Character& c, const std::vector<bool>& deforming,
                                    const DistanceParams& params) {
   params.validate();

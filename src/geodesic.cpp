@@ -1,5 +1,6 @@
 #include "retail/geodesic.h"
 
+#include <Eigen/Geometry>
 #include <cmath>
 #include <queue>
 
@@ -50,6 +51,17 @@ double isoline_length(const WeldedMesh& m, const std::vector<double>& u, double 
   double total = 0;
   for (const auto& f : m.faces) total += face_isoline(m, f, u, level);
   return total;
+}
+
+std::vector<double> vertex_areas(const WeldedMesh& m) {
+  std::vector<double> area(m.size(), 0.0);
+  for (const auto& f : m.faces) {
+    Eigen::Vector3d a = m.welded.row(f[0]).transpose(), b = m.welded.row(f[1]).transpose(),
+                    c = m.welded.row(f[2]).transpose();
+    double third = (b - a).cross(c - a).norm() / 6.0;
+    for (int v : f) area[std::size_t(v)] += third;
+  }
+  return area;
 }
 
 } // namespace retail

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -55,6 +56,151 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
+}
+
+/// Re-rigs every character of `in` (with the harm check's overrides) and runs the clip pass;
+/// fills result.characters, stretch, bakes, floors, failures and the stage lines. The keys are
+/// returned, not written.
+ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const RunParams& params,
+                                 const std::vector<std::map<int, PieceOverride>>& overrides,
+                                 RunResult& result) {
+  auto t0 = Clock::now();
+  std::size_t chains = 0, pieces = 0;
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    RerigParams rp = params.rerig;
+    rp.overrides = overrides[k];
+    result.characters.push_back(rerig_character(in.doc, in.model, in.characters[k], rp));
+    const CharacterResult& r = result.characters.back();
+    chains += r.chains.size();
+    pieces += r.detection.pieces.size();
+    for (const auto& w : r.warnings) result.warnings.push_back(w);
+  }
+  result.stages.push_back(
+      {"rerig", ms_since(t0),
+       std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
+  result.stretch.assign(in.characters.size(), {});
+  result.bakes.assign(in.characters.size(), {});
+  result.floors.assign(in.characters.size(), NAN);
+  result.failures.clear();
+  result.work.clear();
+  ClipPassResult pass;
+  if (chains == 0 || clips.empty()) return pass;
+  t0 = Clock::now();
+  ClipPassInput pin;
+  pin.doc = &in.doc;
+  pin.input_model = &in.model;
+  pin.input_characters = &in.characters;
+  pin.results = &result.characters;
+  pin.clips = clips;
+  ClipPassParams pp;
+  pp.bind = params.bind;
+  pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
+  pp.bake_params = params.bake;
+  pp.stretch = params.stretch;
+  pp.threads = params.threads;
+  pass = clip_pass(pin, pp);
+  result.stretch = pass.stretch;
+  result.bakes = pass.bakes;
+  result.floors = pass.floors;
+  result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
+  for (const auto& rows : result.stretch)
+    for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
+  char split[96];
+  std::snprintf(split, sizeof split, " (worker time: bake %.1f ms, stretch %.1f ms)", pass.bake_ms,
+                pass.stretch_ms);
+  result.stages.push_back({"clips", ms_since(t0),
+                           std::to_string(clips.size()) + " clip(s): " +
+                               std::to_string(pass.baked) + " baked, stretch of 3 rigs at " +
+                               std::to_string(params.stretch.samples) + " samples" + split});
+  result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
+  return pass;
+}
+
+/// The first clip in which the piece's judged region tears more on the output than on the
+/// input, or -1.
+int first_worse_clip(const PieceJudge& pj) {
+  for (std::size_t c = 0; c < pj.clips.size(); ++c)
+    if (pj.output_torn[c] > pj.input_torn[c] + 1e-9) return int(c);
+  return -1;
+}
+
+/// The harm check (SPEC §13): every grown piece must tear no more than the input in any clip
+/// (judged region: clip_pass.h's PieceJudge), lower the weighted bone distance, and hold at most
+/// half the character's vertices. A piece that fails steps down: a chain with a root band twice
+/// as wide, then rigid on the hips, then left as it was. Returns true when any piece stepped
+/// down (the job must run again); `verdicts` keeps each stepped piece's figures and reason.
+bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
+                 const std::vector<CharacterResult>& characters,
+                 std::vector<std::map<int, PieceOverride>>& overrides,
+                 std::vector<std::map<int, PieceJudge>>& verdicts) {
+  bool again = false;
+  char buf[320];
+  for (std::size_t k = 0; k < characters.size(); ++k) {
+    const CharacterResult& cr = characters[k];
+    for (std::size_t j = 0; j < cr.chains.size(); ++j) {
+      const ChainResult& ch = cr.chains[j];
+      PieceOverride& o = overrides[k][ch.piece];
+      PieceJudge pj = k < judge.size() && j < judge[k].size() ? judge[k][j] : PieceJudge{};
+      pj.piece = ch.piece;
+      int worse = first_worse_clip(pj);
+      std::string why;
+      if (2 * ch.vertices > cr.source_vertices) {
+        std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
+                      cr.source_vertices);
+        why = buf;
+        o.kind = PieceOverride::Kind::Leave;
+      } else if (!ch.rigid && !(ch.distance_after < ch.distance_before)) {
+        std::snprintf(buf, sizeof buf, "the weighted bone distance does not drop (%.4g -> %.4g)",
+                      ch.distance_before, ch.distance_after);
+        why = buf;
+        o.kind = PieceOverride::Kind::Leave;
+      } else if (worse >= 0) {
+        std::snprintf(
+            buf, sizeof buf, "%s would tear more than the input in '%s' (%.3g%% vs %.3g%%)",
+            ch.rigid ? "rigid on the hips" : "the chain", pj.clips[std::size_t(worse)].c_str(),
+            pj.output_torn[std::size_t(worse)], pj.input_torn[std::size_t(worse)]);
+        why = buf;
+        if (ch.rigid)
+          o.kind = PieceOverride::Kind::Leave;
+        else if (o.band_scale < 2)
+          o.band_scale = 2;
+        else
+          o.kind = PieceOverride::Kind::Rigid;
+      } else {
+        continue;
+      }
+      const char* step = o.kind == PieceOverride::Kind::Leave ? "left as it was"
+                         : o.kind == PieceOverride::Kind::Rigid
+                             ? "rigid on the hips instead"
+                             : "trying a root band twice as wide";
+      o.reason = "harm check: " + why + ": " + step;
+      pj.verdict = o.reason;
+      verdicts[k][ch.piece] = pj;
+      again = true;
+    }
+  }
+  return again;
+}
+
+/// The final pass's judgement of every piece, and the earlier verdicts of pieces stepped down;
+/// one warning per stepped piece.
+void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
+                     const std::vector<std::vector<PieceJudge>>& judge, RunResult& result) {
+  result.judge.assign(result.characters.size(), {});
+  for (std::size_t k = 0; k < result.characters.size(); ++k) {
+    std::map<int, PieceJudge> all = verdicts[k];
+    if (k < judge.size())
+      for (PieceJudge pj : judge[k]) {
+        auto it = verdicts[k].find(pj.piece);
+        pj.verdict = it == verdicts[k].end() ? "kept" : it->second.verdict;
+        all[pj.piece] = pj;
+      }
+    for (auto& [piece, pj] : all) {
+      if (pj.verdict != "kept")
+        result.warnings.push_back("piece " + std::to_string(piece) + ": " + pj.verdict);
+      result.judge[k].push_back(pj);
+    }
+  }
 }
 
 } // namespace
@@ -189,58 +335,33 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
 
   std::vector<int> clips = select_clips(in.model, params.clips);
-  auto t0 = Clock::now();
-  std::size_t chains = 0, pieces = 0;
-  for (const auto& c : in.characters) {
-    result.characters.push_back(rerig_character(in.doc, in.model, c, params.rerig));
-    const CharacterResult& r = result.characters.back();
-    chains += r.chains.size();
-    pieces += r.detection.pieces.size();
-    for (const auto& w : r.warnings) result.warnings.push_back(w);
-  }
-  result.stages.push_back(
-      {"rerig", ms_since(t0),
-       std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
-
-  // The bake and the stretch, clip by clip (clip_pass.h); the keys written afterwards.
-  for (std::size_t k = 0; k < in.characters.size(); ++k) {
-    result.stretch.emplace_back();
-    result.bakes.emplace_back();
-    result.floors.push_back(NAN);
-  }
-  if (chains > 0 && !clips.empty()) {
-    t0 = Clock::now();
-    ClipPassInput pin;
-    pin.doc = &in.doc;
-    pin.input_model = &in.model;
-    pin.input_characters = &in.characters;
-    pin.results = &result.characters;
-    pin.clips = clips;
-    ClipPassParams pp;
-    pp.bind = params.bind;
-    pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
-    pp.bake_params = params.bake;
-    pp.stretch = params.stretch;
-    pp.threads = params.threads;
-    ClipPassResult pass = clip_pass(pin, pp);
+  // Re-rig, bake and measure; then the harm check judges every grown piece against the input
+  // under the input's own clips and, where one does harm, the whole job runs again from a fresh
+  // read of the input with that piece stepped down (harm_review). Nothing is written before.
+  std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
+  std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
+  const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+      std::vector<StageStat> reread;
+      const std::string sha256 = in.sha256;
+      in = load_input(in_path, params.bind, reread, true);
+      if (in.sha256 != sha256)
+        throw Error(ExitCode::InvalidInput, "the file changed while retail was reading it");
+      result.stages.resize(stages_before);
+      result.warnings.resize(warnings_before);
+      result.characters.clear();
+    }
+    ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
+    const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
+    if (judged && attempt < 4 && harm_review(pass.judge, result.characters, overrides, verdicts))
+      continue;
+    if (judged) record_verdicts(verdicts, pass.judge, result);
     write_clip_pass(in.doc, pass);
-    result.stretch = std::move(pass.stretch);
-    result.bakes = std::move(pass.bakes);
-    result.floors = pass.floors;
-    result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
-    for (const auto& rows : result.stretch)
-      for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
-    char split[96];
-    std::snprintf(split, sizeof split, " (worker time: bake %.1f ms, stretch %.1f ms)",
-                  pass.bake_ms, pass.stretch_ms);
-    result.stages.push_back({"clips", ms_since(t0),
-                             std::to_string(clips.size()) + " clip(s): " +
-                                 std::to_string(pass.baked) + " baked, stretch of 3 rigs at " +
-                                 std::to_string(params.stretch.samples) + " samples" + split});
-    result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
+    break;
   }
 
-  t0 = Clock::now();
+  auto t0 = Clock::now();
   const Bytes out = serialize_document(in.doc);
   ReportInput ri;
   ri.input_path = in_path;
@@ -256,6 +377,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   ri.warnings = result.warnings;
   ri.stretch = &result.stretch;
   ri.bakes = &result.bakes;
+  ri.judge = &result.judge;
   ri.floors = result.floors;
   ri.stretch_params = params.stretch;
   ri.failures = result.failures;

@@ -36,7 +36,9 @@ Json piece_json(const Model& model, const Character& c, const Piece& p) {
   j["centroid_ratio"] = r6(p.reach > 0 ? p.centroid_distance / p.reach : 0);
   j["elongation"] = std::isfinite(p.elongation) ? Json(r6(p.elongation)) : Json(nullptr);
   j["length"] = r6(p.length);
+  j["slenderness"] = std::isfinite(p.slenderness) ? Json(r6(p.slenderness)) : Json(nullptr);
   j["junction"] = p.junction >= 0 ? Json(r6(p.junction)) : Json(nullptr);
+  j["base_added"] = p.base_added;
   j["crosses_midline"] = p.crosses_midline;
   j["separate_shell"] = p.separate_shell;
   j["collar_from_shell"] = p.collar_from_shell;
@@ -61,6 +63,7 @@ Json chain_json(const ChainResult& r) {
   for (double x : r.chain.radius) radius.push_back(r6(x));
   j["skin_radius"] = radius;
   j["root_band_vertices"] = r.band_vertices;
+  j["rigid"] = r.rigid;
   j["vertices"] = r.vertices;
   j["weighted_bone_distance"] = {
       {"before", r6(r.distance_before)},
@@ -115,6 +118,18 @@ Json make_report(const ReportInput& in) {
                          {"keys", b.keys},
                          {"kept_authored", b.kept_authored}});
       cj["bake"] = {{"floor_y", k < in.floors.size() ? r6(in.floors[k]) : 0.0}, {"clips", clips}};
+    }
+    if (in.judge && k < in.judge->size() && !(*in.judge)[k].empty()) {
+      Json checks = Json::array();
+      for (const PieceJudge& pj : (*in.judge)[k]) {
+        Json clips = Json::array();
+        for (std::size_t i = 0; i < pj.clips.size(); ++i)
+          clips.push_back({{"name", pj.clips[i]},
+                           {"input_torn_percent", r6(pj.input_torn[i])},
+                           {"output_torn_percent", r6(pj.output_torn[i])}});
+        checks.push_back({{"piece", pj.piece}, {"verdict", pj.verdict}, {"clips", clips}});
+      }
+      cj["harm_check"] = checks;
     }
     if (in.stretch && k < in.stretch->size() && !(*in.stretch)[k].empty())
       cj["stretch"] = stretch_json((*in.stretch)[k], in.stretch_params);

@@ -183,8 +183,10 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
                             const Piece& piece, const ChainResult& r, const RootBandParams& params,
                             const EachOriginal& each_original,
                             std::map<std::size_t, NewWeights>& changed,
-                            std::vector<std::string>& warnings) {
-  double width = params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
+                            std::vector<std::size_t>& band_originals,
+                            std::vector<std::string>& warnings, double band_scale) {
+  double width =
+      band_scale * params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
   for (int w : piece.vertices) inside[std::size_t(w)] = true;
@@ -215,8 +217,10 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
     each_original(band.vertices[i], [&](std::size_t v) {
       if (changed.count(v)) return;
       changed[v].joints = band.influences[i];
+      band_originals.push_back(v);
       ++count;
     });
+  std::sort(band_originals.begin(), band_originals.end());
   return count;
 }
 
@@ -263,13 +267,26 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
   };
 
   std::size_t chain_number = 0;
-  for (const Piece& piece : det.pieces) {
-    bool tail = piece.decision == Decision::TailChain, worn = piece.decision == Decision::WornRigid;
+  for (Piece& piece : out.detection.pieces) {
+    double band_scale = 1;
+    bool force_rigid = false;
+    auto over = params.overrides.find(piece.id);
+    if (piece.decision == Decision::TailChain && over != params.overrides.end()) {
+      const PieceOverride& o = over->second;
+      if (o.kind == PieceOverride::Kind::Leave) piece.decision = Decision::TailRejected;
+      if (o.kind == PieceOverride::Kind::Rigid) piece.decision = Decision::TailRigid;
+      if (!o.reason.empty()) piece.reason = o.reason;
+      band_scale = o.band_scale;
+      force_rigid = o.kind == PieceOverride::Kind::Rigid;
+    }
+    bool tail = piece.decision == Decision::TailChain || force_rigid,
+         worn = piece.decision == Decision::WornRigid;
     if ((!tail && !worn) || params.mode == Mode::Detect) continue;
-    if (worn || params.mode == Mode::Rigid) {
+    if (worn || force_rigid || params.mode == Mode::Rigid) {
       int bone = worn ? piece.attachment : hips;
       ChainResult r;
       r.piece = piece.id;
+      r.rigid = true;
       for (int w : piece.vertices)
         each_original(w, [&](std::size_t v) {
           r.distance_before += distance_before(v);
@@ -322,7 +339,7 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
     if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
     std::sort(r.original_vertices.begin(), r.original_vertices.end());
     r.band_vertices = blend_root_band(mesh, sw, c, piece, r, params.root_band, each_original,
-                                      changed, out.warnings);
+                                      changed, r.band_originals, out.warnings, band_scale);
     out.chains.push_back(std::move(r));
   }
   if (changed.empty()) return out;

@@ -6,6 +6,7 @@
 #include "retail/pipeline.h"
 #include "retail/transform.h"
 #include "support.h"
+#include "tail_eval.h"
 
 #include <Eigen/Eigenvalues>
 #include <catch2/catch.hpp>
@@ -210,5 +211,65 @@ TEST_CASE("shared tail: a re-rig and bake only append - everything else is kept"
     }
     REQUIRE(b.buffers[0].size() >= a.buffers[0].size());
     CHECK(std::equal(a.buffers[0].begin(), a.buffers[0].end(), b.buffers[0].begin()));
+  }
+}
+
+TEST_CASE("shared tail: every tailed model, any body - judged against the artist's tail",
+          "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  std::string root = data + "/..";
+  struct Case {
+    std::string input, truth; // truth: an artist original, or "" for the grafted shells
+  };
+  std::vector<Case> cases;
+  for (const char* dir : {"/data", "/animals"})
+    for (const auto& f : test::model_files(root + dir + "/auto-rigged")) {
+      std::string base = fs::path(f).stem().string();
+      std::size_t at = base.find("-tail-on-legs");
+      if (at == std::string::npos) {
+        cases.push_back({f, ""});
+        continue;
+      }
+      cases.push_back({f, root + dir + "/originals/" + base.substr(0, at) + ".glb"});
+    }
+  if (fs::is_directory(root + "/real-rigger"))
+    for (const auto& f : test::model_files(root + "/real-rigger")) cases.push_back({f, ""});
+  REQUIRE(!cases.empty());
+  for (const Case& k : cases) {
+    INFO(k.input);
+    std::string out = test::temp_dir() + "/out.glb";
+    retail::RunResult r = retail::run(k.input, out, retail::RunParams{});
+    std::vector<bool> truth = k.truth.empty()
+                                  ? test::primitive_tail(k.input, {{"Body", 3}, {"Body", 4}})
+                                  : test::artist_tail(k.truth);
+    test::TailEval e = test::evaluate_tail(truth, k.input, out, k.truth);
+    // Every grown piece went through the harm check, and a stepped-down one says why.
+    std::size_t grown = 0;
+    for (const auto& c : r.characters) grown += c.chains.size();
+    std::size_t judged = 0;
+    for (const auto& pieces : r.judge)
+      for (const auto& pj : pieces) {
+        ++judged;
+        if (pj.verdict != "kept")
+          CHECK(pj.verdict.find("harm check") != std::string::npos);
+        else
+          for (std::size_t c = 0; c < pj.clips.size(); ++c)
+            CHECK(pj.output_torn[c] <= pj.input_torn[c] + 1e-9);
+      }
+    CHECK(judged >= grown);
+    bool kept_chain = false;
+    for (const auto& c : r.characters)
+      for (const auto& ch : c.chains) kept_chain = kept_chain || !ch.rigid;
+    if (kept_chain) CHECK(e.recall >= 0.9); // a kept chain takes the whole tail, base included
+    std::string clips;
+    for (const auto& row : e.clips)
+      clips += " " + row.clip.substr(row.clip.rfind('|') + 1) + " " +
+               std::to_string(row.artist_torn).substr(0, 5) + "/" +
+               std::to_string(row.input_torn).substr(0, 5) + "/" +
+               std::to_string(row.output_torn).substr(0, 5);
+    WARN(fs::path(k.input).filename().string()
+         << ": recall " << e.recall << ", precision " << e.precision << ", chain "
+         << (kept_chain ? "kept" : "none") << "; torn % artist/input/output:" << clips);
   }
 }

@@ -87,8 +87,9 @@ int run_batch_command(const std::string& in_dir, const std::string& out_dir,
       if (e.status == "failed")
         std::fprintf(stderr, "error: %s: %s\n", e.path.c_str(), e.error.c_str());
     }
-    spdlog::info("batch: {} file(s): {} re-rigged, {} up to date, {} failed", r.entries.size(), ok,
-                 skipped, r.failed);
+    spdlog::info("batch: {} file(s): {} re-rigged, {} up to date, {} failed; {} with a piece the "
+                 "harm check stepped down (see their reports)",
+                 r.entries.size(), ok, skipped, r.failed, r.stepped_down);
     return r.exit_code;
   } catch (const retail::Error& e) {
     return report_error(in_dir, e);
@@ -158,6 +159,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
   std::vector<std::string> clips, fail_on;
+  app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
+               "judge every grown piece against the input under its own clips before writing; "
+               "one that tears more steps down to a wider root band, rigid, or left as it was "
+               "(default; --no-harm-check: write what detection grew)");
   app.add_flag("--bake,!--no-bake", params.bake_enabled,
                "bake the spring into every selected clip (default; --no-bake: chain and weights "
                "only, the tail then follows the hips rigidly)");

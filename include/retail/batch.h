@@ -40,6 +40,7 @@ struct BatchEntry {
   std::string status;            ///< "ok", "skipped" (output up to date), "failed"
   int exit_code = 0;             ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
   std::size_t chains = 0;        ///< tail chains grown
+  std::size_t stepped_down = 0;  ///< pieces the harm check stepped down (rigid or left as it was)
   Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
   double ms = 0;
   std::string error; ///< the message when failed, and failed checks
@@ -48,7 +49,8 @@ struct BatchEntry {
 struct BatchResult {
   std::vector<BatchEntry> entries; ///< this shard's files in list order
   std::size_t failed = 0;
-  int exit_code = 0; ///< 0, or 5 when any file failed
+  std::size_t stepped_down = 0; ///< files with a piece the harm check stepped down
+  int exit_code = 0;            ///< 0, or 5 when any file failed
 };
 
 /// One summary line (without the newline).

@@ -15,6 +15,7 @@ namespace retail {
 struct ChainParams {
   double segment_h = 0.1; ///< K = clamp(round(L / (segment_h × H)), min_bones, max_bones)
   int min_bones = 3;
+  double short_tail_h = 0; ///< L below this × H: K = clamp(round(L / segment), 1, max_bones)
   int max_bones = 8;
   int smoothing_passes = 2;
   void validate() const; ///< Failure: Error(Usage)
@@ -33,11 +34,9 @@ struct Chain {
   std::vector<double> radius;
 };
 
-/// Number of bones for a tail of length L: clamp(round(L / (segment_h H)), min, max).
+/// Number of bones for a tail of length L: clamp(round(L / (segment_h H)), min, max); a tail
+/// shorter than short_tail_h × H may have fewer than min_bones (at least 1).
 int chain_bone_count(double length, double height, const ChainParams& params);
-
-/// Area each welded vertex stands for: a third of the area of its triangles (#W).
-std::vector<double> vertex_areas(const WeldedMesh& mesh);
 
 /// J_0 = collar centroid, J_i = centroid of the piece vertices with |g - iL/K| <= L/(2K),
 /// centroids weighted by vertex_areas (the centroid of the skin, not of its tessellation),
@@ -61,10 +60,5 @@ struct ChainWeight {
 /// w_prev = clamp(0.5 - 2f, 0, 0.5) on bone k (0 = hips), w_next = clamp(2f - 1.5, 0, 0.5) on
 /// bone k+2 (folded into the owner on the last segment), w_self = 1 - w_prev - w_next.
 ChainWeight chain_weight(double g, double length, int bones);
-
-/// Distance from p to the bone of `joint` in `segments` (min over the segments it heads; the
-/// joint's position when it heads none).
-double bone_distance(const Eigen::Vector3d& p, int joint, const std::vector<Segment>& segments,
-                     const Character& character);
 
 } // namespace retail

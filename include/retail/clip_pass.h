@@ -50,6 +50,7 @@ struct ClipPassParams {
 };
 
 struct ClipPassResult {
+  std::vector<std::vector<PieceJudge>> judge; ///< per character: per chain (ChainResult order)
   /// Per character: one row per clip (original, rigid and result tail, result body), or none
   /// when the character has no chain.
   std::vector<std::vector<StretchRow>> stretch;

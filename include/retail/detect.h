@@ -23,7 +23,8 @@ namespace retail {
 struct DetectParams {
   DistanceParams distance;
   double centroid_ratio = 0.40;    ///< appendage: centroid distance >= this × reach
-  double elongation_min = 1.8;     ///< long: sqrt(l1/l2) >= this
+  double elongation_min = 1.8;     ///< long: sqrt(l1/l2) >= this, or
+  double slenderness_min = 0;      ///< long: pi L^2 / area >= this (0: off; sheets pass it too)
   double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
   double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
   double junction_slope = 2.5;     ///< isoline growth (length per length) where a body begins
@@ -31,17 +32,36 @@ struct DetectParams {
   double junction_growth = 0.10;   ///< cut where the loop is this much longer than the neck
   double level_step_h = 0.0025;    ///< isoline sampling step, × H
   double min_protrusion_h = 0.08;  ///< a junction needs this × H of protrusion before it
-  double shell_fraction = 0.5;     ///< a piece that is this much of its shell takes the shell
+  /// Mis-weighted skin: its weighted bone distance (sum of w_j × distance to bone j) exceeds
+  /// misweight_ratio × its skeleton distance + misweight_slack_h × H (skin weighted to bones it
+  /// is far from: what an auto-rigger does to a tail it has no bone for).
+  double misweight_ratio = 1.5;
+  double misweight_slack_h = 0.02;
+  /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
+  /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too.
+  double base_zone_radii = 6.0;
+  double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell
   double min_tail_length_h =
-      0.1;                 ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
+      0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   void validate() const;   ///< Failure: Error(Usage)
 };
 
-enum class Decision { TailChain, Worn, WornRigid, Head, Limb, Broad, BodyLike, Small };
+enum class Decision {
+  TailChain,
+  TailRigid,    ///< a tail the harm check put on the hips rigidly (a chain tore more)
+  TailRejected, ///< a tail the harm check left as it was (neither chain nor rigid helped)
+  Worn,
+  WornRigid,
+  Head,
+  Limb,
+  Broad,
+  BodyLike,
+  Small
+};
 
-/// Short name used in reports: "tail_chain", "worn", "worn_rigid", "head", "limb", "broad",
-/// "body", "small".
+/// Short name used in reports: "tail_chain", "tail_rigid", "tail_rejected", "worn",
+/// "worn_rigid", "head", "limb", "broad", "body", "small".
 const char* decision_name(Decision d);
 
 struct Piece {
@@ -51,12 +71,14 @@ struct Piece {
   bool collar_from_shell = false; ///< no outside neighbours: bottom 5% by skeleton distance
   bool separate_shell = false;    ///< the piece took its whole shell
   double junction = -1;           ///< geodesic distance from the tip where it was cut, or -1
+  std::size_t base_added = 0;     ///< welded vertices past the cut taken as mis-weighted base
   int tip = -1;                   ///< welded id of the remote end
   int attachment = -1;            ///< character joint index
   std::string region;             ///< "hips", "spine", "head", "leg", "arm", "other"
   double reach = 0;               ///< max skeleton distance of its vertices
   double centroid_distance = 0;   ///< skeleton distance of its centroid
   double elongation = 0;
+  double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
   bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
   double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
   std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
@@ -79,8 +101,23 @@ Detection detect_pieces(const Model& model, const Character& character, const We
 /// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
 /// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up
 /// after a tube of at least min_protrusion_h × H (docs/detection.md).
+/// `neck_perimeter`, when given, receives the narrowest loop's length there (0 when none).
 double find_junction(const WeldedMesh& mesh, const std::vector<double>& u, double height,
-                     const DetectParams& params);
+                     const DetectParams& params, double* neck_perimeter = nullptr);
+
+/// Per welded vertex: is its skin mis-weighted (DetectParams::misweight_ratio)? Judged on the
+/// weights of its first original vertex, against `segments` and `field` (its skeleton distance).
+std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& weights,
+                                   const Character& character, const std::vector<Segment>& segments,
+                                   const DistanceField& field, const DetectParams& params);
+
+/// Raw pieces of far skin before classification: connected far components; a protrusion split
+/// off where it meets a body (find_junction), its base grown past the cut over connected
+/// `misweighted` skin within base_zone_radii neck radii (and the skin that growth encloses);
+/// a piece that is most of a separate shell takes the shell. Ids unset, vertices ascending,
+/// pieces in order of their lowest vertex. `misweighted` may be empty (no base growth).
+std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
+                                  const DetectParams& params, const std::vector<char>& misweighted);
 
 /// Region of every character joint: its role, or the region of its nearest roled ancestor
 /// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").

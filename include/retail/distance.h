@@ -44,12 +44,27 @@ double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
 /// Distance from p to the polyline through `line` (its point when it has one; +inf when empty).
 double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line);
 
+/// Joints that deform by the skeleton's structure, whatever the weights say: every joint on the
+/// path from the lowest common ancestor of the roled joints (hips, spine, neck, head, legs, arms)
+/// to each of them, the roled joints included. A rigger's solver can leave a pelvis bone with no
+/// vertex at all; it still carries the legs. IK and pole helpers, and a floor-level root above
+/// that ancestor, are not on such a path. Returns one flag per character joint.
+std::vector<bool> structural_joints(const Character& character);
+
+/// Deforming joints for the distance field: carrying weight somewhere, or structural.
+std::vector<bool> deforming_joints(const Character& character, const SkinWeights& weights);
+
 /// Bone segments of the deforming skeleton: parent -> child for every deforming parent, a stub
 /// past every deforming leaf along its incoming bone (length stub_fraction × that bone), and a
 /// point at a deforming joint that has neither. Helpers that carry no weight (IK, pole targets)
 /// add nothing.
 std::vector<Segment> bone_segments(const Character& character, const std::vector<bool>& deforming,
                                    const DistanceParams& params);
+
+/// Distance from p to the bone of `joint` in `segments` (min over the segments it heads; the
+/// joint's position when it heads none).
+double bone_distance(const Eigen::Vector3d& p, int joint, const std::vector<Segment>& segments,
+                     const Character& character);
 
 struct DistanceField {
   std::vector<double> distance; ///< #P: min over segments

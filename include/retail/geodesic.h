@@ -21,4 +21,7 @@ double face_isoline(const WeldedMesh& mesh, const std::array<int, 3>& face,
 /// triangle (a loop's perimeter; independent of how densely the surface is sampled).
 double isoline_length(const WeldedMesh& mesh, const std::vector<double>& u, double level);
 
+/// Area each welded vertex stands for: a third of the area of its triangles (#W).
+std::vector<double> vertex_areas(const WeldedMesh& mesh);
+
 } // namespace retail

@@ -46,7 +46,11 @@ struct RunParams {
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   StretchParams stretch;
   BakeParams bake;
-  bool bake_enabled = true;       ///< the spring bake into the selected clips (--no-bake: off)
+  bool bake_enabled = true; ///< the spring bake into the selected clips (--no-bake: off)
+  /// The harm check (SPEC §13; --no-harm-check: off): a grown piece that would tear more than the
+  /// input in any clip steps down (wider root band, rigid, left as it was) before anything is
+  /// written.
+  bool harm_check = true;
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Worker threads for the per-clip work of the bake and the stretch (0: one per core). The
@@ -73,6 +77,7 @@ struct RunResult {
   std::vector<std::vector<StretchRow>> stretch; ///< per character (empty without a chain)
   std::vector<std::vector<ClipBake>> bakes;     ///< per character (empty without a chain)
   std::vector<double> floors;                   ///< per character: g_0 the bake used (NaN: none)
+  std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
   std::vector<std::string> failures;            ///< --fail-on checks that failed
   Json report;                                  ///< retail.report/1
   std::string report_path; ///< where it was written ("-": not written, the caller prints it)

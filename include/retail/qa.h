@@ -19,6 +19,16 @@ struct StretchRow {
   bool has_original = false, has_rigid = false;
 };
 
+/// The harm check's figures for one re-rigged piece: the torn share of its judged region (the
+/// vertices it changed, chain and root band, and their one-ring neighbours; edges with both ends
+/// in it) on the input rig and on the output rig, per clip of the pass in clip order.
+struct PieceJudge {
+  int piece = -1;
+  std::string verdict; ///< "kept", or what the harm check did and why (pipeline.cpp)
+  std::vector<std::string> clips;
+  std::vector<double> input_torn, output_torn; ///< percent
+};
+
 /// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC
 /// one of p95, p99, max, torn (percent), edge_p99 (percent) and OP one of > >= < <=.
 /// Examples: "torn>0", "p99>body.p99", "max>=2". Failure to parse: Error(Usage).

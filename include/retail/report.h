@@ -28,7 +28,8 @@ struct ReportInput {
   std::vector<std::string> warnings;
   const std::vector<std::vector<StretchRow>>* stretch = nullptr; ///< per character
   StretchParams stretch_params;
-  const std::vector<std::vector<ClipBake>>* bakes = nullptr; ///< per character
+  const std::vector<std::vector<ClipBake>>* bakes = nullptr;   ///< per character
+  const std::vector<std::vector<PieceJudge>>* judge = nullptr; ///< per character: harm check
   std::vector<double> floors;
   std::vector<std::string> failures;
 };

@@ -19,6 +19,7 @@
 #include "retail/root_band.h"
 #include "retail/skeleton.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,16 @@ namespace retail {
 
 enum class Mode { Chain, Rigid, Detect };
 
+/// What the harm check (pipeline.h) decided for one tail piece: how it is to be written.
+struct PieceOverride {
+  enum class Kind { Chain, Rigid, Leave } kind = Kind::Chain;
+  double band_scale = 1; ///< Chain: the root band this many times as wide
+  std::string reason;    ///< why (written into the piece's reason)
+};
+
 struct RerigParams {
   Mode mode = Mode::Chain;
+  std::map<int, PieceOverride> overrides; ///< by piece id (ids are deterministic)
   WeldParams weld;
   DetectParams detect;
   ChainParams chain;
@@ -45,6 +54,8 @@ struct ChainResult {
   double distance_before = 0;                 ///< mean weighted bone distance, world units
   double distance_after = 0;
   std::size_t band_vertices = 0; ///< body vertices blended into the tail's root (root_band.h)
+  std::vector<std::size_t> band_originals; ///< their original ids, ascending
+  bool rigid = false;                      ///< weight 1 on the hips (mode rigid, or the fallback)
 };
 
 struct CharacterResult {

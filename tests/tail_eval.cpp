@@ -1,0 +1,114 @@
+// Test support: tail_eval.h.
+#include "tail_eval.h"
+
+#include "retail/pipeline.h"
+#include "retail/stretch.h"
+#include "support.h"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+namespace test {
+namespace {
+
+struct Loaded {
+  retail::Input in;
+  std::vector<std::map<int, double>> weights; ///< per vertex: node -> weight (normalised)
+};
+
+Loaded load(const std::string& path) {
+  Loaded l;
+  std::vector<retail::StageStat> st;
+  l.in = retail::load_input(path, retail::BindParams{}, st);
+  const auto& c = l.in.characters.at(0);
+  retail::WeldedMesh m = retail::weld_character(l.in.doc, l.in.model, c, retail::WeldParams{});
+  retail::SkinWeights sw = retail::read_skin_weights(l.in.doc, l.in.model, c, m);
+  l.weights.resize(sw.joint.size());
+  for (std::size_t v = 0; v < sw.joint.size(); ++v)
+    for (int k = 0; k < retail::SkinWeights::kMax; ++k)
+      if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
+        l.weights[v][c.joints[std::size_t(sw.joint[v][std::size_t(k)])]] +=
+            sw.weight[v][std::size_t(k)];
+  return l;
+}
+
+bool same(const std::map<int, double>& a, const std::map<int, double>& b) {
+  if (a.size() != b.size()) return false;
+  for (auto ia = a.begin(), ib = b.begin(); ia != a.end(); ++ia, ++ib)
+    if (ia->first != ib->first || std::abs(ia->second - ib->second) > 2e-3) return false;
+  return true;
+}
+
+/// Torn percent and p99 per clip name over the truth's edges.
+std::map<std::string, std::pair<double, double>> torn(const retail::Input& in,
+                                                      const std::vector<bool>& truth) {
+  retail::SkinSampler skin(in.doc, in.model, in.characters.at(0));
+  std::vector<int> clips;
+  for (std::size_t a = 0; a < in.model.animations.size(); ++a) clips.push_back(int(a));
+  auto rows = retail::measure_stretch_rigs(in.doc, {{&in.model, &skin, false}},
+                                           retail::mesh_edges(in.doc, in.model, skin), truth, clips,
+                                           retail::StretchParams{}, 0)[0];
+  std::map<std::string, std::pair<double, double>> out;
+  for (const auto& r : rows) out[r.name] = {r.tail.torn_percent, r.tail.p99};
+  return out;
+}
+
+} // namespace
+
+std::vector<bool> artist_tail(const std::string& original) {
+  return largest_weight_on(original, std::regex("Tail"));
+}
+
+std::vector<bool> primitive_tail(const std::string& path,
+                                 const std::vector<std::pair<std::string, int>>& prims) {
+  std::vector<retail::StageStat> st;
+  retail::Input in = retail::load_input(path, retail::BindParams{}, st);
+  retail::SkinSampler skin(in.doc, in.model, in.characters.at(0));
+  std::vector<bool> out(skin.size(), false);
+  for (const auto& s : skin.sources())
+    for (const auto& [mesh, prim] : prims)
+      if (in.model.meshes[std::size_t(s.where.mesh)].name == mesh && s.where.primitive == prim)
+        for (std::size_t v = 0; v < s.count; ++v) out[s.first + v] = true;
+  return out;
+}
+
+TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
+                       const std::string& output, const std::string& artist) {
+  Loaded a = load(input), b = load(output);
+  TailEval e;
+  std::size_t nodes_in = a.in.model.nodes.size();
+  int hips = a.in.characters.at(0).roles.hips;
+  for (std::size_t v = 0; v < truth.size() && v < b.weights.size(); ++v) {
+    bool changed = !same(a.weights[v], b.weights[v]);
+    double added = 0, on_hips = 0; // weight on the nodes retail added, on the hips
+    for (const auto& [node, w] : b.weights[v]) {
+      if (std::size_t(node) >= nodes_in) added += w;
+      if (node == hips) on_hips += w;
+    }
+    bool rerigged = changed && (added >= 0.25 || on_hips > 0.999);
+    e.truth += truth[v];
+    e.rerigged += rerigged;
+    e.both += truth[v] && rerigged;
+  }
+  e.recall = e.truth ? double(e.both) / double(e.truth) : 1.0;
+  e.precision = e.rerigged ? double(e.both) / double(e.rerigged) : 1.0;
+  auto ti = torn(a.in, truth), to = torn(b.in, truth);
+  std::map<std::string, std::pair<double, double>> ta;
+  if (!artist.empty()) {
+    std::vector<retail::StageStat> st;
+    ta = torn(retail::load_input(artist, retail::BindParams{}, st), truth);
+  }
+  for (const auto& anim : a.in.model.animations) {
+    TailClipRow r;
+    r.clip = anim.name;
+    r.input_torn = ti[anim.name].first, r.input_p99 = ti[anim.name].second;
+    r.output_torn = to[anim.name].first, r.output_p99 = to[anim.name].second;
+    if (ta.count(anim.name))
+      r.artist_torn = ta[anim.name].first, r.artist_p99 = ta[anim.name].second;
+    e.clips.push_back(r);
+  }
+  return e;
+}
+
+} // namespace test

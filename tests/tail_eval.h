@@ -1,0 +1,44 @@
+// Test support: an independent judge of a re-rigged tail against ground truth (issue 14's
+// acceptance). Used by the shared-model tests and by tools/tail_eval (docs/detection.md figures).
+//
+// Truth: the artist's tail as original vertices (character primitives concatenated, the file's
+// first character): the vertices whose largest weight is on a joint named "Tail" in the artist's
+// file, or, for a grafted tail with no artist bones, every vertex of named primitives.
+// Re-rigged: the output's vertices whose influences changed from the input's and that carry at
+// least a quarter of their weight on nodes retail added (a chain, its root band's inner half) or
+// all of it on the hips (the rigid fallback). The outer root band, body skin blended towards the
+// tail's root, does not count.
+// Torn share: SPEC §9 on the edges with both ends in the truth, per clip (matched by name).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace test {
+
+struct TailClipRow {
+  std::string clip;
+  double artist_torn = -1; ///< percent; -1 when there is no artist rig
+  double input_torn = 0, output_torn = 0;
+  double input_p99 = 1, output_p99 = 1, artist_p99 = -1;
+};
+
+struct TailEval {
+  std::size_t truth = 0, rerigged = 0, both = 0;
+  double recall = 0, precision = 0; ///< both / truth, both / rerigged (1 when none re-rigged)
+  std::vector<TailClipRow> clips;   ///< the input's clips, in its order
+};
+
+/// Truth from an artist rig: largest weight on a joint whose name contains "Tail".
+std::vector<bool> artist_tail(const std::string& original);
+
+/// Truth as every vertex of the primitives `prims` ("mesh/primitive" pairs by mesh name).
+std::vector<bool> primitive_tail(const std::string& path,
+                                 const std::vector<std::pair<std::string, int>>& prims);
+
+/// Judges `output` (retail's result for `input`) against `truth`; `artist` ("" when none) is
+/// measured on the same edges. Pre: the three files share vertex order.
+TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
+                       const std::string& output, const std::string& artist);
+
+} // namespace test

@@ -1,0 +1,51 @@
+// tail_eval TRUTH INPUT OUTPUT: issue 14's judge as a program (tests/tail_eval.h), for the
+// figures in docs/detection.md. TRUTH is the artist's original (tail = largest weight on a
+// "Tail" joint; its clips are measured too) or `prims:MESH/P,MESH/P` (a grafted tail: those
+// primitives of the INPUT, no artist rig). Prints one JSON object on stdout.
+#include "tail_eval.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: tail_eval ORIGINAL|prims:MESH/P,... INPUT OUTPUT\n");
+    return 1;
+  }
+  try {
+    std::string truth_arg = argv[1], artist;
+    std::vector<bool> truth;
+    if (truth_arg.rfind("prims:", 0) == 0) {
+      std::vector<std::pair<std::string, int>> prims;
+      std::stringstream list(truth_arg.substr(6));
+      for (std::string item; std::getline(list, item, ',');) {
+        auto slash = item.rfind('/');
+        prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
+      }
+      truth = test::primitive_tail(argv[2], prims);
+    } else {
+      artist = truth_arg;
+      truth = test::artist_tail(artist);
+    }
+    test::TailEval e = test::evaluate_tail(truth, argv[2], argv[3], artist);
+    nlohmann::json j = {{"truth", e.truth},         {"rerigged", e.rerigged},
+                        {"both", e.both},           {"recall", e.recall},
+                        {"precision", e.precision}, {"clips", nlohmann::json::array()}};
+    for (const auto& r : e.clips)
+      j["clips"].push_back({{"clip", r.clip},
+                            {"artist_torn", r.artist_torn},
+                            {"input_torn", r.input_torn},
+                            {"output_torn", r.output_torn},
+                            {"artist_p99", r.artist_p99},
+                            {"input_p99", r.input_p99},
+                            {"output_p99", r.output_p99}});
+    std::cout << j.dump(1) << "\n";
+    return 0;
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "tail_eval: %s\n", ex.what());
+    return 2;
+  }
+}
