@@ -3,6 +3,7 @@
 
 #include "retail/clip_pass.h"
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/report.h"
 #include "retail/sha256.h"
 
@@ -55,6 +56,23 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
+  if (fs::is_directory(out_path, ec))
+    throw Error(ExitCode::OutputFailed, "the output '" + out_path + "' is a folder");
+}
+
+/// Everything run() writes differs from everything it read and from each other (files.h).
+/// Sidecars written where the input's own are (OUT beside IN) are identical and skipped.
+void check_run_paths(const Input& in, const std::string& out_path, const std::string& report) {
+  std::vector<PathUse> reads = input_files(in.path, in.doc), writes;
+  writes.push_back({out_path, "the output"});
+  writes.push_back({report == "-" ? "" : report, "the report"});
+  fs::path out_dir = fs::path(out_path).parent_path();
+  for (std::size_t i = 0; i < in.doc.external.size(); ++i) {
+    std::string target = (out_dir / in.doc.external[i].path).string();
+    if (resolved_path(target) != resolved_path(reads[i + 1].path))
+      writes.push_back({target, "the output's sidecar '" + in.doc.external[i].uri + "'"});
+  }
+  check_distinct_paths(reads, writes);
 }
 
 } // namespace
@@ -103,6 +121,7 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
   }
   MeasureResult r;
   Input in = load_input(path, bind, r.stages, true);
+  r.inputs = input_files(path, in.doc);
   std::vector<int> clips = select_clips(in.model, clip_names);
   auto t0 = Clock::now();
   Json chars = Json::array();
@@ -179,6 +198,8 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   RunResult result;
   Input in = load_input(in_path, params.bind, result.stages, true);
   check_output_path(in_path, out_path, in.doc.container);
+  check_run_paths(in, out_path,
+                  params.report_path.empty() ? default_report_path(out_path) : params.report_path);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
     for (const auto& w : c.warnings) result.warnings.push_back(w);
@@ -277,6 +298,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     report.wait();
     throw;
   }
+  RemoveOnSignal provisional(out_path); // until its report is written too
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
   try { // no partial result: the output goes with its report, built or written
