@@ -158,11 +158,13 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
     if (j.contains("matrix")) {
       const Json& a = j["matrix"];
       if (!a.is_array() || a.size() != 16) fail_invalid(w + ".matrix: needs 16 numbers");
+      auto matrix = std::make_shared<std::array<double, 16>>();
       for (int k = 0; k < 16; ++k) {
         if (!a[k].is_number() || !std::isfinite(a[k].get<double>()))
           fail_invalid(w + ".matrix: needs 16 finite numbers");
-        node.matrix[k] = a[k].get<double>();
+        (*matrix)[std::size_t(k)] = a[k].get<double>();
       }
+      node.matrix = std::move(matrix);
       node.has_matrix = true;
     }
     auto vec = [&](const char* key, double* out, int len) {

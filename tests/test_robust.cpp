@@ -9,8 +9,13 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <fcntl.h>
 #include <filesystem>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using retail::Bytes;
@@ -358,5 +363,63 @@ TEST_CASE("robust: control characters in names never reach the terminal", "[robu
          at = all.find("\nerror: forged", at + 1))
       ++forged;
     CHECK(forged == 0);
+  }
+}
+
+namespace {
+
+/// Peak resident memory (KB) of `retail args...` run as a child, and its exit code.
+long peak_kb(const std::vector<std::string>& args, int& code) {
+  std::vector<std::string> all = {RETAIL_BIN};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, RETAIL_BIN, &files, nullptr, argv.data(), environ) != 0) return -1;
+  posix_spawn_file_actions_destroy(&files);
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return usage.ru_maxrss;
+}
+
+} // namespace
+
+TEST_CASE("robust: memory per node is what the data needs", "[robust]") {
+  retail::Document base = test::small_rig();
+  std::string dir = test::temp_dir(), err;
+  retail::write_document(base, dir + "/base.glb");
+  const int extra = 100000;
+  for (const char* shape : {"flat", "chain"}) {
+    retail::Document doc = base;
+    Json& nodes = doc.gltf["nodes"];
+    std::size_t first = nodes.size();
+    for (int i = 0; i < extra; ++i) {
+      Json n = {{"name", "n" + std::to_string(i)}};
+      if (std::string(shape) == "chain" && i + 1 < extra)
+        n["children"] = {first + std::size_t(i) + 1};
+      nodes.push_back(n);
+      if (std::string(shape) == "flat" || i == 0)
+        doc.gltf["scenes"][0]["nodes"].push_back(first + std::size_t(i));
+    }
+    std::string in = dir + "/" + shape + ".glb";
+    retail::write_document(doc, in);
+    int code = -1, base_code = -1;
+    long with = peak_kb({in, dir + "/out.glb", "-q", "--threads", "1"}, code);
+    long without = peak_kb({dir + "/base.glb", dir + "/b.glb", "-q", "--threads", "1"}, base_code);
+    REQUIRE(code == 0);
+    REQUIRE(base_code == 0);
+    double per_node = double(with - without) * 1024 / extra;
+    INFO(shape << ": " << per_node << " bytes per node");
+#if defined(__SANITIZE_ADDRESS__)
+    CHECK(per_node < 8000); // shadow memory and redzones
+#else
+    CHECK(per_node < 1500); // was ~4,000 (24 world matrices per node per clip)
+#endif
   }
 }
