@@ -81,6 +81,20 @@ std::string axis_label(const Eigen::Vector3d& v) {
   return std::string(v[k] > 0 ? "+" : "-") + "XYZ"[k];
 }
 
+/// `e` without the rotation of its polar decomposition (e = R P, P symmetric): R^T e. What is
+/// left of a skin's bind once the root's animated frame (a rotation) is taken out of it, the
+/// skin's own scale (quantized positions) kept.
+Eigen::Matrix4d without_rotation(const Eigen::Matrix4d& e) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(e.topLeftCorner<3, 3>(),
+                                        Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d r = svd.matrixU() * svd.matrixV().transpose();
+  if (r.determinant() < 0) return e; // a mirror: leave it as the skin has it
+  Eigen::Matrix4d out = Eigen::Matrix4d::Identity();
+  out.topLeftCorner<3, 3>() = r.transpose() * e.topLeftCorner<3, 3>();
+  out.topRightCorner<3, 1>() = r.transpose() * e.topRightCorner<3, 1>();
+  return out;
+}
+
 void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::Matrix4d>& world,
               Character& c) {
   std::map<int, int> index;
@@ -112,7 +126,20 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
         continue;
       std::string mesh_name = model.nodes[n].name.empty() ? "nodes[" + std::to_string(n) + "]"
                                                           : "'" + model.nodes[n].name + "'";
-      if (matrix_difference(world[n], armature, scale) <= 1e-4) {
+      // Only a rigid difference is an animated frame: when the root's bind maps skin space
+      // with a scale the mesh node lacks, the skin's own transforms carry it (quantized
+      // positions, KHR_mesh_quantization: the dequantisation folded into the IBMs), as glTF's
+      // skinning and three.js apply them.
+      const Eigen::Matrix3d e = (world[n].inverse() * m).topLeftCorner<3, 3>();
+      const bool rigid =
+          (e * e.transpose() - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
+      if (!rigid) {
+        // The root's animated frame (a rotation) taken out when the mesh node is the armature.
+        if (matrix_difference(world[n], armature, scale) <= 1e-4)
+          m = world[n] * without_rotation(world[n].inverse() * m);
+        how += ", its inverse bind matrix scaling skin space (dequantisation) unlike mesh node " +
+               mesh_name;
+      } else if (matrix_difference(world[n], armature, scale) <= 1e-4) {
         m = world[n];
         how = "mesh node " + mesh_name +
               " (= the armature's transform; the root joint's saved pose is not its bind pose)";
@@ -125,7 +152,8 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
       }
       break;
     }
-    if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos)
+    if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos &&
+        how.find("unlike") == std::string::npos)
       how += ", agrees with the mesh nodes";
     c.skin_to_world.push_back(m);
     c.mapping.push_back(how);
