@@ -1,6 +1,12 @@
 #include "robust_support.h"
 
+#include "retail/accessor.h"
+#include "retail/builder.h"
+#include "retail/model.h"
 #include "retail/rig_generator.h"
+
+#include <Eigen/Dense>
+#include <cmath>
 
 #include <algorithm>
 #include <cstdlib>
@@ -89,6 +95,76 @@ Bytes with_json_text(const retail::Document& doc,
   out.insert(out.end(), text.begin(), text.end());
   out.insert(out.end(), rest.begin(), rest.end());
   return out;
+}
+
+retail::Document quantize_positions(const retail::Document& in, int component_type) {
+  retail::Document doc = in;
+  const retail::Model m = retail::parse_model(in);
+  const bool is_signed = component_type != 5123;
+  const double steps = component_type == 5120 ? 127 : component_type == 5122 ? 32767 : 65535;
+  const int size = component_type == 5120 ? 1 : 2;
+  for (const retail::Node& node : m.nodes) {
+    if (node.mesh < 0 || node.skin < 0) continue;
+    const retail::Mesh& mesh = m.meshes[std::size_t(node.mesh)];
+    Eigen::Vector3d lo = Eigen::Vector3d::Constant(INFINITY), hi = -lo;
+    for (const auto& p : mesh.primitives) {
+      retail::AccessorData a = retail::read_accessor(in, m, p.attributes.at("POSITION"));
+      for (Eigen::Index v = 0; v < a.rows(); ++v) {
+        lo = lo.cwiseMin(Eigen::Vector3d(a(v, 0), a(v, 1), a(v, 2)));
+        hi = hi.cwiseMax(Eigen::Vector3d(a(v, 0), a(v, 1), a(v, 2)));
+      }
+    }
+    const double extent = (hi - lo).maxCoeff();
+    const Eigen::Vector3d origin = is_signed ? Eigen::Vector3d((lo + hi) / 2) : lo;
+    const double scale = is_signed ? extent / 2 : extent;
+    Eigen::Matrix4d d = Eigen::Matrix4d::Identity(); // quantized -> skin space
+    d.topLeftCorner<3, 3>() *= scale;
+    d.topRightCorner<3, 1>() = origin;
+    for (std::size_t pi = 0; pi < mesh.primitives.size(); ++pi) {
+      int acc = mesh.primitives[pi].attributes.at("POSITION");
+      retail::AccessorData a = retail::read_accessor(in, m, acc);
+      const int stride = size == 1 ? 4 : 8; // vertex attributes aligned to 4 bytes
+      Bytes bytes(std::size_t(a.rows()) * std::size_t(stride), 0);
+      Json qmin = Json::array(), qmax = Json::array();
+      std::vector<long> lo_q(3, 1L << 20), hi_q(3, -(1L << 20));
+      for (Eigen::Index v = 0; v < a.rows(); ++v)
+        for (int c = 0; c < 3; ++c) {
+          double q = (a(v, c) - origin[c]) / scale;
+          long n = std::lround(std::clamp(q, is_signed ? -1.0 : 0.0, 1.0) * steps);
+          lo_q[std::size_t(c)] = std::min(lo_q[std::size_t(c)], n);
+          hi_q[std::size_t(c)] = std::max(hi_q[std::size_t(c)], n);
+          std::uint16_t bits = std::uint16_t(n & 0xFFFF);
+          std::size_t at = std::size_t(v) * std::size_t(stride) + std::size_t(c * size);
+          bytes[at] = std::uint8_t(bits & 0xFF);
+          if (size == 2) bytes[at + 1] = std::uint8_t(bits >> 8);
+        }
+      for (int c = 0; c < 3; ++c)
+        qmin.push_back(lo_q[std::size_t(c)]), qmax.push_back(hi_q[std::size_t(c)]);
+      int view = retail::add_buffer_view(doc, bytes, 34962);
+      doc.gltf["bufferViews"][std::size_t(view)]["byteStride"] = stride;
+      int q = retail::append_to_array(doc.gltf, "accessors",
+                                      {{"bufferView", view},
+                                       {"componentType", component_type},
+                                       {"normalized", true},
+                                       {"count", a.rows()},
+                                       {"type", "VEC3"},
+                                       {"min", qmin},
+                                       {"max", qmax}});
+      doc.gltf["meshes"][std::size_t(node.mesh)]["primitives"][pi]["attributes"]["POSITION"] = q;
+    }
+    const retail::Skin& skin = m.skins[std::size_t(node.skin)];
+    retail::AccessorData ibm = retail::read_accessor(in, m, skin.inverse_bind_matrices);
+    std::vector<float> folded;
+    for (Eigen::Index k = 0; k < ibm.rows(); ++k) {
+      Eigen::Matrix4d b = Eigen::Map<const Eigen::Matrix4d>(ibm.row(k).data()) * d;
+      for (int i = 0; i < 16; ++i) folded.push_back(float(b.data()[i]));
+    }
+    doc.gltf["skins"][std::size_t(node.skin)]["inverseBindMatrices"] =
+        retail::add_float_accessor(doc, folded, "MAT4", 0, false);
+  }
+  for (const char* list : {"extensionsUsed", "extensionsRequired"})
+    doc.gltf[list].push_back("KHR_mesh_quantization");
+  return doc;
 }
 
 std::vector<std::string> files_in(const std::string& dir) {

@@ -33,6 +33,13 @@ int animation_named(const retail::Document& doc, const std::string& name);
 retail::Bytes with_json_text(const retail::Document& doc,
                              const std::function<std::string(std::string)>& edit);
 
+/// What gltf-transform's quantize() writes, on every skinned mesh: POSITION as normalized
+/// `component_type` (5120 BYTE, 5122 SHORT, 5123 UNSIGNED_SHORT) over the mesh's bounding cube,
+/// the dequantisation D (translation and uniform scale) folded into its skin's inverse bind
+/// matrices (IBM x D), KHR_mesh_quantization used and required. Pre: each skinned mesh is drawn
+/// by one node, each skin by one mesh (generated rigs).
+retail::Document quantize_positions(const retail::Document& doc, int component_type);
+
 /// Names of the regular files (and links, FIFOs...) in `dir`, sorted; recursive.
 std::vector<std::string> files_in(const std::string& dir);
 
