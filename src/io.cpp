@@ -362,6 +362,11 @@ void write_document(const Document& doc, const std::string& path, const Bytes* s
     for (const auto& ext : doc.external) {
       fs::path target = dir / ext.path;
       std::error_code ec;
+      // A folder on the way that is a link must not take the copy out of OUT's folder.
+      const std::string out_dir = dir.empty() ? "." : dir.string();
+      if (!path_inside(target.string(), out_dir))
+        fail_output("cannot write '" + target.string() +
+                    "': a link on its way leads outside the output's folder");
       if (fs::exists(target, ec)) {
         Bytes existing;
         try {

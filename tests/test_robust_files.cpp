@@ -162,6 +162,26 @@ TEST_CASE("robust: sidecar links leading out of the asset's folder are refused",
       CHECK(test::files_in(d + "/out").empty());
     }
   }
+  // A folder beside OUT that is a link out of it: the sidecar copy is not written through it.
+  {
+    std::string d = test::temp_dir(), err;
+    fs::create_directories(d + "/in/tex");
+    fs::create_directories(d + "/out");
+    test::write_bytes(d + "/in/data.bin", doc.buffers[0]);
+    test::write_bytes(d + "/in/tex/a.png", {1, 2, 3});
+    fs::create_symlink(outside, d + "/out/tex");
+    Json g = doc.gltf;
+    g["buffers"][0]["uri"] = "data.bin";
+    g["images"] = {{{"uri", "tex/a.png"}}};
+    std::string text = g.dump();
+    test::write_bytes(d + "/in/in.gltf", Bytes(text.begin(), text.end()));
+    CHECK(test::run_retail_with(kGuard, {d + "/in/in.gltf", d + "/out/o.gltf", "--no-bake"},
+                                nullptr, &err) == 4);
+    CHECK(err.find("leads outside the output's folder") != std::string::npos);
+    CHECK_FALSE(fs::exists(outside + "/a.png"));
+    CHECK_FALSE(fs::exists(d + "/out/o.gltf"));
+    CHECK_FALSE(fs::exists(d + "/out/data.bin")); // written before, removed on the failure
+  }
   // A link inside the folder is fine.
   std::string d = test::temp_dir(), err;
   fs::create_directories(d + "/real");
