@@ -423,3 +423,19 @@ TEST_CASE("robust: memory per node is what the data needs", "[robust]") {
 #endif
   }
 }
+
+TEST_CASE("robust: the fuzzer's finds through the whole pipeline - no crash, no temp file",
+          "[robust]") {
+  std::string dir = std::string(RETAIL_SOURCE_DIR) + "/tests/malformed";
+  std::size_t n = 0;
+  for (const auto& f : test::model_files(dir)) {
+    std::string out = test::temp_dir(), err;
+    int code = test::run_retail_with(kGuard, {f, out + "/o" + fs::path(f).extension().string()},
+                                     nullptr, &err);
+    INFO(f << ": " << err);
+    CHECK((code == 0 || code == 2 || code == 3 || code == 6));
+    CHECK(test::no_temp_files(out));
+    ++n;
+  }
+  CHECK(n >= 3);
+}
