@@ -25,6 +25,7 @@ void rerig_and_bake(retail::Document& doc, const retail::Model& model,
   std::size_t chains = 0;
   for (const auto& c : characters) {
     retail::require_roles(model, c);
+    retail::require_measurable(c);
     results.push_back(retail::rerig_character(doc, model, c, retail::RerigParams{}));
     chains += results.back().chains.size();
   }

@@ -202,6 +202,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
                   params.report_path.empty() ? default_report_path(out_path) : params.report_path);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
+    require_measurable(c);
     for (const auto& w : c.warnings) result.warnings.push_back(w);
     for (const auto& n : c.roles.notes) result.notes.push_back(n);
   }

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -177,6 +178,7 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
 void measure_height(const Document& doc, const Model& model, const BindParams& params,
                     Character& c) {
   double lo = INFINITY, hi = -INFINITY;
+  Eigen::Vector3d box_lo = Eigen::Vector3d::Constant(INFINITY), box_hi = -box_lo;
   for (std::size_t n = 0; n < model.nodes.size(); ++n) {
     const Node& node = model.nodes[n];
     if (node.mesh < 0 || node.skin < 0) continue;
@@ -195,6 +197,11 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
         lo = std::min(lo, y);
         hi = std::max(hi, y);
       }
+      for (Eigen::Index i = 0; i < v.rows(); ++i) {
+        const Eigen::Vector3d w = (m * Eigen::Vector4d(v(i, 0), v(i, 1), v(i, 2), 1.0)).head<3>();
+        box_lo = box_lo.cwiseMin(w);
+        box_hi = box_hi.cwiseMax(w);
+      }
     }
   }
   if (!(hi > lo)) {
@@ -210,6 +217,7 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
   c.min_y = lo;
   c.max_y = hi;
   c.height = hi - lo;
+  c.extent = box_hi.x() >= box_lo.x() ? (box_hi - box_lo).maxCoeff() : c.height;
   c.scale = params.units_auto ? c.height / params.reference_height_m : 1.0;
   const Eigen::Matrix4d& m = c.skin_to_world[0];
   c.skin_units = m.topLeftCorner<3, 3>().col(0).norm();
@@ -217,6 +225,16 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
 }
 
 } // namespace
+
+void require_measurable(const Character& c) {
+  if (c.extent <= kMaxExtentH * c.height) return;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "]: the skinned vertices span %.4g, %.4g times H = %.4g (the limit is %.0f: a "
+                "vertex far from the rest; docs/robustness.md)",
+                c.extent, c.extent / c.height, c.height, kMaxExtentH);
+  fail_unsupported("skins[" + std::to_string(c.skins.front()) + text);
+}
 
 int Character::joint_index(int node) const {
   auto it = std::find(joints.begin(), joints.end(), node);

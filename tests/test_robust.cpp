@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <spawn.h>
@@ -438,4 +439,23 @@ TEST_CASE("robust: the fuzzer's finds through the whole pipeline - no crash, no 
     ++n;
   }
   CHECK(n >= 3);
+}
+
+TEST_CASE("robust: a skinned vertex far from the rest is refused before the re-rig", "[robust]") {
+  for (const auto& [axis, far] :
+       std::vector<std::pair<int, float>>{{0, 1e30f}, {2, -1e8f}, {0, 4e4f}}) {
+    retail::Document doc = test::small_rig();
+    int pos = doc.gltf["meshes"][0]["primitives"][0]["attributes"]["POSITION"].get<int>();
+    const Json& a = doc.gltf["accessors"][std::size_t(pos)];
+    const Json& v = doc.gltf["bufferViews"][a["bufferView"].get<std::size_t>()];
+    std::size_t at = v.value("byteOffset", std::size_t(0)) + a.value("byteOffset", std::size_t(0)) +
+                     std::size_t(axis) * 4;
+    std::memcpy(doc.buffers[0].data() + at, &far, 4);
+    Json& max = doc.gltf["accessors"][std::size_t(pos)]["max"];
+    Json& min = doc.gltf["accessors"][std::size_t(pos)]["min"];
+    (far > 0 ? max : min)[std::size_t(axis)] = far;
+    Outcome o = run_on(retail::serialize_document(doc));
+    CHECK(o.code == 3);
+    CHECK(o.err.find("skins[0]: the skinned vertices span") != std::string::npos);
+  }
 }
