@@ -1,14 +1,52 @@
-// libFuzzer target: reading + validation + the skeleton + `retail info` on arbitrary bytes.
-// Every input must end in a result or a retail::Error; anything else (a crash, a sanitizer
-// report, another exception) is a bug. Build and run: fuzz/run.sh (docs/robustness.md).
+// libFuzzer target: reading + validation + the skeleton + `retail info` on arbitrary bytes, and
+// on small rigs (under 256 KB with resolvable roles) the re-rig, the spring bake and the stretch
+// of every clip, then serialising the result: one-pose, negative, huge and odd key times reach
+// the bake (seeds from fuzz/odd_clips.py). Every input must end in a result or a retail::Error;
+// anything else (a crash, a sanitizer report, another exception) is a bug. Build and run:
+// fuzz/run.sh (docs/robustness.md).
+#include "retail/clip_pass.h"
 #include "retail/document.h"
 #include "retail/error.h"
 #include "retail/info.h"
 #include "retail/model.h"
+#include "retail/rerig.h"
 #include "retail/skeleton.h"
 
 #include <cstddef>
 #include <cstdint>
+
+namespace {
+
+/// The driver's stages after reading (pipeline.cpp's run), on one thread, without files. The
+/// bake runs one warm-up cycle at a coarse substep so a unit stays fast.
+void rerig_and_bake(retail::Document& doc, const retail::Model& model,
+                    const std::vector<retail::Character>& characters) {
+  std::vector<retail::CharacterResult> results;
+  std::size_t chains = 0;
+  for (const auto& c : characters) {
+    retail::require_roles(model, c);
+    retail::require_measurable(c);
+    results.push_back(retail::rerig_character(doc, model, c, retail::RerigParams{}));
+    chains += results.back().chains.size();
+  }
+  if (chains == 0 || model.animations.empty()) return;
+  retail::ClipPassInput in;
+  in.doc = &doc;
+  in.input_model = &model;
+  in.input_characters = &characters;
+  in.results = &results;
+  for (std::size_t i = 0; i < model.animations.size(); ++i) in.clips.push_back(int(i));
+  retail::ClipPassParams params;
+  params.threads = 1;
+  params.stretch.samples = 4;
+  params.bake_params.max_warmup_cycles = 1;
+  params.bake_params.spring.substep_s = 1.0 / 30;
+  retail::ClipPassResult pass = retail::clip_pass(in, params);
+  retail::write_clip_pass(doc, pass);
+  (void)retail::serialize_document(doc);
+}
+
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
@@ -18,6 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<retail::Character> characters = retail::build_characters(doc, model, {});
     retail::Json info = retail::make_info("fuzz.glb", doc, model, characters);
     (void)retail::format_info(info);
+    if (size < (256u << 10)) rerig_and_bake(doc, model, characters);
   } catch (const retail::Error&) {
     // a clear, classified rejection: what malformed input must get
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target with clang (ASan + UBSan) and fuzzes reading + validation + info.
+# Builds the libFuzzer target with clang (ASan + UBSan) and fuzzes reading + validation + info,
+# and the re-rig and bake of small rigs.
 #   fuzz/run.sh SECONDS [libFuzzer args...]
 # Seeds: the shared models (../shared/data), generated rigs, and the malformed corpus
 # (tests/malformed/). New crashers land in fuzz/artifacts/; copy each into tests/malformed/ with
@@ -20,6 +21,9 @@ if [[ -d ../shared/data ]]; then
   done
 fi
 for v in carried hanging none; do build-fuzz/make_test_rig --tail "$v" "$seeds/rig-$v.glb" >/dev/null 2>&1; done
+# A small rig (the target bakes rigs under 256 KB) and copies with odd clip timing.
+build-fuzz/make_test_rig --segments 4 "$seeds/rig-small.glb" >/dev/null 2>&1
+python3 fuzz/odd_clips.py "$seeds/rig-small.glb" "$seeds/rig-small"
 rm -f "$seeds"/*.truth.json
 [[ -d tests/malformed ]] && cp tests/malformed/* "$seeds/" 2>/dev/null || true
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -35,11 +35,6 @@ std::vector<std::string> name_tokens(const std::string& name) {
   return out;
 }
 
-struct State {
-  std::vector<Eigen::Quaterniond> local;
-  Eigen::Vector3d tip_dir_hips; // tip direction relative to the hips (for the swing range)
-};
-
 double max_angle(const std::vector<Eigen::Quaterniond>& a,
                  const std::vector<Eigen::Quaterniond>& b) {
   double m = 0;
@@ -151,21 +146,110 @@ SpringRig spring_rig(const Character& c, const std::vector<int>& bones, int end,
 
 namespace {
 
-/// The solver's states over one pass of a clip, at every substep (times ascending, from 0).
-struct Recording {
-  std::vector<double> times;
-  std::vector<State> states;
+/// The work one clip may ask of the bake (docs/robustness.md): substeps per pass (each warm-up
+/// cycle replays them) and keys written. Beyond either the clip is refused (Unsupported).
+constexpr double kMaxSubsteps = 1 << 19;
+constexpr double kMaxKeys = 1 << 19;
+/// A clip shorter than this (keys at one time: a T-pose "clip", a single-frame Idle) bakes as
+/// one pose: a single key at 0.
+constexpr double kMinDuration = 1e-6;
+
+void check_clip_work(const std::string& where, double duration, double dt, double fps) {
+  const double substeps = duration / dt, keys = duration * fps;
+  if (substeps <= kMaxSubsteps && keys <= kMaxKeys) return;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "lasts %.4g s: baking it at a %.4g s substep and %.4g keys per second asks for "
+                "%.4g substeps and %.4g keys, beyond the limit of %.0f each (docs/robustness.md)",
+                duration, dt, fps, substeps, keys, kMaxSubsteps);
+  fail_unsupported(where + ": " + text);
+}
+
+/// Keys at `fps` covering [0, duration] exactly, slerped from the substep states: the times and
+/// one xyzw list per bone. One key at 0 for a one-pose clip.
+struct Keys {
+  std::vector<float> times;
+  std::vector<std::vector<float>> values;
+};
+
+/// The recorded pass, fed one substep state at a time: keeps only the two latest states (the
+/// keys between them are made at once) and the tip's direction at no more than ~1000 evenly
+/// spaced states (the swing range), so memory does not grow with the clip's length.
+class KeyRecorder {
+public:
+  /// `states`: how many states the pass will add (substeps + 1).
+  KeyRecorder(double duration, double fps, std::size_t bones, std::size_t states)
+      : duration_(duration), states_(states), stride_(std::max<std::size_t>(1, states / 1000)),
+        n_(duration > 0 ? std::max<std::size_t>(1, std::size_t(std::lround(duration * fps))) : 0) {
+    keys_.values.resize(bones);
+  }
+  /// State k (0, 1, ... in order) at `time`: the bones' local rotations and the tip's direction
+  /// relative to the hips.
+  void add(std::size_t k, double time, std::vector<Eigen::Quaterniond> local,
+           const Eigen::Vector3d& tip_dir_hips) {
+    if (k % stride_ == 0) tips_.push_back(tip_dir_hips);
+    prev_.swap(cur_);
+    cur_ = std::move(local);
+    const double prev_time = cur_time_;
+    cur_time_ = time;
+    if (n_ == 0 || states_ == 1) { // one pose
+      if (k == 0) emit(0.0, cur_, cur_, 0.0);
+      return;
+    }
+    if (k == 0) return;
+    // A key at t lies between the states before and after it: the first state later than t
+    // (the last state for t at the end).
+    const bool last = k + 1 == states_;
+    for (; next_ <= n_; ++next_) {
+      const double t = duration_ * double(next_) / double(n_);
+      if (!(t < time) && !last) break;
+      const double span = time - prev_time,
+                   u = span > 0 ? std::clamp((t - prev_time) / span, 0.0, 1.0) : 0.0;
+      emit(t, prev_, cur_, u);
+    }
+  }
+  Keys take_keys() { return std::move(keys_); }
+  /// The widest angle between two of the kept tip directions, degrees.
+  double tip_swing_deg() const {
+    double closest = 1; // the smallest dot product: acos is decreasing, so one acos at the end
+    for (std::size_t a = 0; a < tips_.size(); ++a)
+      for (std::size_t b = a + 1; b < tips_.size(); ++b)
+        closest = std::min(closest, tips_[a].dot(tips_[b]));
+    return std::acos(std::clamp(closest, -1.0, 1.0)) * 180 / M_PI;
+  }
+
+private:
+  void emit(double t, const std::vector<Eigen::Quaterniond>& a,
+            const std::vector<Eigen::Quaterniond>& b, double u) {
+    keys_.times.push_back(float(t));
+    for (std::size_t i = 0; i < keys_.values.size(); ++i) {
+      Eigen::Quaterniond q = a[i].slerp(u, b[i]).normalized();
+      keys_.values[i].insert(keys_.values[i].end(),
+                             {float(q.x()), float(q.y()), float(q.z()), float(q.w())});
+    }
+  }
+  double duration_;
+  std::size_t states_, stride_, n_, next_ = 0;
+  std::vector<Eigen::Quaterniond> prev_, cur_;
+  double cur_time_ = 0;
+  std::vector<Eigen::Vector3d> tips_;
+  Keys keys_;
 };
 
 /// One clip played through a spring chain at the fixed substep (the last one shorter). The hips'
 /// pose at every substep is sampled once: warm-up cycles and the recorded pass replay it.
+/// Failure: Error(Unsupported) naming the clip (`where`) beyond the work limits above.
 class ClipRun {
 public:
-  ClipRun(const Document& doc, const Model& model, int clip, int hips, double dt,
+  ClipRun(const Document& doc, const Model& model, int clip, int hips, double dt, double fps,
           SpringChain& spring)
       : spring_(spring) {
     ClipSampler sampler(doc, model, clip);
     duration_ = sampler.duration();
+    check_clip_work("animations[" + std::to_string(clip) + "] ('" +
+                        model.animations[std::size_t(clip)].name + "')",
+                    duration_, dt, fps);
+    if (duration_ < kMinDuration) duration_ = 0; // one pose
     auto pose_at = [&](double t) {
       Eigen::Matrix4d w = sampler.world(model, hips, t);
       HipsPose h;
@@ -184,6 +268,7 @@ public:
     }
   }
   double duration() const { return duration_; }
+  std::size_t states() const { return times_.size(); }
   const HipsPose& start_pose() const { return poses_.front(); }
   std::vector<Eigen::Quaterniond> locals() const {
     std::vector<Eigen::Quaterniond> out;
@@ -192,8 +277,8 @@ public:
     return out;
   }
   /// Plays the clip once from the chain's current state; records every substep when asked.
-  void cycle(Recording* keep) {
-    if (keep) *keep = Recording{}, record(0, *keep);
+  void cycle(KeyRecorder* keep) {
+    if (keep) record(0, *keep);
     for (std::size_t k = 1; k < times_.size(); ++k) {
       spring_.step(poses_[k], times_[k] - times_[k - 1]);
       if (keep) record(k, *keep);
@@ -201,13 +286,9 @@ public:
   }
 
 private:
-  void record(std::size_t k, Recording& r) const {
-    State s;
-    s.local = locals();
+  void record(std::size_t k, KeyRecorder& r) const {
     Eigen::Vector3d tip = spring_.tips().back() - spring_.head(0);
-    s.tip_dir_hips = (poses_[k].rotation.conjugate() * tip).normalized();
-    r.times.push_back(times_[k]);
-    r.states.push_back(s);
+    r.add(k, times_[k], locals(), (poses_[k].rotation.conjugate() * tip).normalized());
   }
   SpringChain& spring_;
   double duration_ = 0;
@@ -233,45 +314,6 @@ void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb,
   warnings.push_back("clip '" + cb.name + "': the tail's loop did not settle within " +
                      std::to_string(params.max_warmup_cycles) +
                      " warm-up cycles; baked from the last one");
-}
-
-/// Keys at `fps` covering [0, duration] exactly, slerped from the substep states: the times and
-/// one xyzw list per bone.
-struct Keys {
-  std::vector<float> times;
-  std::vector<std::vector<float>> values;
-};
-
-Keys make_keys(const Recording& r, double duration, double fps, std::size_t bones) {
-  Keys keys;
-  keys.values.resize(bones);
-  std::size_t n = std::max<std::size_t>(1, std::size_t(std::lround(duration * fps)));
-  for (std::size_t k = 0; k <= n; ++k) {
-    double t = duration * double(k) / double(n);
-    std::size_t j =
-        std::size_t(std::upper_bound(r.times.begin(), r.times.end(), t) - r.times.begin());
-    j = std::min(std::max<std::size_t>(j, 1), r.times.size() - 1);
-    double span = r.times[j] - r.times[j - 1],
-           u = span > 0 ? std::clamp((t - r.times[j - 1]) / span, 0.0, 1.0) : 0.0;
-    keys.times.push_back(float(t));
-    for (std::size_t b = 0; b < bones; ++b) {
-      Eigen::Quaterniond q = r.states[j - 1].local[b].slerp(u, r.states[j].local[b]).normalized();
-      keys.values[b].insert(keys.values[b].end(),
-                            {float(q.x()), float(q.y()), float(q.z()), float(q.w())});
-    }
-  }
-  return keys;
-}
-
-/// The widest angle between two of the tip's directions relative to the hips, degrees, over at
-/// most 1000 evenly spaced substep states (every state for clips up to ~8 s).
-double tip_swing_deg(const Recording& r) {
-  double closest = 1; // the smallest dot product: acos is decreasing, so one acos at the end
-  std::size_t stride = std::max<std::size_t>(1, r.states.size() / 1000);
-  for (std::size_t a = 0; a < r.states.size(); a += stride)
-    for (std::size_t b = a + stride; b < r.states.size(); b += stride)
-      closest = std::min(closest, r.states[a].tip_dir_hips.dot(r.states[b].tip_dir_hips));
-  return std::acos(std::clamp(closest, -1.0, 1.0)) * 180 / M_PI;
 }
 
 /// The largest angle between a bone's first and last key, degrees.
@@ -342,15 +384,15 @@ BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
   for (std::size_t b = 0; b < bones; ++b)
     if (out.authored[b]) cb.kept_authored.push_back(chain.bones[b]);
   SpringChain spring(rig, params.spring);
-  ClipRun run(doc, model, clip, c.roles.hips, params.spring.substep_s, spring);
+  ClipRun run(doc, model, clip, c.roles.hips, params.spring.substep_s, params.fps, spring);
   spring.reset(run.start_pose());
   if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb, out.warnings);
   spring.clear_floor_penetration();
-  Recording rec;
+  KeyRecorder rec(run.duration(), params.fps, bones, run.states());
   run.cycle(&rec);
   cb.floor_penetration = spring.floor_penetration();
-  Keys keys = make_keys(rec, run.duration(), params.fps, bones);
-  cb.tip_swing_deg = tip_swing_deg(rec);
+  Keys keys = rec.take_keys();
+  cb.tip_swing_deg = rec.tip_swing_deg();
   cb.loop_closure_deg = loop_closure_deg(keys);
   cb.keys = keys.times.size();
   out.times = std::move(keys.times);

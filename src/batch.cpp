@@ -2,6 +2,7 @@
 #include "retail/batch.h"
 
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/parallel.h"
 #include "retail/report.h"
 
@@ -96,19 +97,33 @@ Json worst_stretch(const RunResult& r) {
   return out;
 }
 
-/// One file: skipped when up to date, else run; every failure becomes the entry's status.
+/// Is `path` newer than the input (its modification time later)? False when either is missing.
+bool newer_than(const fs::path& path, const fs::path& in) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  auto t = fs::last_write_time(path, ec);
+  if (ec) return false;
+  auto t_in = fs::last_write_time(in, ec);
+  return !ec && t > t_in;
+}
+
+/// One file: skipped when up to date (its output and its report both newer than it: a run
+/// killed between writing the two left an incomplete item, which is redone), else run; every
+/// failure becomes the entry's status.
 BatchEntry process(const fs::path& in, const fs::path& out, const std::string& rel,
-                   const BatchParams& params, const std::string& report_path) {
+                   const BatchParams& params, const std::string& report_path,
+                   const std::string& in_root) {
   BatchEntry e;
   e.path = rel;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
-  if (!params.force && fs::exists(out, ec) &&
-      fs::last_write_time(out, ec) > fs::last_write_time(in, ec) && !ec) {
+  if (!params.force && newer_than(out, in) && newer_than(report_path, in)) {
     e.status = "skipped";
     return e;
   }
   try {
+    if (!path_inside(in.string(), in_root))
+      throw Error(ExitCode::InvalidInput, "a link leading outside IN_DIR (not followed)");
     fs::create_directories(out.parent_path(), ec);
     if (ec)
       throw Error(ExitCode::OutputFailed, "cannot create '" + out.parent_path().string() + "'");
@@ -172,6 +187,19 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   for (const auto& f : files) outs.push_back(fs::path(out_dir) / fs::path(f));
   std::vector<std::string> reports = report_paths(outs);
 
+  if (params.summary_path != "-" && !params.summary_path.empty()) {
+    // Written as the files run: never over a file of IN_DIR, an output or a report.
+    const std::string summary = resolved_path(params.summary_path);
+    if (fs::exists(summary, ec) && path_inside(summary, in_dir))
+      throw Error(ExitCode::Usage, "the summary '" + params.summary_path +
+                                       "' is a file inside IN_DIR; retail never overwrites what "
+                                       "it reads");
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      for (const std::string& w : {outs[i].string(), reports[i]})
+        if (resolved_path(w) == summary)
+          throw Error(ExitCode::Usage,
+                      "the summary '" + params.summary_path + "' is also the output '" + w + "'");
+  }
   std::unique_ptr<std::ofstream> summary_file;
   std::ostream* summary = nullptr;
   if (params.summary_path == "-") {
@@ -198,8 +226,8 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   std::size_t finished = 0, flushed = 0;
   auto worker = [&]() {
     for (std::size_t i = next++; i < files.size(); i = next++) {
-      BatchEntry e =
-          process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file, reports[i]);
+      BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
+                             reports[i], in_dir);
       std::lock_guard<std::mutex> lock(mutex);
       result.entries[i] = std::move(e);
       done[i] = true;

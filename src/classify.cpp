@@ -274,8 +274,43 @@ std::vector<std::string> joint_regions(const Character& c) {
   return out;
 }
 
+namespace {
+
+/// Takes the user's selection into the pieces: --tail vertices and --not-tail vertices leave
+/// every detected piece; each --tail selection becomes a piece of its own, appended.
+void apply_selection(const PieceSelection& sel, std::size_t welded, std::vector<Piece>& pieces) {
+  std::vector<bool> out(welded, false);
+  for (std::size_t w = 0; w < welded && w < sel.excluded.size(); ++w) out[w] = sel.excluded[w];
+  for (const auto& t : sel.tail)
+    for (int w : t) out[std::size_t(w)] = true;
+  std::vector<Piece> kept;
+  for (Piece& p : pieces) {
+    std::vector<int> v;
+    for (int w : p.vertices)
+      if (!out[std::size_t(w)]) v.push_back(w);
+    if (v.empty()) continue;
+    if (v.size() != p.vertices.size()) p.tip = v[0];
+    p.vertices = std::move(v);
+    kept.push_back(std::move(p));
+  }
+  pieces = std::move(kept);
+  std::vector<bool> taken(welded, false);
+  for (std::size_t i = 0; i < sel.tail.size(); ++i) {
+    Piece p;
+    for (int w : sel.tail[i])
+      if (!taken[std::size_t(w)]) p.vertices.push_back(w), taken[std::size_t(w)] = true;
+    if (p.vertices.empty()) continue;
+    p.tip = p.vertices[0];
+    p.selected = sel.tail_names[i];
+    pieces.push_back(std::move(p));
+  }
+}
+
+} // namespace
+
 Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
-                        const SkinWeights& sw, const DetectParams& params) {
+                        const SkinWeights& sw, const DetectParams& params,
+                        const PieceSelection& selection) {
   params.validate();
   Detection det;
   // What deforms is judged by the skeleton as well as the weights: a solver can leave a pelvis
@@ -285,6 +320,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
   std::vector<Piece> pieces = isolate_pieces(
       m, det.field, c.height, params, misweighted_skin(m, sw, c, det.segments, det.field, params));
+  apply_selection(selection, m.size(), pieces);
   std::vector<std::string> region = joint_regions(c);
   const std::vector<double> areas = vertex_areas(m);
   std::vector<Segment> torso;
@@ -301,6 +337,12 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     measure(m, det.field, det.segments, areas, p);
     p.crosses_midline = crosses_midline(m, c, p);
     decide(params, c.height, p);
+    if (!p.selected.empty()) {
+      p.reason = "selected with --tail '" + p.selected +
+                 "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
+                 ")";
+      p.decision = Decision::TailChain;
+    }
   }
   // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
   for (std::size_t a = 0; a < pieces.size(); ++a) {
@@ -308,6 +350,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     for (std::size_t b = a + 1; b < pieces.size(); ++b) {
       Piece& pb = pieces[b];
       if (pb.decision != Decision::TailChain || pb.attachment != pieces[a].attachment ||
+          !pb.selected.empty() || !pieces[a].selected.empty() ||
           box_overlap(m, pieces[a], pb) <= params.merge_overlap)
         continue;
       Piece& pa = pieces[a];

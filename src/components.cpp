@@ -81,7 +81,7 @@ double find_junction(const WeldedMesh& m, const std::vector<double>& u, double h
   double max_u = 0;
   for (double x : u)
     if (std::isfinite(x)) max_u = std::max(max_u, x);
-  int levels = std::min(200000, int(max_u / step) + 2);
+  int levels = int(std::min(200000.0, std::floor(max_u / step) + 2)); // no int overflow
   if (levels < 8) return -1;
   std::vector<double> p = perimeter_profile(m, u, step, levels);
   int w = std::max(1, int(std::lround(params.junction_window_h * height / step)));

@@ -1,14 +1,12 @@
 // Container I/O: GLB chunks, .gltf JSON with data-URI or sidecar resources, atomic writes.
 #include "retail/document.h"
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/sha256.h"
 
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <future>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -114,16 +112,53 @@ ExternalFile read_sidecar(const std::string& base_dir, const std::string& where,
                           const std::string& uri) {
   std::string rel = sidecar_path(where, uri);
   if (base_dir.empty()) fail_unsupported(where + ": external uri '" + uri + "' cannot be resolved");
+  const std::string full = (fs::path(base_dir) / rel).string();
+  // A symbolic link (of the file or a folder on its way) must not lead out of the folder.
+  std::error_code ec;
+  if (fs::exists(full, ec) && !path_inside(full, base_dir) &&
+      resolved_path(full) != resolved_path(base_dir))
+    fail_invalid(where + ": uri '" + printable(uri) +
+                 "' is a link leading outside the file's folder");
   Bytes bytes;
   try {
-    bytes = read_file((fs::path(base_dir) / rel).string());
-  } catch (const Error&) {
-    fail_invalid(where + ": cannot read '" + uri + "'");
+    bytes = read_file(full);
+  } catch (const Error& e) {
+    std::string why = e.what();
+    std::size_t colon = why.find(": ");
+    fail_invalid(where + ": cannot read '" + printable(uri) + "'" +
+                 (colon == std::string::npos ? "" : why.substr(colon)));
   }
   return {uri, rel, std::move(bytes)};
 }
 
+/// Nesting deeper than kMaxJsonDepth is refused before parsing: the parser copes, but copying,
+/// serialising and destroying the tree recurse once per level (docs/robustness.md).
+constexpr int kMaxJsonDepth = 256;
+
+void check_json_depth(const char* begin, const char* end) {
+  int depth = 0;
+  bool in_string = false;
+  for (const char* p = begin; p < end; ++p) {
+    char c = *p;
+    if (in_string) {
+      if (c == '\\')
+        ++p;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        fail_invalid("JSON: nested deeper than " + std::to_string(kMaxJsonDepth) +
+                     " levels at byte " + std::to_string(p - begin));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
 Json parse_json_text(const char* begin, const char* end) {
+  check_json_depth(begin, end);
   while (end > begin && (end[-1] == ' ' || end[-1] == '\0' || end[-1] == '\n' || end[-1] == '\r' ||
                          end[-1] == '\t'))
     --end;
@@ -150,6 +185,13 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
     std::string where = "buffers[" + std::to_string(i) + "]";
     if (!b.is_object()) fail_invalid(where + ": not an object");
     if (!b.contains("uri")) {
+      for (const char* ext : {"EXT_meshopt_compression", "KHR_meshopt_compression"})
+        if (b.contains("extensions") && b["extensions"].is_object() &&
+            b["extensions"].contains(ext))
+          fail_unsupported(where + ": a " + ext +
+                           " fallback buffer without data (the geometry is only in compressed "
+                           "form, which retail does not decode; decompress first, e.g. gltfpack "
+                           "-noq or gltf-transform copy)");
       if (i != 0 || !bin_chunk)
         fail_invalid(where + ": has no uri and there is no GLB BIN chunk for it");
       doc.buffers[i] = *bin_chunk;
@@ -231,19 +273,6 @@ Document parse_glb(const Bytes& bytes, const std::string& base_dir) {
 
 } // namespace
 
-Bytes read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail_invalid("cannot read the file");
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) fail_invalid("cannot read the file");
-  in.seekg(0);
-  Bytes bytes(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    fail_invalid("cannot read the file");
-  return bytes;
-}
-
 Document parse_document(const Bytes& bytes, const std::string& base_dir) {
   if (bytes.size() >= 4 && read_u32(bytes, 0) == kGlbMagic) return parse_glb(bytes, base_dir);
   std::size_t first = 0;
@@ -323,31 +352,6 @@ Bytes serialize_document(const Document& doc) {
   return out;
 }
 
-void write_file_atomic(const std::string& path, const Bytes& bytes) {
-  fs::path target(path);
-  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  fs::path tmp =
-      dir / ("." + target.filename().string() + ".retail-tmp-" + std::to_string(::getpid()));
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f)
-    fail_output("cannot create a temporary file in '" + dir.string() +
-                "': " + std::strerror(errno));
-  bool ok = bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = (std::fflush(f) == 0) && ok;
-  ok = (std::fclose(f) == 0) && ok;
-  if (!ok) {
-    std::error_code ec;
-    fs::remove(tmp, ec);
-    fail_output("cannot write '" + path + "': " + std::strerror(errno));
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    fail_output("cannot write '" + path + "': " + ec.message());
-  }
-}
-
 void write_document(const Document& doc, const std::string& path, const Bytes* serialized) {
   Bytes own;
   if (!serialized) own = serialize_document(doc);
@@ -358,6 +362,11 @@ void write_document(const Document& doc, const std::string& path, const Bytes* s
     for (const auto& ext : doc.external) {
       fs::path target = dir / ext.path;
       std::error_code ec;
+      // A folder on the way that is a link must not take the copy out of OUT's folder.
+      const std::string out_dir = dir.empty() ? "." : dir.string();
+      if (!path_inside(target.string(), out_dir))
+        fail_output("cannot write '" + target.string() +
+                    "': a link on its way leads outside the output's folder");
       if (fs::exists(target, ec)) {
         Bytes existing;
         try {

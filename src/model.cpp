@@ -72,11 +72,17 @@ void numbers_of(const Json& obj, const char* key, std::array<double, N>& out,
   }
 }
 
+/// Draco anywhere, meshopt when required. Meshopt only used (not required) means every
+/// compressed buffer view has its data uncompressed in a fallback buffer as well, which is what
+/// retail reads (a fallback buffer without data is refused when reading, io.cpp).
 void check_compression(const Json& gltf) {
   static const char* features[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                    "KHR_meshopt_compression"};
   for (const char* f : features) {
     for (const char* list : {"extensionsRequired", "extensionsUsed"}) {
+      if (std::string(list) == "extensionsUsed" &&
+          std::string(f).find("meshopt") != std::string::npos)
+        continue;
       if (!gltf.contains(list) || !gltf[list].is_array()) continue;
       for (const auto& e : gltf[list])
         if (e.is_string() && e.get<std::string>() == f)
@@ -116,11 +122,6 @@ void parse_buffer_views(const Json& gltf, const Document& doc, Model& m) {
       fail_invalid(where + ": bytes " + std::to_string(bv.byte_offset) + ".." +
                    std::to_string(bv.byte_offset + bv.byte_length) + " outside buffers[" +
                    std::to_string(bv.buffer) + "] (" + std::to_string(blen) + " bytes)");
-    if (v.contains("extensions") && v["extensions"].is_object())
-      for (const auto& [k, _] : v["extensions"].items())
-        if (k.find("meshopt") != std::string::npos)
-          fail_unsupported(where + ".extensions: " + k +
-                           " (compressed buffer views are not decoded)");
     m.buffer_views.push_back(bv);
   }
 }

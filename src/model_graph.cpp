@@ -158,11 +158,13 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
     if (j.contains("matrix")) {
       const Json& a = j["matrix"];
       if (!a.is_array() || a.size() != 16) fail_invalid(w + ".matrix: needs 16 numbers");
+      auto matrix = std::make_shared<std::array<double, 16>>();
       for (int k = 0; k < 16; ++k) {
         if (!a[k].is_number() || !std::isfinite(a[k].get<double>()))
           fail_invalid(w + ".matrix: needs 16 finite numbers");
-        node.matrix[k] = a[k].get<double>();
+        (*matrix)[std::size_t(k)] = a[k].get<double>();
       }
+      node.matrix = std::move(matrix);
       node.has_matrix = true;
     }
     auto vec = [&](const char* key, double* out, int len) {
@@ -353,6 +355,20 @@ void check_data(const Document& doc, Model& m) {
       fail_invalid(at("accessors", i) + (a.usage.empty() ? "" : " (" + a.usage + ")") +
                    ": element " + std::to_string(bad) + " is not finite");
   }
+  // Key times never decrease (equal times are tolerated: a one-pose clip has all keys at one).
+  std::set<int> inputs;
+  for (const Animation& a : m.animations)
+    for (const AnimationSampler& s : a.samplers) {
+      if (!inputs.insert(s.input).second) continue;
+      AccessorData t = read_accessor(doc, m, s.input);
+      for (Eigen::Index k = 1; k < t.rows(); ++k)
+        if (t(k, 0) < t(k - 1, 0))
+          fail_invalid(at("accessors", std::size_t(s.input)) + " (" +
+                       m.accessors[std::size_t(s.input)].usage + "): key " + std::to_string(k) +
+                       " at " + std::to_string(t(k, 0)) + " s comes before key " +
+                       std::to_string(k - 1) + " at " + std::to_string(t(k - 1, 0)) +
+                       " s (key times must not decrease)");
+    }
   // Vertex indices in range; joints in range of the skins that use them; weights not all zero.
   for (std::size_t mi = 0; mi < m.meshes.size(); ++mi)
     for (std::size_t pi = 0; pi < m.meshes[mi].primitives.size(); ++pi) {

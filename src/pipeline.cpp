@@ -3,7 +3,9 @@
 
 #include "retail/clip_pass.h"
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/report.h"
+#include "retail/selector.h"
 #include "retail/sha256.h"
 
 #include <chrono>
@@ -56,6 +58,23 @@ void check_output_path(const std::string& in_path, const std::string& out_path,
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
+  if (fs::is_directory(out_path, ec))
+    throw Error(ExitCode::OutputFailed, "the output '" + out_path + "' is a folder");
+}
+
+/// Everything run() writes differs from everything it read and from each other (files.h).
+/// Sidecars written where the input's own are (OUT beside IN) are identical and skipped.
+void check_run_paths(const Input& in, const std::string& out_path, const std::string& report) {
+  std::vector<PathUse> reads = input_files(in.path, in.doc), writes;
+  writes.push_back({out_path, "the output"});
+  writes.push_back({report == "-" ? "" : report, "the report"});
+  fs::path out_dir = fs::path(out_path).parent_path();
+  for (std::size_t i = 0; i < in.doc.external.size(); ++i) {
+    std::string target = (out_dir / in.doc.external[i].path).string();
+    if (resolved_path(target) != resolved_path(reads[i + 1].path))
+      writes.push_back({target, "the output's sidecar '" + in.doc.external[i].uri + "'"});
+  }
+  check_distinct_paths(reads, writes);
 }
 
 /// Re-rigs every character of `in` (with the harm check's overrides) and runs the clip pass;
@@ -114,6 +133,19 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
                                std::to_string(params.stretch.samples) + " samples" + split});
   result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
   return pass;
+}
+
+/// Every --tail / --not-tail selector must name geometry of some character (Error(Usage)).
+void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& characters) {
+  const std::size_t n = p.tail.size() + p.not_tail.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    bool matched = false;
+    for (const auto& c : characters)
+      matched = matched || (i < c.selector_matched.size() && c.selector_matched[i]);
+    const bool tail = i < p.tail.size();
+    require_selected(tail ? p.tail[i] : p.not_tail[i - p.tail.size()],
+                     tail ? "--tail" : "--not-tail", matched);
+  }
 }
 
 /// The first clip in which the piece's judged region tears more on the output than on the
@@ -249,6 +281,7 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
   }
   MeasureResult r;
   Input in = load_input(path, bind, r.stages, true);
+  r.inputs = input_files(path, in.doc);
   std::vector<int> clips = select_clips(in.model, clip_names);
   auto t0 = Clock::now();
   Json chars = Json::array();
@@ -325,8 +358,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   RunResult result;
   Input in = load_input(in_path, params.bind, result.stages, true);
   check_output_path(in_path, out_path, in.doc.container);
+  check_run_paths(in, out_path,
+                  params.report_path.empty() ? default_report_path(out_path) : params.report_path);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
+    require_measurable(c);
     for (const auto& w : c.warnings) result.warnings.push_back(w);
     for (const auto& n : c.roles.notes) result.notes.push_back(n);
   }
@@ -353,6 +389,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       result.characters.clear();
     }
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
+    if (attempt == 0) check_selectors(params.rerig, result.characters);
     const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
     if (judged && attempt < 4 && harm_review(pass.judge, result.characters, overrides, verdicts))
       continue;
@@ -399,6 +436,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     report.wait();
     throw;
   }
+  RemoveOnSignal provisional(out_path); // until its report is written too
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
   try { // no partial result: the output goes with its report, built or written

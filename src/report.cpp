@@ -43,6 +43,7 @@ Json piece_json(const Model& model, const Character& c, const Piece& p) {
   j["separate_shell"] = p.separate_shell;
   j["collar_from_shell"] = p.collar_from_shell;
   j["merged"] = p.merged;
+  j["selected"] = p.selected.empty() ? Json(nullptr) : Json(p.selected);
   j["decision"] = decision_name(p.decision);
   j["reason"] = p.reason;
   return j;

@@ -5,6 +5,7 @@
 #include "retail/builder.h"
 #include "retail/distance.h"
 #include "retail/error.h"
+#include "retail/selector.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
@@ -234,7 +235,27 @@ CharacterResult rerig_character(Document& doc, const Model& model, const Charact
   SkinWeights sw = read_skin_weights(doc, model, c, mesh);
   out.welded_vertices = mesh.size();
   out.source_vertices = std::size_t(mesh.positions.rows());
-  out.detection = detect_pieces(model, c, mesh, sw, params.detect);
+  PieceSelection selection;
+  for (const auto& sel : params.tail) {
+    std::vector<bool> hit = select_geometry(doc, mesh, sel);
+    std::vector<int> welded;
+    for (std::size_t v = 0; v < hit.size(); ++v)
+      if (hit[v]) welded.push_back(mesh.weld_of[v]);
+    std::sort(welded.begin(), welded.end());
+    welded.erase(std::unique(welded.begin(), welded.end()), welded.end());
+    out.selector_matched.push_back(!welded.empty());
+    selection.tail_names.push_back(sel);
+    selection.tail.push_back(std::move(welded));
+  }
+  for (const auto& sel : params.not_tail) {
+    std::vector<bool> hit = select_geometry(doc, mesh, sel);
+    selection.excluded.resize(mesh.size(), false);
+    bool any = false;
+    for (std::size_t v = 0; v < hit.size(); ++v)
+      if (hit[v]) selection.excluded[std::size_t(mesh.weld_of[v])] = any = true;
+    out.selector_matched.push_back(any);
+  }
+  out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection);
   const Detection& det = out.detection;
   int hips = c.joint_index(c.roles.hips);
 

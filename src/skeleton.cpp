@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -81,6 +82,20 @@ std::string axis_label(const Eigen::Vector3d& v) {
   return std::string(v[k] > 0 ? "+" : "-") + "XYZ"[k];
 }
 
+/// `e` without the rotation of its polar decomposition (e = R P, P symmetric): R^T e. What is
+/// left of a skin's bind once the root's animated frame (a rotation) is taken out of it, the
+/// skin's own scale (quantized positions) kept.
+Eigen::Matrix4d without_rotation(const Eigen::Matrix4d& e) {
+  Eigen::JacobiSVD<Eigen::Matrix3d> svd(e.topLeftCorner<3, 3>(),
+                                        Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::Matrix3d r = svd.matrixU() * svd.matrixV().transpose();
+  if (r.determinant() < 0) return e; // a mirror: leave it as the skin has it
+  Eigen::Matrix4d out = Eigen::Matrix4d::Identity();
+  out.topLeftCorner<3, 3>() = r.transpose() * e.topLeftCorner<3, 3>();
+  out.topRightCorner<3, 1>() = r.transpose() * e.topRightCorner<3, 1>();
+  return out;
+}
+
 void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::Matrix4d>& world,
               Character& c) {
   std::map<int, int> index;
@@ -112,7 +127,20 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
         continue;
       std::string mesh_name = model.nodes[n].name.empty() ? "nodes[" + std::to_string(n) + "]"
                                                           : "'" + model.nodes[n].name + "'";
-      if (matrix_difference(world[n], armature, scale) <= 1e-4) {
+      // Only a rigid difference is an animated frame: when the root's bind maps skin space
+      // with a scale the mesh node lacks, the skin's own transforms carry it (quantized
+      // positions, KHR_mesh_quantization: the dequantisation folded into the IBMs), as glTF's
+      // skinning and three.js apply them.
+      const Eigen::Matrix3d e = (world[n].inverse() * m).topLeftCorner<3, 3>();
+      const bool rigid =
+          (e * e.transpose() - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
+      if (!rigid) {
+        // The root's animated frame (a rotation) taken out when the mesh node is the armature.
+        if (matrix_difference(world[n], armature, scale) <= 1e-4)
+          m = world[n] * without_rotation(world[n].inverse() * m);
+        how += ", its inverse bind matrix scaling skin space (dequantisation) unlike mesh node " +
+               mesh_name;
+      } else if (matrix_difference(world[n], armature, scale) <= 1e-4) {
         m = world[n];
         how = "mesh node " + mesh_name +
               " (= the armature's transform; the root joint's saved pose is not its bind pose)";
@@ -125,7 +153,8 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
       }
       break;
     }
-    if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos)
+    if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos &&
+        how.find("unlike") == std::string::npos)
       how += ", agrees with the mesh nodes";
     c.skin_to_world.push_back(m);
     c.mapping.push_back(how);
@@ -149,6 +178,7 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
 void measure_height(const Document& doc, const Model& model, const BindParams& params,
                     Character& c) {
   double lo = INFINITY, hi = -INFINITY;
+  Eigen::Vector3d box_lo = Eigen::Vector3d::Constant(INFINITY), box_hi = -box_lo;
   for (std::size_t n = 0; n < model.nodes.size(); ++n) {
     const Node& node = model.nodes[n];
     if (node.mesh < 0 || node.skin < 0) continue;
@@ -167,6 +197,11 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
         lo = std::min(lo, y);
         hi = std::max(hi, y);
       }
+      for (Eigen::Index i = 0; i < v.rows(); ++i) {
+        const Eigen::Vector3d w = (m * Eigen::Vector4d(v(i, 0), v(i, 1), v(i, 2), 1.0)).head<3>();
+        box_lo = box_lo.cwiseMin(w);
+        box_hi = box_hi.cwiseMax(w);
+      }
     }
   }
   if (!(hi > lo)) {
@@ -182,6 +217,7 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
   c.min_y = lo;
   c.max_y = hi;
   c.height = hi - lo;
+  c.extent = box_hi.x() >= box_lo.x() ? (box_hi - box_lo).maxCoeff() : c.height;
   c.scale = params.units_auto ? c.height / params.reference_height_m : 1.0;
   const Eigen::Matrix4d& m = c.skin_to_world[0];
   c.skin_units = m.topLeftCorner<3, 3>().col(0).norm();
@@ -189,6 +225,16 @@ void measure_height(const Document& doc, const Model& model, const BindParams& p
 }
 
 } // namespace
+
+void require_measurable(const Character& c) {
+  if (c.extent <= kMaxExtentH * c.height) return;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "]: the skinned vertices span %.4g, %.4g times H = %.4g (the limit is %.0f: a "
+                "vertex far from the rest; docs/robustness.md)",
+                c.extent, c.extent / c.height, c.height, kMaxExtentH);
+  fail_unsupported("skins[" + std::to_string(c.skins.front()) + text);
+}
 
 int Character::joint_index(int node) const {
   auto it = std::find(joints.begin(), joints.end(), node);

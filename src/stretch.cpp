@@ -816,11 +816,46 @@ RegionStretch uniform_region(const std::vector<std::pair<int, int>>& ends,
   return r;
 }
 
+/// The world matrices of the posed nodes (StretchMeter::posed_nodes_) at every sample, kept
+/// compact; worlds[s] lays sample s out by node index in one buffer reused from sample to
+/// sample (entries of other nodes are never read), so one node-indexed list exists at a time.
+class SampledWorlds {
+public:
+  SampledWorlds(const Model& model, const ClipSampler& sampler, const std::vector<int>& nodes,
+                int samples)
+      : nodes_(nodes), per_sample_(std::size_t(samples)) {
+    std::vector<int> slot_of(model.nodes.size(), -1);
+    for (std::size_t k = 0; k < nodes.size(); ++k) slot_of[std::size_t(nodes[k])] = int(k);
+    for (int s = 0; s < samples; ++s) {
+      const double t = sampler.duration() * s / (samples - 1);
+      std::vector<Eigen::Matrix4d>& w = per_sample_[std::size_t(s)];
+      w.resize(nodes.size());
+      for (std::size_t k = 0; k < nodes.size(); ++k) { // parents first: compose_world's products
+        const int p = model.nodes[std::size_t(nodes[k])].parent;
+        const Eigen::Matrix4d local = sampler.local(model, nodes[k], t);
+        w[k] = p >= 0 ? Eigen::Matrix4d(w[std::size_t(slot_of[std::size_t(p)])] * local) : local;
+      }
+    }
+    layout_.resize(model.nodes.size());
+  }
+  std::size_t size() const { return per_sample_.size(); }
+  const std::vector<Eigen::Matrix4d>& operator[](std::size_t s) const {
+    for (std::size_t k = 0; k < nodes_.size(); ++k)
+      layout_[std::size_t(nodes_[k])] = per_sample_[s][k];
+    return layout_;
+  }
+
+private:
+  const std::vector<int>& nodes_;
+  std::vector<std::vector<Eigen::Matrix4d>> per_sample_;
+  mutable std::vector<Eigen::Matrix4d> layout_;
+};
+
 /// The clip's figures without skinning when the rig is uniform over it (see kUniformSpread);
 /// false (measure edge by edge) otherwise.
 bool uniform_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
-                  const std::vector<std::vector<Eigen::Matrix4d>>& worlds, double torn_above_sq,
-                  double torn_below_sq, ClipStretch& cs) {
+                  const SampledWorlds& worlds, double torn_above_sq, double torn_below_sq,
+                  ClipStretch& cs) {
   if (plan.uniform_slot < 0) return false;
   std::vector<double> c(worlds.size());
   for (std::size_t s = 0; s < worlds.size(); ++s) {
@@ -841,8 +876,8 @@ bool uniform_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
 
 /// One rig over one clip, its poses given (one world-matrix list per sample).
 ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
-                         const std::vector<std::vector<Eigen::Matrix4d>>& worlds,
-                         const StretchParams& params, StretchScratch& scratch) {
+                         const SampledWorlds& worlds, const StretchParams& params,
+                         StretchScratch& scratch) {
   const double torn_above_sq = sqrt_above(params.torn_above),
                torn_below_sq = sqrt_above(std::nextafter(params.torn_below, 0.0));
   ClipStretch cs;
@@ -899,6 +934,26 @@ StretchMeter::StretchMeter(const std::vector<StretchRig>& rigs,
     skins_.push_back(rig.skin);
     plans_.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
   }
+  if (!model_) return;
+  std::vector<char> posed(model_->nodes.size(), 0);
+  for (const SkinSampler* skin : skins_)
+    for (int node : skin->joint_nodes())
+      for (int n = node; n >= 0 && !posed[std::size_t(n)]; n = model_->nodes[std::size_t(n)].parent)
+        posed[std::size_t(n)] = 1, posed_nodes_.push_back(n);
+  std::vector<int> depth(model_->nodes.size(), -1), walk; // each node's depth, computed once
+  for (int n : posed_nodes_) {
+    walk.clear();
+    int cur = n;
+    for (; cur >= 0 && depth[std::size_t(cur)] < 0; cur = model_->nodes[std::size_t(cur)].parent)
+      walk.push_back(cur);
+    int d = cur >= 0 ? depth[std::size_t(cur)] : -1;
+    for (auto it = walk.rbegin(); it != walk.rend(); ++it) depth[std::size_t(*it)] = ++d;
+  }
+  std::stable_sort(posed_nodes_.begin(), posed_nodes_.end(), [&](int a, int b) {
+    return depth[std::size_t(a)] != depth[std::size_t(b)]
+               ? depth[std::size_t(a)] < depth[std::size_t(b)]
+               : a < b;
+  });
 }
 
 StretchMeter::~StretchMeter() = default;
@@ -909,11 +964,7 @@ std::vector<ClipStretch> StretchMeter::measure(const ClipSampler& sampler, int c
                                                StretchScratch& scratch) const {
   std::vector<ClipStretch> out;
   if (plans_.empty()) return out;
-  std::vector<std::vector<Eigen::Matrix4d>> worlds;
-  for (int s = 0; s < params_.samples; ++s) {
-    double t = sampler.duration() * s / (params_.samples - 1);
-    worlds.push_back(compose_world(*model_, sampler.locals(*model_, t)));
-  }
+  const SampledWorlds worlds(*model_, sampler, posed_nodes_, params_.samples);
   for (std::size_t r = 0; r < plans_.size(); ++r) {
     out.push_back(measure_clip(*skins_[r], plans_[r], worlds, params_, scratch));
     out.back().clip = clip;

@@ -6,7 +6,7 @@
 namespace retail {
 
 Eigen::Matrix4d local_matrix(const Node& node) {
-  if (node.has_matrix) return Eigen::Map<const Eigen::Matrix4d>(node.matrix.data());
+  if (node.has_matrix) return Eigen::Map<const Eigen::Matrix4d>(node.matrix->data());
   Eigen::Quaterniond q(node.rotation[3], node.rotation[0], node.rotation[1], node.rotation[2]);
   if (q.norm() > 0)
     q.normalize();

@@ -165,7 +165,11 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
     Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
     std::array<std::int64_t, 3> cell, side;
     for (int k = 0; k < 3; ++k) {
-      double x = p[k] / size, f = std::floor(x);
+      // Far-out points (a vertex 1e40 away) share the outermost cells: the distance test
+      // below still decides, and the cell index stays an integer.
+      double x = p[k] / size;
+      x = std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0;
+      const double f = std::floor(x);
       cell[std::size_t(k)] = std::int64_t(f);
       side[std::size_t(k)] = x - f < 0.5 ? -1 : 1;
     }

@@ -1,13 +1,15 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
 #include "retail/batch.h"
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/info.h"
 #include "retail/pipeline.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
-#include <spdlog/sinks/stdout_sinks.h>
+#include <mutex>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #ifdef __GLIBC__
@@ -16,13 +18,49 @@
 
 namespace {
 
+/// stderr, every line through terminal_safe: names from files cannot forge lines or send
+/// escape sequences to the terminal.
+class SafeStderrSink : public spdlog::sinks::base_sink<std::mutex> {
+protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t buf;
+    formatter_->format(msg, buf);
+    std::string line(buf.data(), buf.size());
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    line = retail::terminal_safe(line) + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
 void setup_logging(int verbose, bool quiet) {
-  auto logger = spdlog::stderr_logger_st("retail");
+  auto logger = std::make_shared<spdlog::logger>("retail", std::make_shared<SafeStderrSink>());
   logger->set_pattern("retail: %^%l%$: %v");
   logger->set_level(quiet         ? spdlog::level::warn
                     : verbose > 0 ? spdlog::level::debug
                                   : spdlog::level::info);
   spdlog::set_default_logger(logger);
+}
+
+/// `j` with every string (keys too) made terminal_safe: names from the file, before they are
+/// laid out as text.
+retail::Json safe_strings(const retail::Json& j) {
+  if (j.is_string()) return retail::terminal_safe(j.get<std::string>());
+  if (j.is_array()) {
+    retail::Json out = retail::Json::array();
+    for (const auto& v : j) out.push_back(safe_strings(v));
+    return out;
+  }
+  if (!j.is_object()) return j;
+  retail::Json out = retail::Json::object();
+  for (const auto& [k, v] : j.items()) out[retail::terminal_safe(k)] = safe_strings(v);
+  return out;
+}
+
+/// The stretch table with the clip names made terminal_safe.
+std::string safe_table(std::vector<retail::StretchRow> rows) {
+  for (auto& r : rows) r.name = retail::terminal_safe(r.name);
+  return retail::terminal_safe(retail::format_stretch_table(rows), true);
 }
 
 void log_stages(const std::vector<retail::StageStat>& stages) {
@@ -50,16 +88,17 @@ void log_summary(const retail::RunResult& r) {
 /// Anything but retail::Error is a bug; still a line and exit 3, never a crash (exit-codes.md).
 int internal_error(const std::string& file, const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e)) {
-    std::fprintf(stderr, "error: %s: out of memory\n", file.c_str());
+    std::fprintf(stderr, "error: %s: out of memory\n", retail::terminal_safe(file).c_str());
   } else {
-    std::fprintf(stderr, "error: %s: internal error (please report): %s\n", file.c_str(),
-                 retail::printable(e.what()).c_str());
+    std::fprintf(stderr, "error: %s: internal error (please report): %s\n",
+                 retail::terminal_safe(file).c_str(), retail::printable(e.what()).c_str());
   }
   return int(retail::ExitCode::Unsupported);
 }
 
 int report_error(const std::string& file, const retail::Error& e) {
-  std::fprintf(stderr, "error: %s: %s\n", file.c_str(), e.what());
+  std::fprintf(stderr, "error: %s: %s\n", retail::terminal_safe(file).c_str(),
+               retail::terminal_safe(e.what()).c_str());
   return int(e.code());
 }
 
@@ -85,7 +124,8 @@ int run_batch_command(const std::string& in_dir, const std::string& out_dir,
     for (const auto& e : r.entries) {
       ok += e.status == "ok", skipped += e.status == "skipped";
       if (e.status == "failed")
-        std::fprintf(stderr, "error: %s: %s\n", e.path.c_str(), e.error.c_str());
+        std::fprintf(stderr, "error: %s: %s\n", retail::terminal_safe(e.path).c_str(),
+                     retail::terminal_safe(e.error).c_str());
     }
     spdlog::info("batch: {} file(s): {} re-rigged, {} up to date, {} failed; {} with a piece the "
                  "harm check stepped down (see their reports)",
@@ -159,6 +199,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
       ->capture_default_str();
   std::vector<std::string> clips, fail_on;
+  app.add_option("--tail", params.rerig.tail,
+                 "treat this geometry as a tail chain whatever detection says (repeatable): "
+                 "a mesh/primitive index like 0/2, a mesh name or a material name");
+  app.add_option("--not-tail", params.rerig.not_tail,
+                 "never treat this geometry as part of a tail (repeatable; same syntax)");
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
                "judge every grown piece against the input under its own clips before writing; "
                "one that tears more steps down to a wider root band, rigid, or left as it was "
@@ -274,13 +319,14 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : int(retail::ExitCode::Usage);
   }
   setup_logging(verbose, quiet);
+  retail::install_signal_cleanup();
   params.bind.units_auto = !units_fixed;
   params.clips = clips;
   if (no_floor) params.bake.spring.floor = false;
   try {
     for (const auto& f : fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
   } catch (const retail::Error& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", retail::terminal_safe(e.what()).c_str());
     return int(e.code());
   }
   params.rerig.mode = mode == "rigid"    ? retail::Mode::Rigid
@@ -295,7 +341,7 @@ int main(int argc, char** argv) {
       if (info_json)
         std::cout << info.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
       else
-        std::cerr << retail::format_info(info);
+        std::cerr << retail::terminal_safe(retail::format_info(safe_strings(info)), true);
       return 0;
     } catch (const retail::Error& e) {
       return report_error(info_in, e);
@@ -314,11 +360,12 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < m.stretch.size(); ++k) {
         spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
                      region_bones);
-        if (!quiet) std::cerr << retail::format_stretch_table(m.stretch[k]);
+        if (!quiet) std::cerr << safe_table(m.stretch[k]);
       }
       if (report_json == "-")
         std::cout << m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
       else if (!report_json.empty()) {
+        retail::check_distinct_paths(m.inputs, {{report_json, "the report"}});
         std::string text =
             m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
         retail::write_file_atomic(report_json, retail::Bytes(text.begin(), text.end()));
@@ -342,7 +389,7 @@ int main(int argc, char** argv) {
     for (const auto& w : r.warnings) spdlog::warn("{}", w);
     log_summary(r);
     for (const auto& rows : r.stretch)
-      if (!rows.empty() && !quiet) std::cerr << retail::format_stretch_table(rows);
+      if (!rows.empty() && !quiet) std::cerr << safe_table(rows);
     if (r.report_path == "-")
       std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
     spdlog::info("wrote {}{}", out_path, r.report_path == "-" ? "" : " and " + r.report_path);

@@ -85,6 +85,14 @@ struct Piece {
   Decision decision = Decision::Small;
   std::string reason;
   std::vector<int> merged; ///< ids of pieces merged into this one
+  std::string selected;    ///< the --tail selector that made it, or ""
+};
+
+/// What the user said the tail is (SPEC §13), per welded vertex.
+struct PieceSelection {
+  std::vector<std::string> tail_names; ///< the --tail selectors, one piece each
+  std::vector<std::vector<int>> tail;  ///< their welded vertices (ascending, may be empty)
+  std::vector<bool> excluded;          ///< --not-tail: never in a piece (empty: none)
 };
 
 struct Detection {
@@ -95,8 +103,11 @@ struct Detection {
 
 /// Runs the detection for one character. Pure; deterministic (ids in order of each piece's
 /// lowest welded vertex; ties documented in docs/detection.md).
+/// `selection`: geometry the user named (--tail pieces are tail chains whatever the tests say;
+/// --not-tail vertices are in no piece); --tail wins over --not-tail and over detection.
 Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
-                        const SkinWeights& weights, const DetectParams& params);
+                        const SkinWeights& weights, const DetectParams& params,
+                        const PieceSelection& selection = {});
 
 /// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
 /// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up

@@ -34,6 +34,12 @@ private:
 /// content (a parser's "last read" excerpt), so logs and JSON reports stay valid text.
 std::string printable(const std::string& text);
 
+/// `text` safe to print on a terminal: control characters (C0 including newline and ESC, DEL,
+/// and C1 in their UTF-8 form) and bytes that are not valid UTF-8 are written as \xNN; other
+/// UTF-8 is kept. With `keep_newlines`, '\n' stays (multi-line tables). Names in files can
+/// hold anything; every message and log line goes through this before it is printed.
+std::string terminal_safe(const std::string& text, bool keep_newlines = false);
+
 [[noreturn]] void fail_invalid(const std::string& message);
 [[noreturn]] void fail_unsupported(const std::string& message);
 [[noreturn]] void fail_output(const std::string& message);

@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,7 +77,9 @@ struct Node {
   int mesh = -1;
   int skin = -1;
   bool has_matrix = false;
-  std::array<double, 16> matrix{}; ///< column-major, when has_matrix
+  /// Column-major, when has_matrix (held apart: most nodes have none, and files can hold
+  /// hundreds of thousands of nodes).
+  std::shared_ptr<const std::array<double, 16>> matrix;
   std::array<double, 3> translation{0, 0, 0};
   std::array<double, 4> rotation{0, 0, 0, 1}; ///< x y z w
   std::array<double, 3> scale{1, 1, 1};

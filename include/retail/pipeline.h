@@ -7,6 +7,7 @@
 #include "retail/bake.h"
 #include "retail/document.h"
 #include "retail/error.h"
+#include "retail/files.h"
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
@@ -100,7 +101,8 @@ struct MeasureResult {
   std::vector<std::vector<StretchRow>> stretch; ///< per character
   std::vector<std::size_t> region_vertices;     ///< per character
   std::vector<std::string> failures;
-  Json json; ///< retail.stretch/1
+  std::vector<PathUse> inputs; ///< the files read (the input and its sidecars; files.h)
+  Json json;                   ///< retail.stretch/1
 };
 
 /// `retail report IN`: the edge stretch of any rig under its clips; changes nothing. The tail

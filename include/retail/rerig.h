@@ -37,6 +37,8 @@ struct PieceOverride {
 struct RerigParams {
   Mode mode = Mode::Chain;
   std::map<int, PieceOverride> overrides; ///< by piece id (ids are deterministic)
+  std::vector<std::string> tail;          ///< --tail selectors (selector.h): tail chains
+  std::vector<std::string> not_tail;      ///< --not-tail selectors: never a piece
   WeldParams weld;
   DetectParams detect;
   ChainParams chain;
@@ -63,6 +65,9 @@ struct CharacterResult {
   Detection detection;
   std::vector<ChainResult> chains;
   std::vector<std::string> warnings;
+  /// Per selector of RerigParams::tail, then ::not_tail: did it name any of this character's
+  /// primitives?
+  std::vector<bool> selector_matched;
 };
 
 /// Re-rigs one character into `doc`. Pre: model = parse_model(doc) before any edit of this

@@ -53,6 +53,8 @@ struct Character {
   std::vector<SkinnedPrimitive> primitives;
   double min_y = 0, max_y = 0;
   double height = 0; ///< H: Y extent of all skinned vertices at bind, world units
+  /// Largest extent over X, Y and Z of the skinned vertices at bind (H when there are none).
+  double extent = 0;
   double scale =
       1; ///< H / reference height when units are auto, else 1 (SPEC: metres scale by H/1.8)
   double skin_units = 1; ///< world units per skin-space unit (0.01 for a centimetre armature)
@@ -90,5 +92,11 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& ch
 
 /// Throws Error(Unsupported) naming the missing roles and listing what was found.
 void require_roles(const Model& model, const Character& character);
+
+/// The re-rig's grids and distances are in fractions of H: a character whose skinned vertices
+/// span more than kMaxExtentH x H (a stray vertex 1e40 away) cannot be measured.
+constexpr double kMaxExtentH = 1e4;
+/// Throws Error(Unsupported) naming the character's first skin when extent > kMaxExtentH x H.
+void require_measurable(const Character& character);
 
 } // namespace retail

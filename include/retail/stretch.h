@@ -85,6 +85,9 @@ public:
   /// multiply-add), so results do not depend on the machine.
   /// `slots` (from slots_used(only)), when given, limits the joint matrices composed to those
   /// the vertices read.
+  /// Per (skin, joint) slot: its node, the only world matrices pose_into reads.
+  const std::vector<int>& joint_nodes() const { return joint_node_; }
+
   void pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
                  std::vector<Eigen::Vector3d>& out, bool allow_avx2 = true,
                  const std::vector<int>* slots = nullptr) const;
@@ -184,6 +187,9 @@ private:
   std::vector<const SkinSampler*> skins_;
   std::vector<detail::StretchPlan> plans_;
   StretchParams params_;
+  /// The nodes whose world matrices the skins read, with their ancestors, parents first:
+  /// the only ones sampled (memory follows the skeleton, not the file's node count).
+  std::vector<int> posed_nodes_;
 };
 
 /// StretchMeter over every clip: result[r][c] for rig r and clips[c]. Rigs posed by the same

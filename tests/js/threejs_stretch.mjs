@@ -15,6 +15,11 @@ const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; arg
 const retail = opt('--retail');
 const outDir = opt('--out');
 const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --no-bake
+// --rest skinned: rest lengths through the skin's own transform, as three.js skins a vertex
+// held by the skeleton's root bone (bindMatrixInverse x root world x its inverse bind matrix x
+// bindMatrix), instead of the raw POSITION values: what a quantized file needs, its
+// dequantisation folded into the inverse bind matrices.
+const restSkinned = args.includes('--rest') && opt('--rest') === 'skinned';
 fs.mkdirSync(outDir, { recursive: true });
 if (args.includes('--shared')) {
   // The auto-rigged files (re-rigged by retail), and the artist originals whose own tail rigs
@@ -74,11 +79,20 @@ async function measure(file, samples) {
   const meshes = [];
   gltf.scene.traverse((o) => { if (o.isSkinnedMesh) meshes.push(o); });
   const pattern = /tail/i;
+  gltf.scene.updateMatrixWorld(true);
   const work = meshes.map((m) => {
     const pos = m.geometry.attributes.position, tail = regionOf(m, pattern), edges = [];
+    const ra = new THREE.Vector3(), rb = new THREE.Vector3(), toRest = new THREE.Matrix4();
+    if (restSkinned) {
+      const bones = m.skeleton.bones;
+      const root = bones.findIndex((b) => { for (let p = b.parent; p; p = p.parent) if (bones.includes(p)) return false; return true; });
+      toRest.copy(m.bindMatrixInverse).multiply(bones[root].matrixWorld)
+        .multiply(m.skeleton.boneInverses[root]).multiply(m.bindMatrix);
+    }
     for (const [a, b] of edgesOf(m)) {
       if (tail[a] !== tail[b]) continue;
-      const rest = Math.hypot(pos.getX(a) - pos.getX(b), pos.getY(a) - pos.getY(b), pos.getZ(a) - pos.getZ(b));
+      const rest = restSkinned ? ra.fromBufferAttribute(pos, a).applyMatrix4(toRest).distanceTo(rb.fromBufferAttribute(pos, b).applyMatrix4(toRest))
+        : Math.hypot(pos.getX(a) - pos.getX(b), pos.getY(a) - pos.getY(b), pos.getZ(a) - pos.getZ(b));
       if (rest > 0) edges.push({ a, b, rest, region: tail[a] ? 0 : 1 });
     }
     return { mesh: m, edges, va: new THREE.Vector3(), vb: new THREE.Vector3() };
