@@ -26,12 +26,16 @@ Eigen::MatrixX3d rows_of(const WeldedMesh& m, const std::vector<int>& ids) {
 
 std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
                            const DistanceField& f, const Piece& piece, bool& from_shell) {
+  // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
+  // the collar's ring or behind it, and its geodesic coordinate starts there).
   std::vector<bool> in(m.size(), false);
   for (int v : piece.vertices) in[std::size_t(v)] = true;
+  for (int v : piece.base) in[std::size_t(v)] = false;
   std::vector<int> out;
   for (int u : piece.vertices)
     for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
-      if (!in[std::size_t(m.adjacency[std::size_t(e)])]) out.push_back(m.adjacency[std::size_t(e)]);
+      if (in[std::size_t(u)] && !in[std::size_t(m.adjacency[std::size_t(e)])])
+        out.push_back(m.adjacency[std::size_t(e)]);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   from_shell = out.empty();

@@ -146,7 +146,7 @@ namespace {
 /// many vertices were added.
 std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double reach,
                       const std::vector<char>& misweighted, const std::vector<bool>& taken,
-                      std::vector<int>& piece) {
+                      std::vector<int>& piece, std::vector<int>& base) {
   std::vector<bool> in(m.size(), false);
   for (int v : piece) in[std::size_t(v)] = true;
   auto zone = [&](int v) { return u[std::size_t(v)] < reach && !taken[std::size_t(v)]; };
@@ -192,6 +192,9 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
     }
   piece.insert(piece.end(), added.begin(), added.end());
   std::sort(piece.begin(), piece.end());
+  base = added;
+  std::sort(base.begin(), base.end());
+  base.erase(std::unique(base.begin(), base.end()), base.end());
   piece.erase(std::unique(piece.begin(), piece.end()), piece.end());
   return added.size();
 }
@@ -237,7 +240,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       piece.junction = cut;
       if (!misweighted.empty() && !piece.vertices.empty())
         piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI),
-                                     misweighted, taken, piece.vertices);
+                                     misweighted, taken, piece.vertices, piece.base);
     }
     if (piece.vertices.empty()) piece.vertices = comp;
     // Most of a separate shell: take the whole shell (its root ring included).

@@ -100,10 +100,20 @@ std::vector<bool> structural_joints(const Character& c) {
       if (count[std::size_t(k)] == total) lca = k;
     break;
   }
+  // Above the hips only roled joints count: a weightless root above them (a floor-level `Body`
+  // under a quadruped) would make a bone from the floor up to the pelvis.
+  const int hips = c.roles.hips >= 0 ? c.joint_index(c.roles.hips) : -1;
+  std::vector<bool> roled_joint(n, false);
+  for (int node : roled)
+    if (node >= 0 && c.joint_index(node) >= 0) roled_joint[std::size_t(c.joint_index(node))] = true;
   for (std::size_t j = 0; j < n; ++j) {
     if (count[j] == 0) continue;
-    for (int k = int(j); k >= 0 && !out[j]; k = c.parent[std::size_t(k)])
-      if (k == lca) out[j] = true;
+    bool below_lca = false, below_hips = false;
+    for (int k = int(j); k >= 0; k = c.parent[std::size_t(k)]) {
+      below_lca = below_lca || k == lca;
+      below_hips = below_hips || k == hips;
+    }
+    out[j] = roled_joint[j] || (below_lca && below_hips);
   }
   return out;
 }

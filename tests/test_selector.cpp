@@ -34,7 +34,7 @@ std::vector<std::map<int, double>> weights_of(const std::string& path) {
 
 } // namespace
 
-TEST_CASE("selector: indices, mesh names and material names; nothing named is all false",
+TEST_CASE("selector: indices, mesh names and material names - nothing named is all false",
           "[selector]") {
   retail::RigOptions o;
   o.tail_two_shells = true;

@@ -188,6 +188,18 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--min-tail-length", dp.min_tail_length_h, "shortest tail, x H")
       ->capture_default_str();
+  app.add_option("--slenderness", dp.slenderness_min,
+                 "also long: pi L^2 / area >= this (curled tails; 0: off, sheets pass it too)")
+      ->capture_default_str();
+  app.add_option("--misweight-ratio", dp.misweight_ratio,
+                 "mis-weighted skin: weighted bone distance > this x skeleton distance (+0.02 H)")
+      ->capture_default_str();
+  app.add_option("--base-zone", dp.base_zone_radii,
+                 "a tail's base grows over mis-weighted skin up to this many neck radii")
+      ->capture_default_str();
+  app.add_option("--short-tail", params.rerig.chain.short_tail_h,
+                 "tails shorter than this x H may get 1-2 bones (0: at least --min-bones)")
+      ->capture_default_str();
   app.add_option("--segment", params.rerig.chain.segment_h, "chain segment length, x H")
       ->capture_default_str();
   app.add_option("--min-bones", params.rerig.chain.min_bones, "fewest chain bones")

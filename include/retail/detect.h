@@ -35,7 +35,7 @@ struct DetectParams {
   /// Mis-weighted skin: its weighted bone distance (sum of w_j × distance to bone j) exceeds
   /// misweight_ratio × its skeleton distance + misweight_slack_h × H (skin weighted to bones it
   /// is far from: what an auto-rigger does to a tail it has no bone for).
-  double misweight_ratio = 1.5;
+  double misweight_ratio = 2.0;
   double misweight_slack_h = 0.02;
   /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too.
@@ -72,6 +72,7 @@ struct Piece {
   bool separate_shell = false;    ///< the piece took its whole shell
   double junction = -1;           ///< geodesic distance from the tip where it was cut, or -1
   std::size_t base_added = 0;     ///< welded vertices past the cut taken as mis-weighted base
+  std::vector<int> base;          ///< those vertices, ascending (the collar stays at the cut)
   int tip = -1;                   ///< welded id of the remote end
   int attachment = -1;            ///< character joint index
   std::string region;             ///< "hips", "spine", "head", "leg", "arm", "other"

@@ -44,11 +44,12 @@ double segment_distance(const Eigen::Vector3d& p, const Eigen::Vector3d& a,
 /// Distance from p to the polyline through `line` (its point when it has one; +inf when empty).
 double polyline_distance(const Eigen::Vector3d& p, const std::vector<Eigen::Vector3d>& line);
 
-/// Joints that deform by the skeleton's structure, whatever the weights say: every joint on the
-/// path from the lowest common ancestor of the roled joints (hips, spine, neck, head, legs, arms)
-/// to each of them, the roled joints included. A rigger's solver can leave a pelvis bone with no
-/// vertex at all; it still carries the legs. IK and pole helpers, and a floor-level root above
-/// that ancestor, are not on such a path. Returns one flag per character joint.
+/// Joints that deform by the skeleton's structure, whatever the weights say: the roled joints
+/// (hips, spine, neck, head, legs, arms), and every joint at or below the hips on the path from
+/// the roled joints' lowest common ancestor to one of them. A rigger's solver can leave a
+/// pelvis bone with no vertex at all; it still carries the legs. IK and pole helpers, and a
+/// weightless root above the hips (a floor-level `Body` under a quadruped), are not counted.
+/// Returns one flag per character joint.
 std::vector<bool> structural_joints(const Character& character);
 
 /// Deforming joints for the distance field: carrying weight somewhere, or structural.
