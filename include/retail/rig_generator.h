@@ -45,7 +45,7 @@ struct RigOptions {
   bool thick_base = false;
   double tail_length_scale = 1; ///< the tail's length (Curled: the arc's size) × this
   double tail_radius_scale = 1; ///< the tail's radius × this (spikes scale with it)
-  double tail_curl_deg = 270;   ///< Curled: the arc's sweep in degrees
+  double tail_curl_deg = 300;   ///< Curled: the arc's sweep in degrees (300: elongation ~1.2)
   bool uv_seams = true;         ///< tail rings duplicate their seam vertex (as exporters do)
   bool ears = false, cape = false, skirt = false, sheath = false;
   bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
