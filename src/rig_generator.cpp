@@ -10,49 +10,20 @@
 #include <cmath>
 
 namespace retail {
-namespace {
 
 using Eigen::Vector3d;
+using gen::MeshBuild;
 using gen::Skeleton;
-using Weights = std::map<int, double>; ///< joint -> weight
+using gen::TubeSpec;
+using gen::WeightFn;
+using gen::Weights;
 
-enum Piece { kBody, kTail, kEars, kCape, kSkirt, kSheath };
+namespace {
 const char* kPieceNames[] = {"body", "tail", "ears", "cape", "skirt", "sheath"};
+} // namespace
 
-struct MeshBuild {
-  std::vector<Vector3d> pos;
-  std::vector<Eigen::Vector2d> uv;
-  std::vector<Weights> weights;
-  std::vector<std::uint32_t> indices;
-  std::vector<int> piece;
-  int add(const Vector3d& p, const Eigen::Vector2d& t, const Weights& w, int pc) {
-    pos.push_back(p);
-    uv.push_back(t);
-    weights.push_back(w);
-    piece.push_back(pc);
-    return int(pos.size()) - 1;
-  }
-  void tri(int a, int b, int c) {
-    indices.insert(indices.end(), {std::uint32_t(a), std::uint32_t(b), std::uint32_t(c)});
-  }
-};
-
-/// Weight callback for tubes: ring parameter t in [0,1] along the centreline, ring index, position.
-using WeightFn = Weights (*)(const Skeleton&, double t, int ring, int rings, const Vector3d& p,
-                             const void* ctx);
-
-struct TubeSpec {
-  std::vector<Vector3d> centre;
-  std::vector<double> radius;
-  int segments = 12;
-  bool seam = false; ///< duplicate the first vertex of every ring (UV seam)
-  bool caps = true;
-  int piece = kBody;
-};
-
-/// Appends a tube (rings around `centre`, optional end caps). Frames are parallel-transported.
-void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
-              const void* ctx) {
+void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
+                   const void* ctx) {
   const auto& c = spec.centre;
   int n = int(c.size()), segs = spec.segments, per_ring = segs + (spec.seam ? 1 : 0);
   Vector3d t0 = (c[1] - c[0]).normalized();
@@ -97,6 +68,8 @@ void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn w
     }
   }
 }
+
+namespace {
 
 /// A body tube along a joint chain: rings at each joint and three inside each bone.
 struct ChainCtx {
@@ -193,33 +166,6 @@ void add_body(MeshBuild& m, const Skeleton& sk, double k, int segs, int per) {
   }
 }
 
-/// The tail's centreline in world metres (before scaling by k).
-std::vector<Vector3d> tail_centreline(TailStyle style, double k, int subdivision) {
-  std::vector<Vector3d> c;
-  for (int i = 0, n = 16 * subdivision; i <= n; ++i) {
-    double t = double(i) / n;
-    if (style == TailStyle::Carried)
-      c.push_back(Vector3d(0, 0.93 - 0.20 * t + 0.20 * t * t, -0.08 - 0.80 * t) * k);
-    else
-      c.push_back(Vector3d(0, 0.90 - 0.75 * t, -0.09 - 0.06 * t) * k);
-  }
-  return c;
-}
-
-struct TailCtx {
-  int left_thigh, right_thigh, left_shin;
-};
-
-/// Auto-rigger weights: split at the midline onto the thighs (x >= 0: left), blended into the
-/// left shin with the distance along the tail.
-Weights tail_weight(const Skeleton&, double t, int, int, const Vector3d& p, const void* ctx) {
-  const auto* c = static_cast<const TailCtx*>(ctx);
-  double shin = 0.7 * t;
-  Weights w{{p.x() >= 0 ? c->left_thigh : c->right_thigh, 1.0 - shin}};
-  if (shin > 0) w[c->left_shin] += shin;
-  return w;
-}
-
 Weights fixed_weight(const Skeleton&, double, int, int, const Vector3d&, const void* ctx) {
   return *static_cast<const Weights*>(ctx);
 }
@@ -236,23 +182,7 @@ Weights blend_weight(const Skeleton&, double t, int, int, const Vector3d&, const
 void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const RigOptions& o,
                 double k, std::vector<Vector3d>& centreline) {
   int segs = o.tube_segments;
-  if (o.tail != TailStyle::None) {
-    TailCtx ctx{sk.find("LeftUpLeg"), sk.find("RightUpLeg"), sk.find("LeftLeg")};
-    centreline = tail_centreline(o.tail, k, o.ring_subdivision);
-    TubeSpec spec;
-    spec.centre = centreline;
-    for (std::size_t i = 0; i < centreline.size(); ++i)
-      spec.radius.push_back((0.055 - 0.035 * double(i) / double(centreline.size() - 1)) * k);
-    spec.segments = segs;
-    spec.seam = o.uv_seams;
-    spec.piece = kTail;
-    add_tube(skin, sk, spec, tail_weight, &ctx);
-    if (o.tail_two_shells) {
-      for (double& r : spec.radius) r *= 1.25;
-      spec.segments = segs + 2;
-      add_tube(extra, sk, spec, tail_weight, &ctx);
-    }
-  }
+  if (o.tail != TailStyle::None) centreline = gen::add_tail(skin, extra, sk, o, k);
   if (o.ears) {
     Weights head{{sk.find("Head"), 1.0}};
     for (double sx : {1.0, -1.0}) {
@@ -263,7 +193,7 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
         spec.radius.push_back((0.035 - 0.03 * t) * k);
       }
       spec.segments = std::max(3, segs / 2);
-      spec.piece = kEars;
+      spec.piece = gen::kEars;
       add_tube(skin, sk, spec, fixed_weight, &head);
     }
   }
@@ -274,7 +204,7 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
       for (int c = 0; c < cols; ++c) {
         double v = double(r) / (rows - 1), u = double(c) / (cols - 1);
         Vector3d p = Vector3d(-0.3 + 0.6 * u, 1.40 - 0.70 * v, -0.15 - 0.10 * v) * k;
-        extra.add(p, {u, v}, blend_weight(sk, v, r, rows, p, &ctx), kCape);
+        extra.add(p, {u, v}, blend_weight(sk, v, r, rows, p, &ctx), gen::kCape);
       }
     for (int r = 0; r + 1 < rows; ++r)
       for (int c = 0; c + 1 < cols; ++c) {
@@ -293,7 +223,7 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
     }
     spec.segments = 2 * segs;
     spec.caps = false;
-    spec.piece = kSkirt;
+    spec.piece = gen::kSkirt;
     add_tube(extra, sk, spec, fixed_weight, &w);
   }
   if (o.sheath) { // a long thin case slung diagonally across the back, on Spine1
@@ -305,15 +235,40 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
       spec.radius.push_back(0.03 * k);
     }
     spec.segments = std::max(3, segs / 2);
-    spec.piece = kSheath;
+    spec.piece = gen::kSheath;
     add_tube(extra, sk, spec, fixed_weight, &w);
   }
 }
 
 } // namespace
 
+const char* tail_style_name(TailStyle style) {
+  switch (style) {
+  case TailStyle::None:
+    return "none";
+  case TailStyle::Carried:
+    return "carried";
+  case TailStyle::Hanging:
+    return "hanging";
+  case TailStyle::Curled:
+    return "curled";
+  case TailStyle::Short:
+    return "short";
+  case TailStyle::Thin:
+    return "thin";
+  }
+  return "none";
+}
+
 void RigOptions::validate() const {
   if (!(height_m > 0)) throw Error(ExitCode::Usage, "height must be positive");
+  if (tail_spikes < 0 || tail_spikes > 64)
+    throw Error(ExitCode::Usage, "tail spikes must be 0..64");
+  if (!(tail_length_scale > 0 && tail_length_scale <= 10) ||
+      !(tail_radius_scale > 0 && tail_radius_scale <= 10))
+    throw Error(ExitCode::Usage, "tail length and radius scales must be in (0, 10]");
+  if (!(tail_curl_deg >= 30 && tail_curl_deg <= 540))
+    throw Error(ExitCode::Usage, "tail curl must be 30..540 degrees");
   if (tube_segments < 3) throw Error(ExitCode::Usage, "tube segments must be at least 3");
   if (ring_subdivision < 1 || ring_subdivision > 1000)
     throw Error(ExitCode::Usage, "ring subdivision must be 1..1000");
@@ -331,6 +286,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.centimetres) sk.node_scale = 0.01;
   MeshBuild skin, extra;
   add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision);
+  if (o.thick_base) gen::add_haunch(skin, sk, k, o.tube_segments, o.ring_subdivision);
   std::vector<Vector3d> centreline;
   add_pieces(skin, extra, sk, o, k, centreline);
 
@@ -363,13 +319,18 @@ GeneratedRig generate_rig(const RigOptions& o) {
   truth["options"] = {{"mixamo_prefix", o.mixamo_prefix},
                       {"centimetres", o.centimetres},
                       {"rotated", o.rotated},
-                      {"tail", o.tail == TailStyle::None      ? "none"
-                               : o.tail == TailStyle::Carried ? "carried"
-                                                              : "hanging"},
+                      {"tail", tail_style_name(o.tail)},
                       {"ears", o.ears},
                       {"cape", o.cape},
                       {"skirt", o.skirt},
                       {"sheath", o.sheath}};
+  // The tail-class options only when set (the original styles' truth is unchanged).
+  Json& opt = truth["options"];
+  if (o.tail_spikes) opt["tail_spikes"] = o.tail_spikes;
+  if (o.thick_base) opt["thick_base"] = true;
+  if (o.tail_length_scale != 1) opt["tail_length_scale"] = o.tail_length_scale;
+  if (o.tail_radius_scale != 1) opt["tail_radius_scale"] = o.tail_radius_scale;
+  if (o.tail == TailStyle::Curled) opt["tail_curl_deg"] = o.tail_curl_deg;
   rig.truth = truth;
   return rig;
 }

@@ -1,9 +1,12 @@
-// Shared between rig_generator.cpp (skeleton, mesh, weights) and rig_generator_anim.cpp (clips).
+// Shared between rig_generator.cpp (skeleton, body, pieces, writing), rig_generator_tails.cpp
+// (the tail in every class, spikes, the thick haunch) and rig_generator_anim.cpp (clips).
 #pragma once
 
 #include "retail/document.h"
+#include "retail/rig_generator.h"
 
 #include <Eigen/Geometry>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +34,57 @@ struct Skeleton {
     return rotation.transpose() * world / node_scale;
   }
 };
+
+using Weights = std::map<int, double>; ///< joint -> weight
+
+/// Piece of every generated vertex (the truth's "pieces" names, in this order).
+enum PieceKind { kBody, kTail, kEars, kCape, kSkirt, kSheath };
+
+/// One primitive under construction (world positions).
+struct MeshBuild {
+  std::vector<Eigen::Vector3d> pos;
+  std::vector<Eigen::Vector2d> uv;
+  std::vector<Weights> weights;
+  std::vector<std::uint32_t> indices;
+  std::vector<int> piece;
+  int add(const Eigen::Vector3d& p, const Eigen::Vector2d& t, const Weights& w, int pc) {
+    pos.push_back(p);
+    uv.push_back(t);
+    weights.push_back(w);
+    piece.push_back(pc);
+    return int(pos.size()) - 1;
+  }
+  void tri(int a, int b, int c) {
+    indices.insert(indices.end(), {std::uint32_t(a), std::uint32_t(b), std::uint32_t(c)});
+  }
+};
+
+/// Weight callback for tubes: ring parameter t in [0,1] along the centreline, ring index, position.
+using WeightFn = Weights (*)(const Skeleton&, double t, int ring, int rings,
+                             const Eigen::Vector3d& p, const void* ctx);
+
+struct TubeSpec {
+  std::vector<Eigen::Vector3d> centre;
+  std::vector<double> radius;
+  int segments = 12;
+  bool seam = false; ///< duplicate the first vertex of every ring (UV seam)
+  bool caps = true;
+  int piece = kBody;
+};
+
+/// Appends a tube (rings around `centre`, optional end caps). Frames are parallel-transported.
+void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
+              const void* ctx);
+
+/// Thick base (RigOptions::thick_base): a barrel along Z around the hips, weighted like an
+/// auto-rigger (nearest torso and thigh bones). Piece: body.
+void add_haunch(MeshBuild& m, const Skeleton& sk, double k, int segments, int subdivision);
+
+/// The tail of `o.tail` (not None) with its options: skin shell (and fur shell in `extra`),
+/// spikes; returns its centreline (world). Carried and Hanging with default scales, no spikes
+/// and no thick base are exactly the original generator's tails.
+std::vector<Eigen::Vector3d> add_tail(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk,
+                                      const RigOptions& o, double k);
 
 /// Writes the clips (Walk, HipSwing, Crouch, Idle) as LINEAR keys at 30 fps.
 void add_clips(Document& doc, const Skeleton& skeleton, double k);

@@ -1,6 +1,8 @@
 // make_test_rig — writes a synthetic auto-rigged character and its ground truth (rig_generator.h).
-//   make_test_rig OUT.glb [--bare-names] [--cm] [--rotated] [--tail carried|hanging|none]
-//                 [--two-shells] [--ears] [--cape] [--skirt] [--sheath] [--all-pieces]
+//   make_test_rig OUT.glb [--bare-names] [--cm] [--rotated]
+//                 [--tail carried|hanging|curled|short|thin|none] [--two-shells] [--spikes N]
+//                 [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
+//                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/error.h"
 #include "retail/rig_generator.h"
@@ -18,9 +20,23 @@ int main(int argc, char** argv) {
   app.add_flag("--bare-names", bare, "Hips instead of mixamorig:Hips");
   app.add_flag("--cm", o.centimetres, "centimetre skin space (armature scale 0.01)");
   app.add_flag("--rotated", o.rotated, "armature rotated -90 deg about X");
-  app.add_option("--tail", tail, "carried, hanging or none")
-      ->check(CLI::IsMember({"carried", "hanging", "none"}));
+  const std::vector<retail::TailStyle> styles = {
+      retail::TailStyle::None,   retail::TailStyle::Carried, retail::TailStyle::Hanging,
+      retail::TailStyle::Curled, retail::TailStyle::Short,   retail::TailStyle::Thin};
+  std::vector<std::string> names;
+  for (auto s : styles) names.push_back(retail::tail_style_name(s));
+  app.add_option("--tail", tail,
+                 "carried, hanging, curled (over the back), short (a stub), "
+                 "thin (close to the legs) or none")
+      ->check(CLI::IsMember(names));
   app.add_flag("--two-shells", o.tail_two_shells, "tail as a skin shell plus a fur shell");
+  app.add_option("--spikes", o.tail_spikes, "spikes (plates) along the tail's top, 0..64")
+      ->capture_default_str();
+  app.add_flag("--thick-base", o.thick_base, "a thick haunch the tail's wide base grows out of");
+  app.add_option("--tail-length", o.tail_length_scale, "tail length x this")->capture_default_str();
+  app.add_option("--tail-radius", o.tail_radius_scale, "tail radius x this")->capture_default_str();
+  app.add_option("--curl", o.tail_curl_deg, "curled tail: the arc's sweep in degrees")
+      ->capture_default_str();
   app.add_flag("--no-seams", no_seams, "do not split tail vertices at a UV seam");
   app.add_flag("--ears", o.ears, "ears on the head");
   app.add_flag("--cape", o.cape, "a cape on the back");
@@ -37,9 +53,8 @@ int main(int argc, char** argv) {
   o.mixamo_prefix = !bare;
   o.uv_seams = !no_seams;
   o.clips = !no_clips;
-  o.tail = tail == "carried"   ? retail::TailStyle::Carried
-           : tail == "hanging" ? retail::TailStyle::Hanging
-                               : retail::TailStyle::None;
+  for (auto s : styles)
+    if (tail == retail::tail_style_name(s)) o.tail = s;
   if (all) o.ears = o.cape = o.skirt = o.sheath = true;
   try {
     retail::GeneratedRig rig = retail::generate_rig(o);

@@ -1,12 +1,18 @@
 // retail — synthetic "auto-rigged" characters with known ground truth, for tests and samples.
 //
 // A humanoid on a Mixamo skeleton (metres, Y up, facing +Z, left = +X), its body made of tubes
-// around the bones, plus optional pieces: a tail (carried or hanging between the legs, one or
-// two overlapping shells, UV-seam split vertices), ears on the head, a cape, a skirt and a
-// sheath on the back. Pieces are weighted the way a humanoid auto-rigger weights them: the tail
-// split at its midline onto the two thighs and blended into the left shin further down. Clips:
-// Walk (1 s loop), HipSwing (0.5 m sideways in 2/3 s and back), Crouch, Idle. The ground truth
-// (piece of every vertex, the tail centreline in world metres) comes with the file.
+// around the bones, plus optional pieces: a tail (one or two overlapping shells, UV-seam split
+// vertices), ears on the head, a cape, a skirt and a sheath on the back. Pieces are weighted the
+// way a humanoid auto-rigger weights them: the tail split at its midline onto the two thighs and
+// blended into the left shin further down (a curled tail: onto its nearest torso and leg bones,
+// still split at the midline). Clips: Walk (1 s loop), HipSwing (0.5 m sideways in 2/3 s and
+// back), Crouch, Idle. The ground truth (piece of every vertex, the tail centreline in world
+// metres) comes with the file.
+//
+// Tail classes that break the articles' detection (SPEC §13), for tests: a curled tail (an arc
+// rising over the back, covariance elongation ~1.2), a short stubby one, a thin one hanging
+// close to the legs, spikes or plates along a tail's top (closed cone shells overlapping it) and
+// a thick quadruped-like haunch the tail's wide base grows out of.
 #pragma once
 
 #include "retail/document.h"
@@ -15,7 +21,14 @@
 
 namespace retail {
 
-enum class TailStyle { None, Carried, Hanging };
+/// Carried: out behind, rising at the end (length ~0.45 H). Hanging: down behind the legs.
+/// Curled: back from the hips, then up and forward over the back as a tightening arc of
+/// `tail_curl_deg`. Short: a thick stub straight back (~0.08 H out of the body). Thin: radius
+/// ~0.012 H, hanging between and just behind the thighs (most of it within 0.07 H of a leg bone).
+enum class TailStyle { None, Carried, Hanging, Curled, Short, Thin };
+
+/// "none", "carried", "hanging", "curled", "short", "thin".
+const char* tail_style_name(TailStyle style);
 
 struct RigOptions {
   double height_m = 1.8;     ///< target model height H (world units)
@@ -24,12 +37,22 @@ struct RigOptions {
   bool rotated = false;      ///< armature node -90 deg about X (skin space Z up, as FBX exports)
   TailStyle tail = TailStyle::Carried;
   bool tail_two_shells = false; ///< a fur shell over the skin shell, in a second primitive
+  /// Spikes (plates: flattened cones, a stegosaurus's) along the tail's top, each a closed shell
+  /// overlapping the tail skin in the same primitive, weighted as the tail under it; truth: tail.
+  int tail_spikes = 0;
+  /// A thick quadruped-like haunch (a barrel along Z around the hips, torso-weighted: body) and
+  /// the tail's first third widened into it; the tail's base ring lies inside the haunch.
+  bool thick_base = false;
+  double tail_length_scale = 1; ///< the tail's length (Curled: the arc's size) × this
+  double tail_radius_scale = 1; ///< the tail's radius × this (spikes scale with it)
+  double tail_curl_deg = 300;   ///< Curled: the arc's sweep in degrees (300: elongation ~1.2)
   bool uv_seams = true;         ///< tail rings duplicate their seam vertex (as exporters do)
   bool ears = false, cape = false, skirt = false, sheath = false;
   bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
   int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
-  /// Failure: Error(Usage) for a non-positive height or fewer than 3 segments.
+  /// Failure: Error(Usage) for a non-positive height, fewer than 3 segments, spikes outside
+  /// 0..64, scales outside (0, 10] or a curl outside [30, 540] degrees.
   void validate() const;
 };
 
