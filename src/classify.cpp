@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 namespace retail {
 
@@ -102,6 +103,26 @@ double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
   return vol(li, hi) / std::min(vol(la, ha), vol(lb, hb));
 }
 
+/// Length of the piece's open border: edges of its triangles (all three corners in the piece)
+/// that only one such triangle has. A tube is closed but for its root ring; a sheet (a cape, a
+/// skirt) is open all round.
+double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : vertices) in[std::size_t(v)] = true;
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto& f : m.faces) {
+    if (!in[std::size_t(f[0])] || !in[std::size_t(f[1])] || !in[std::size_t(f[2])]) continue;
+    for (int e = 0; e < 3; ++e) {
+      int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+      ++uses[{std::min(a, b), std::max(a, b)}];
+    }
+  }
+  double length = 0;
+  for (const auto& [edge, n] : uses)
+    if (n == 1) length += (m.welded.row(edge.first) - m.welded.row(edge.second)).norm();
+  return length;
+}
+
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
              const std::vector<double>& areas, Piece& p) {
   p.reach = 0;
@@ -119,6 +140,7 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   double area = 0;
   for (int v : p.vertices) area += areas[std::size_t(v)];
   p.slenderness = area > 0 ? M_PI * p.length * p.length / area : 0;
+  p.open_border = open_border(m, p.vertices);
 }
 
 /// Does the piece span the hips' position along the left-right axis (right thigh -> left)?
@@ -152,7 +174,8 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.reason = fmt("centroid lies near a bone (%.2f of reach < %.2f): body skin, left alone", ratio,
                    params.centroid_ratio);
   } else if (p.elongation < params.elongation_min &&
-             !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min)) {
+             !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min &&
+               p.open_border < p.length)) {
     p.decision = Decision::Broad;
     p.reason = fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
                    "left alone",
@@ -190,7 +213,8 @@ void DetectParams::validate() const {
       !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
       !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
-      !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1))
+      !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
+      !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -310,6 +334,50 @@ void apply_selection(const PieceSelection& sel, std::size_t welded, std::vector<
   }
 }
 
+/// Shells riding on a tail (plates, spikes, fins modelled as their own closed shells and sunk
+/// into it): a whole-shell piece not from the head and not worn, at most a quarter of a tail chain
+/// piece's size and inside its box (overlap > merge_overlap of its own box) joins that tail.
+/// Riders are not connected to the tail's surface: each takes the geodesic coordinate of the
+/// nearest (Euclidean) tail vertex that is not a rider, so a plate moves with the bone under it.
+void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
+                const std::vector<double>& areas, const DetectParams& params,
+                std::vector<Piece>& pieces) {
+  for (Piece& tail : pieces) {
+    if (tail.decision != Decision::TailChain) continue;
+    std::vector<bool> rider(m.size(), false);
+    bool any = false;
+    for (Piece& p : pieces) {
+      if (&p == &tail || p.vertices.empty() || !p.collar_from_shell ||
+          p.decision == Decision::Head || p.decision == Decision::TailChain ||
+          p.decision == Decision::Worn || p.decision == Decision::WornRigid ||
+          4 * p.vertices.size() > tail.vertices.size() ||
+          box_overlap(m, tail, p) <= params.merge_overlap)
+        continue;
+      tail.merged.push_back(p.id);
+      for (int v : p.vertices) rider[std::size_t(v)] = any = true;
+      tail.vertices.insert(tail.vertices.end(), p.vertices.begin(), p.vertices.end());
+      std::sort(tail.vertices.begin(), tail.vertices.end());
+      p.vertices.clear();
+      p.decision = Decision::Small;
+      p.reason = "merged into piece " + std::to_string(tail.id) +
+                 " (a shell riding on the tail: plate, spike or fin)";
+    }
+    if (!any) continue;
+    measure(m, f, segs, areas, tail);
+    for (std::size_t i = 0; i < tail.vertices.size(); ++i) {
+      const int v = tail.vertices[i];
+      if (!rider[std::size_t(v)]) continue;
+      double best = INFINITY;
+      for (std::size_t k = 0; k < tail.vertices.size(); ++k) {
+        const int w = tail.vertices[k];
+        if (rider[std::size_t(w)]) continue;
+        double d = (m.welded.row(v) - m.welded.row(w)).squaredNorm();
+        if (d < best) best = d, tail.geodesic[i] = tail.geodesic[k];
+      }
+    }
+  }
+}
+
 } // namespace
 
 Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
@@ -371,6 +439,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
       measure(m, det.field, det.segments, areas, pa);
     }
   }
+  ride_along(m, det.field, det.segments, areas, params, pieces);
   det.pieces = std::move(pieces);
   return det;
 }

@@ -245,7 +245,10 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     if (piece.vertices.empty()) piece.vertices = comp;
     // Most of a separate shell: take the whole shell (its root ring included).
     const auto& shell = shells[std::size_t(shell_of[std::size_t(tip)])];
-    if (piece.junction < 0 && double(comp.size()) >= params.shell_fraction * double(shell.size()) &&
+    const bool small = double(shell.size()) <= params.small_shell * double(m.size()) &&
+                       double(comp.size()) >= params.small_shell_far * double(shell.size());
+    if (piece.junction < 0 &&
+        (double(comp.size()) >= params.shell_fraction * double(shell.size()) || small) &&
         shell.size() > comp.size()) {
       piece.vertices = shell;
       piece.separate_shell = true;

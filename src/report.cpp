@@ -37,6 +37,7 @@ Json piece_json(const Model& model, const Character& c, const Piece& p) {
   j["elongation"] = std::isfinite(p.elongation) ? Json(r6(p.elongation)) : Json(nullptr);
   j["length"] = r6(p.length);
   j["slenderness"] = std::isfinite(p.slenderness) ? Json(r6(p.slenderness)) : Json(nullptr);
+  j["open_border"] = r6(p.open_border);
   j["junction"] = p.junction >= 0 ? Json(r6(p.junction)) : Json(nullptr);
   j["base_added"] = p.base_added;
   j["crosses_midline"] = p.crosses_midline;

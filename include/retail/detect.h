@@ -22,9 +22,11 @@ namespace retail {
 
 struct DetectParams {
   DistanceParams distance;
-  double centroid_ratio = 0.40;    ///< appendage: centroid distance >= this × reach
-  double elongation_min = 1.8;     ///< long: sqrt(l1/l2) >= this, or
-  double slenderness_min = 0;      ///< long: pi L^2 / area >= this (0: off; sheets pass it too)
+  double centroid_ratio = 0.40; ///< appendage: centroid distance >= this × reach
+  double elongation_min = 1.8;  ///< long: sqrt(l1/l2) >= this, or
+  /// Also long (curled tails, whose elongation is low): pi L^2 / area >= this and an open border
+  /// shorter than L (a tube, not a sheet). 0: off.
+  double slenderness_min = 2.0;
   double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
   double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
   double junction_slope = 2.5;     ///< isoline growth (length per length) where a body begins
@@ -40,7 +42,11 @@ struct DetectParams {
   /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too.
   double base_zone_radii = 6.0;
-  double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell
+  double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
+  /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
+  /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
+  double small_shell = 0.25;
+  double small_shell_far = 0.1;
   double min_tail_length_h =
       0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
@@ -80,6 +86,7 @@ struct Piece {
   double centroid_distance = 0;   ///< skeleton distance of its centroid
   double elongation = 0;
   double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
+  double open_border = 0; ///< length of its open border (tube: its root ring; sheet: all round)
   bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
   double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
   std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
