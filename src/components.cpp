@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 
 namespace retail {
 namespace {
@@ -199,12 +200,80 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
   return added.size();
 }
 
+/// A whole far component to grow over mis-weighted near skin: its index in the pieces and how
+/// far (geodesic, model units) the growth may reach from it.
+struct WholeGrowth {
+  std::size_t piece;
+  double limit;
+};
+
+/// Grows every `grow` piece over connected mis-weighted skin that is near (not `far`) and not
+/// `taken`, within its limit; skin two pieces could take goes to the geodesically nearer
+/// (ties: the piece listed first, then the lower vertex), so the order in which components were
+/// found does not decide. A vertex of that skin's zone whose every neighbour joined the piece
+/// comes too (no single-vertex holes). Marks what it adds in `taken`.
+void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::vector<char>& mis,
+                const std::vector<WholeGrowth>& grow, std::vector<bool>& taken,
+                std::vector<Piece>& pieces) {
+  std::vector<double> dist(m.size(), INFINITY);
+  std::vector<int> label(m.size(), -1);
+  using Item = std::pair<double, std::pair<int, int>>; // distance, (label, vertex)
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  for (std::size_t g = 0; g < grow.size(); ++g)
+    for (int v : pieces[grow[g].piece].vertices)
+      if (label[std::size_t(v)] < 0) {
+        dist[std::size_t(v)] = 0, label[std::size_t(v)] = int(g);
+        queue.push({0.0, {int(g), v}});
+      }
+  auto open = [&](int v) {
+    return !taken[std::size_t(v)] && !far[std::size_t(v)] && mis[std::size_t(v)];
+  };
+  while (!queue.empty()) {
+    auto [d, lv] = queue.top();
+    queue.pop();
+    auto [g, a] = lv;
+    if (d > dist[std::size_t(a)] || label[std::size_t(a)] != g) continue;
+    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
+         ++e) {
+      int b = m.adjacency[std::size_t(e)];
+      if (!open(b)) continue;
+      double nd = d + (m.welded.row(Eigen::Index(a)) - m.welded.row(Eigen::Index(b))).norm();
+      if (nd > grow[std::size_t(g)].limit) continue;
+      if (nd < dist[std::size_t(b)] || (nd == dist[std::size_t(b)] && g < label[std::size_t(b)])) {
+        dist[std::size_t(b)] = nd, label[std::size_t(b)] = g;
+        queue.push({nd, {g, b}});
+      }
+    }
+  }
+  std::vector<std::vector<int>> added(grow.size());
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (label[v] >= 0 && !taken[v]) added[std::size_t(label[v])].push_back(int(v));
+  for (std::size_t v = 0; v < m.size(); ++v) { // holes of one vertex
+    if (label[v] >= 0 || taken[v] || far[v] || m.adjacency_start[v] == m.adjacency_start[v + 1])
+      continue;
+    int owner = label[std::size_t(m.adjacency[std::size_t(m.adjacency_start[v])])];
+    for (int e = m.adjacency_start[v]; e < m.adjacency_start[v + 1] && owner >= 0; ++e)
+      if (label[std::size_t(m.adjacency[std::size_t(e)])] != owner) owner = -1;
+    if (owner >= 0) added[std::size_t(owner)].push_back(int(v));
+  }
+  for (std::size_t g = 0; g < grow.size(); ++g) {
+    if (added[g].empty()) continue;
+    Piece& p = pieces[grow[g].piece];
+    std::sort(added[g].begin(), added[g].end());
+    for (int v : added[g]) taken[std::size_t(v)] = true;
+    p.base = added[g];
+    p.base_added = added[g].size();
+    p.vertices.insert(p.vertices.end(), added[g].begin(), added[g].end());
+    std::sort(p.vertices.begin(), p.vertices.end());
+  }
+}
 } // namespace
 
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
                                   const DetectParams& params,
                                   const std::vector<char>& misweighted) {
   std::vector<Piece> pieces;
+  std::vector<WholeGrowth> whole; // whole far components to grow once all are found
   std::vector<bool> taken(m.size(), false);
   std::vector<int> shell_of(m.size(), -1);
   auto shells = components(m, std::vector<bool>(m.size(), true));
@@ -253,11 +322,23 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       piece.vertices = shell;
       piece.separate_shell = true;
     }
+    // A whole far component (no junction) grows from its collar the same way, later and all
+    // together (grow_whole): base_zone_radii collar radii over mis-weighted near skin.
+    if (piece.junction < 0 && !piece.separate_shell && !misweighted.empty() && !collar.empty()) {
+      Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+      for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
+      centre /= double(collar.size());
+      double radius = 0;
+      for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
+      whole.push_back({pieces.size(), params.base_zone_radii * radius / double(collar.size())});
+    }
     std::vector<int> kept;
     for (int v : piece.vertices)
       if (!taken[std::size_t(v)]) kept.push_back(v);
     piece.vertices = kept;
     for (int v : piece.vertices) taken[std::size_t(v)] = true;
+    if (piece.vertices.empty() && !whole.empty() && whole.back().piece == pieces.size())
+      whole.pop_back();
     if (!piece.vertices.empty()) pieces.push_back(std::move(piece));
     // Far skin of this component left outside the protrusion: its own pieces (body).
     std::vector<bool> rest(m.size(), false);
@@ -273,6 +354,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       pieces.push_back(std::move(r));
     }
   }
+  if (!misweighted.empty()) grow_whole(m, f.far, misweighted, whole, taken, pieces);
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece& a, const Piece& b) { return a.vertices[0] < b.vertices[0]; });
   return pieces;

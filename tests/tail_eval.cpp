@@ -86,6 +86,7 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
       if (std::size_t(node) >= nodes_in) added += w;
       if (node == hips) on_hips += w;
     }
+    e.kept_other += truth[v] && 1 - added - on_hips >= 0.05;
     bool rerigged = changed && (added >= 0.25 || on_hips > 0.999);
     e.truth += truth[v];
     e.rerigged += rerigged;

@@ -26,7 +26,10 @@ struct TailClipRow {
 struct TailEval {
   std::size_t truth = 0, rerigged = 0, both = 0;
   double recall = 0, precision = 0; ///< both / truth, both / rerigged (1 when none re-rigged)
-  std::vector<TailClipRow> clips;   ///< the input's clips, in its order
+  /// Truth vertices that still carry >= 5% of their weight on an input bone other than the
+  /// hips (a leg, the spine: issue 14's "the whole tail owns its weights").
+  std::size_t kept_other = 0;
+  std::vector<TailClipRow> clips; ///< the input's clips, in its order
 };
 
 /// Truth from an artist rig: largest weight on a joint whose name contains "Tail".

@@ -31,9 +31,13 @@ int main(int argc, char** argv) {
       truth = test::artist_tail(artist);
     }
     test::TailEval e = test::evaluate_tail(truth, argv[2], argv[3], artist);
-    nlohmann::json j = {{"truth", e.truth},         {"rerigged", e.rerigged},
-                        {"both", e.both},           {"recall", e.recall},
-                        {"precision", e.precision}, {"clips", nlohmann::json::array()}};
+    nlohmann::json j = {{"truth", e.truth},
+                        {"rerigged", e.rerigged},
+                        {"both", e.both},
+                        {"recall", e.recall},
+                        {"precision", e.precision},
+                        {"kept_other", e.kept_other},
+                        {"clips", nlohmann::json::array()}};
     for (const auto& r : e.clips)
       j["clips"].push_back({{"clip", r.clip},
                             {"artist_torn", r.artist_torn},

@@ -230,3 +230,96 @@ TEST_CASE("detect: a tube shell off the hips - whole shell - collar nearest the 
   CHECK(p.length == Approx(1.0).margin(0.1));
   CHECK(retail::chain_bone_count(p.length, 1.0, retail::ChainParams{}) == 8);
 }
+
+namespace {
+
+/// A strip of unit quads along +x, columns x = 0..n-1 at y = 0 and 1 (vertex 2x + y).
+retail::WeldedMesh strip(int n) {
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  for (int x = 0; x < n; ++x) pts.push_back({double(x), 0, 0}), pts.push_back({double(x), 1, 0});
+  for (int x = 0; x + 1 < n; ++x) {
+    tris.push_back({2 * x, 2 * x + 2, 2 * x + 1});
+    tris.push_back({2 * x + 1, 2 * x + 2, 2 * x + 3});
+  }
+  return test::mesh_from(pts, tris);
+}
+
+/// Far where `far_col(x)`, mis-weighted where `mis_col(x)`; the far field's distance is unused
+/// by the growth (only the far flag).
+template <class Far, class Mis>
+std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col, Mis mis_col,
+                                        const retail::DetectParams& params) {
+  retail::DistanceField f;
+  f.distance.assign(m.size(), 0.0);
+  f.far.assign(m.size(), false);
+  std::vector<char> mis(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
+    f.far[v] = far_col(x);
+    f.distance[v] = f.far[v] ? 1.0 : 0.0;
+    mis[v] = mis_col(x);
+  }
+  return retail::isolate_pieces(m, f, 1.0, params, mis);
+}
+
+std::vector<int> columns(const retail::WeldedMesh& m, const std::vector<int>& vertices) {
+  std::vector<int> out;
+  for (int v : vertices) out.push_back(int(std::lround(m.welded(Eigen::Index(v), 0))));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("detect: a whole far piece grows over connected mis-weighted skin within its zone",
+          "[detect]") {
+  // Far: x >= 6 (no neck on a strip: the whole component). Mis-weighted: x = 4, 5 (connected
+  // to it) and x = 1 (an island). Collar radius 0.5 (its ring x = 5, y = 0 and 1), zone 6 radii
+  // = 3 units: x = 5 and 4 join; x = 3 is not mis-weighted, so x = 1 stays out too.
+  retail::WeldedMesh m = strip(11);
+  auto pieces = strip_pieces(
+      m, [](int x) { return x >= 6; }, [](int x) { return x == 4 || x == 5 || x == 1; },
+      retail::DetectParams{});
+  REQUIRE(pieces.size() == 1);
+  CHECK(columns(m, pieces[0].vertices) == std::vector<int>{4, 5, 6, 7, 8, 9, 10});
+  CHECK(columns(m, pieces[0].base) == std::vector<int>{4, 5});
+  CHECK(pieces[0].base_added == 4);
+  CHECK(pieces[0].junction < 0);
+  // No mis-weighted skin, no growth.
+  auto plain = strip_pieces(
+      m, [](int x) { return x >= 6; }, [](int) { return false; }, retail::DetectParams{});
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].base_added == 0);
+  CHECK(columns(m, plain[0].vertices) == std::vector<int>{6, 7, 8, 9, 10});
+}
+
+TEST_CASE(
+    "detect: two whole pieces share mis-weighted skin by geodesic distance - ties to the first",
+    "[detect]") {
+  // Far at both ends (x <= 1, x >= 10); x = 2..9 mis-weighted. Zone 3 units (6 radii): the
+  // left takes 2..4, the right 7..9; 5 and 6 are out of both zones.
+  retail::WeldedMesh m = strip(12);
+  auto far = [](int x) { return x <= 1 || x >= 10; };
+  auto mis = [](int x) { return x >= 2 && x <= 9; };
+  auto pieces = strip_pieces(m, far, mis, retail::DetectParams{});
+  REQUIRE(pieces.size() == 2);
+  CHECK(columns(m, pieces[0].vertices) == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(columns(m, pieces[1].vertices) == std::vector<int>{7, 8, 9, 10, 11});
+  // Zone 10 units: all of it is contested and each column goes to the nearer piece (x = 5 is 4
+  // from the left, 5 from the right). With an odd gap (x = 2..8 between far x <= 1 and x >= 9)
+  // column 5 is 4 from each and goes to the piece found first (the left).
+  retail::DetectParams wide;
+  wide.base_zone_radii = 20;
+  auto all = strip_pieces(m, far, mis, wide);
+  REQUIRE(all.size() == 2);
+  CHECK(columns(m, all[0].vertices) == std::vector<int>{0, 1, 2, 3, 4, 5});
+  CHECK(columns(m, all[1].vertices) == std::vector<int>{6, 7, 8, 9, 10, 11});
+  retail::WeldedMesh odd = strip(11);
+  auto tie = strip_pieces(
+      odd, [](int x) { return x <= 1 || x >= 9; }, [](int x) { return x >= 2 && x <= 8; }, wide);
+  REQUIRE(tie.size() == 2);
+  CHECK(columns(odd, tie[0].vertices) == std::vector<int>{0, 1, 2, 3, 4, 5});
+  CHECK(columns(odd, tie[1].vertices) == std::vector<int>{6, 7, 8, 9, 10});
+}

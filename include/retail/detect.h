@@ -40,7 +40,8 @@ struct DetectParams {
   double misweight_ratio = 2.0;
   double misweight_slack_h = 0.02;
   /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
-  /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too.
+  /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
+  /// whole far component grows as far from itself over mis-weighted near skin, in collar radii.
   double base_zone_radii = 6.0;
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
@@ -133,7 +134,10 @@ std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& we
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
 /// off where it meets a body (find_junction), its base grown past the cut over connected
 /// `misweighted` skin within base_zone_radii neck radii (and the skin that growth encloses);
-/// a piece that is most of a separate shell takes the shell. Ids unset, vertices ascending,
+/// a piece that is most of a separate shell takes the shell; a whole far component (no junction,
+/// not a shell) grows over connected mis-weighted near skin within base_zone_radii collar radii,
+/// all such components at once, contested skin to the geodesically nearer (ties: the component
+/// found first, then the lower vertex). Ids unset, vertices ascending,
 /// pieces in order of their lowest vertex. `misweighted` may be empty (no base growth).
 std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
                                   const DetectParams& params, const std::vector<char>& misweighted);
