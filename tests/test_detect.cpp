@@ -323,3 +323,42 @@ TEST_CASE(
   CHECK(columns(odd, tie[0].vertices) == std::vector<int>{0, 1, 2, 3, 4, 5});
   CHECK(columns(odd, tie[1].vertices) == std::vector<int>{6, 7, 8, 9, 10});
 }
+
+TEST_CASE("detect: a closed stub is a tail only where the rig weighted it to the legs",
+          "[detect]") {
+  retail::RigOptions o; // a stub 0.06 H long, as wide as it is long: broad by shape
+  o.tail = retail::TailStyle::Short;
+  o.tail_length_scale = 0.75;
+  o.tail_radius_scale = 1.2;
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model model = retail::parse_model(rig.doc);
+  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
+  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
+  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
+  retail::Detection d = retail::detect_pieces(model, c, m, sw, retail::DetectParams{});
+  const retail::Piece* stub = nullptr;
+  for (const auto& p : d.pieces)
+    if (p.decision == retail::Decision::TailChain) stub = &p;
+  REQUIRE(stub != nullptr);
+  INFO(stub->reason);
+  CHECK(stub->elongation < retail::DetectParams{}.elongation_min); // broad by shape alone
+  CHECK(stub->leg_weight > 0.99);                                  // the generator's thighs
+  std::vector<int> stub_vertices = stub->vertices;
+  // The same skin riveted to the pelvis (a pouch, a bustle): broad, left alone.
+  const int hips = c.joint_index(c.roles.hips);
+  REQUIRE(hips >= 0);
+  for (std::size_t v = 0; v < sw.joint.size(); ++v)
+    if (std::binary_search(stub_vertices.begin(), stub_vertices.end(), m.weld_of[v])) {
+      sw.joint[v].fill(-1), sw.weight[v].fill(0);
+      sw.joint[v][0] = hips, sw.weight[v][0] = 1;
+    }
+  retail::Detection pouch = retail::detect_pieces(model, c, m, sw, retail::DetectParams{});
+  bool found = false;
+  for (const auto& p : pouch.pieces)
+    if (std::binary_search(p.vertices.begin(), p.vertices.end(), stub_vertices[0])) {
+      found = true;
+      CHECK(p.leg_weight == 0);
+      CHECK(p.decision == retail::Decision::Broad);
+    }
+  CHECK(found);
+}

@@ -47,6 +47,12 @@ struct DetectParams {
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
   double small_shell = 0.25;
+  /// A broad piece is still a tail when it is a closed stub: open_border^2 / (4 pi area) at most
+  /// stub_closure (0: closed, 0.5: a hemispherical cap, 1: a flat disc), at least
+  /// stub_leg_weight of its weight on the legs (the auto-rigger's mark on a tail; a pouch on the
+  /// hips is not), hanging from the hips across the midline.
+  double stub_closure = 0.6;
+  double stub_leg_weight = 0.5;
   double small_shell_far = 0.1;
   double min_tail_length_h =
       0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
@@ -88,6 +94,9 @@ struct Piece {
   double elongation = 0;
   double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
   double open_border = 0; ///< length of its open border (tube: its root ring; sheet: all round)
+  double area = 0;        ///< surface area (model units squared)
+  /// Share of its vertices' weight on leg joints (regions "thigh" and "leg"), mean over them.
+  double leg_weight = 0;
   bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
   double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
   std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
