@@ -46,7 +46,7 @@ struct DetectParams {
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
-  double small_shell = 0.25;
+  double small_shell = 0.5;
   /// A broad piece is still a tail when it is a closed stub: open_border^2 / (4 pi area) at most
   /// stub_closure (0: closed, 0.5: a hemispherical cap, 1: a flat disc), at least
   /// stub_leg_weight of its weight on the legs (the auto-rigger's mark on a tail; a pouch on the
