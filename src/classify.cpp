@@ -254,7 +254,8 @@ void DetectParams::validate() const {
       !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
       !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
       !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
-      !(stub_closure >= 0) || !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
+      !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
+      !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -430,10 +431,12 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   const std::vector<bool> deforming = deforming_joints(c, sw);
   det.segments = bone_segments(c, deforming, params.distance);
   det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
-  std::vector<Piece> pieces = isolate_pieces(
-      m, det.field, c.height, params, misweighted_skin(m, sw, c, det.segments, det.field, params));
-  apply_selection(selection, m.size(), pieces);
   std::vector<std::string> region = joint_regions(c);
+  BaseCues cues;
+  cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
+  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, sw, c, region);
+  std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
+  apply_selection(selection, m.size(), pieces);
   const std::vector<double> areas = vertex_areas(m);
   std::vector<int> first(m.size(), -1); // each welded vertex's first original vertex
   for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);

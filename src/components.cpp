@@ -140,13 +140,49 @@ std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, c
   return out;
 }
 
+std::vector<double> leg_midline_distance(const WeldedMesh& m, const SkinWeights& sw,
+                                         const Character& c,
+                                         const std::vector<std::string>& region) {
+  std::vector<double> out(m.size(), INFINITY);
+  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
+  if (l < 0 || r < 0) return out;
+  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
+  if (!(axis.norm() > 0)) return out;
+  axis.normalize();
+  const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
+  std::vector<int> first(m.size(), -1);
+  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
+    double legs = 0;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
+      if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
+        legs += sw.weight[std::size_t(first[w])][std::size_t(k)];
+    }
+    if (legs >= 0.5) out[w] = std::abs(m.welded.row(Eigen::Index(w)).dot(axis.transpose()) - mid);
+  }
+  return out;
+}
+
 namespace {
 
-/// Grows `piece` past its cut: connected mis-weighted skin with u < reach, then the skin with
-/// u < reach that the grown piece encloses (no path to u >= reach avoiding it). Returns how
-/// many vertices were added.
+/// Is welded vertex v skin a piece may grow over: mis-weighted, or leg-weighted within `midline`
+/// of the body's midline?
+bool marked(const BaseCues& cues, int v, double midline) {
+  return (!cues.misweighted.empty() && cues.misweighted[std::size_t(v)]) ||
+         (!cues.leg_midline.empty() && cues.leg_midline[std::size_t(v)] <= midline);
+}
+
+bool any_cue(const BaseCues& cues) {
+  return !cues.misweighted.empty() || !cues.leg_midline.empty();
+}
+
+/// Grows `piece` past its cut: connected marked skin (`cues`, leg-weighted within `midline`)
+/// with u < reach, then the skin with u < reach that the grown piece encloses (no path to u >=
+/// reach avoiding it). Returns how many vertices were added.
 std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double reach,
-                      const std::vector<char>& misweighted, const std::vector<bool>& taken,
+                      const BaseCues& cues, double midline, const std::vector<bool>& taken,
                       std::vector<int>& piece, std::vector<int>& base) {
   std::vector<bool> in(m.size(), false);
   for (int v : piece) in[std::size_t(v)] = true;
@@ -158,7 +194,7 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
     for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
          ++e) {
       int b = m.adjacency[std::size_t(e)];
-      if (in[std::size_t(b)] || !zone(b) || !misweighted[std::size_t(b)]) continue;
+      if (in[std::size_t(b)] || !zone(b) || !marked(cues, b, midline)) continue;
       in[std::size_t(b)] = true;
       added.push_back(b);
       stack.push_back(b);
@@ -205,6 +241,7 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
 struct WholeGrowth {
   std::size_t piece;
   double limit;
+  double midline; ///< leg-weighted skin within this of the midline counts (BaseCues::leg_midline)
 };
 
 /// Grows every `grow` piece over connected mis-weighted skin that is near (not `far`) and not
@@ -212,7 +249,7 @@ struct WholeGrowth {
 /// (ties: the piece listed first, then the lower vertex), so the order in which components were
 /// found does not decide. A vertex of that skin's zone whose every neighbour joined the piece
 /// comes too (no single-vertex holes). Marks what it adds in `taken`.
-void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::vector<char>& mis,
+void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const BaseCues& cues,
                 const std::vector<WholeGrowth>& grow, std::vector<bool>& taken,
                 std::vector<Piece>& pieces) {
   std::vector<double> dist(m.size(), INFINITY);
@@ -225,8 +262,9 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
         dist[std::size_t(v)] = 0, label[std::size_t(v)] = int(g);
         queue.push({0.0, {int(g), v}});
       }
-  auto open = [&](int v) {
-    return !taken[std::size_t(v)] && !far[std::size_t(v)] && mis[std::size_t(v)];
+  auto open = [&](int v, int g) {
+    return !taken[std::size_t(v)] && !far[std::size_t(v)] &&
+           marked(cues, v, grow[std::size_t(g)].midline);
   };
   while (!queue.empty()) {
     auto [d, lv] = queue.top();
@@ -236,7 +274,7 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
     for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
          ++e) {
       int b = m.adjacency[std::size_t(e)];
-      if (!open(b)) continue;
+      if (!open(b, g)) continue;
       double nd = d + (m.welded.row(Eigen::Index(a)) - m.welded.row(Eigen::Index(b))).norm();
       if (nd > grow[std::size_t(g)].limit) continue;
       if (nd < dist[std::size_t(b)] || (nd == dist[std::size_t(b)] && g < label[std::size_t(b)])) {
@@ -270,8 +308,7 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
 } // namespace
 
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
-                                  const DetectParams& params,
-                                  const std::vector<char>& misweighted) {
+                                  const DetectParams& params, const BaseCues& cues) {
   std::vector<Piece> pieces;
   std::vector<WholeGrowth> whole; // whole far components to grow once all are found
   std::vector<bool> taken(m.size(), false);
@@ -307,9 +344,10 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       for (const auto& part : components(m, inside))
         if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
       piece.junction = cut;
-      if (!misweighted.empty() && !piece.vertices.empty())
-        piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI),
-                                     misweighted, taken, piece.vertices, piece.base);
+      if (any_cue(cues) && !piece.vertices.empty())
+        piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI), cues,
+                                     params.leg_midline_radii * neck / (2 * M_PI), taken,
+                                     piece.vertices, piece.base);
     }
     if (piece.vertices.empty()) piece.vertices = comp;
     // Most of a separate shell: take the whole shell (its root ring included).
@@ -324,13 +362,15 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     }
     // A whole far component (no junction) grows from its collar the same way, later and all
     // together (grow_whole): base_zone_radii collar radii over mis-weighted near skin.
-    if (piece.junction < 0 && !piece.separate_shell && !misweighted.empty() && !collar.empty()) {
+    if (piece.junction < 0 && !piece.separate_shell && any_cue(cues) && !collar.empty()) {
       Eigen::Vector3d centre = Eigen::Vector3d::Zero();
       for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
       centre /= double(collar.size());
       double radius = 0;
       for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
-      whole.push_back({pieces.size(), params.base_zone_radii * radius / double(collar.size())});
+      radius /= double(collar.size());
+      whole.push_back(
+          {pieces.size(), params.base_zone_radii * radius, params.leg_midline_radii * radius});
     }
     std::vector<int> kept;
     for (int v : piece.vertices)
@@ -354,7 +394,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       pieces.push_back(std::move(r));
     }
   }
-  if (!misweighted.empty()) grow_whole(m, f.far, misweighted, whole, taken, pieces);
+  if (any_cue(cues)) grow_whole(m, f.far, cues, whole, taken, pieces);
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece& a, const Piece& b) { return a.vertices[0] < b.vertices[0]; });
   return pieces;

@@ -43,6 +43,10 @@ struct DetectParams {
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
   /// whole far component grows as far from itself over mis-weighted near skin, in collar radii.
   double base_zone_radii = 6.0;
+  /// The base also grows over skin weighted at least half to the legs that lies within this
+  /// many neck (or collar) radii of the body's midline (BaseCues::leg_midline): the flare of a
+  /// tail's base between the thighs; a haunch lies to one side. 0: off.
+  double leg_midline_radii = 2.0;
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
@@ -140,16 +144,33 @@ std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& we
                                    const Character& character, const std::vector<Segment>& segments,
                                    const DistanceField& field, const DetectParams& params);
 
+/// Per welded vertex: its distance from the body's midline plane (through the upper-leg joints'
+/// midpoint, normal right -> left thigh) when at least half its weight (first original vertex)
+/// is on joints of region "thigh" or "leg"; +infinity elsewhere, and everywhere when the
+/// character has no upper-leg roles. `region` from joint_regions.
+std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const SkinWeights& weights,
+                                         const Character& character,
+                                         const std::vector<std::string>& region);
+
+/// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
+/// it. Either vector may be empty (that cue off); both empty: no base growth.
+struct BaseCues {
+  std::vector<char> misweighted; ///< misweighted_skin
+  /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
+  /// growing piece's neck (or collar) radius of the midline.
+  std::vector<double> leg_midline;
+};
+
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
 /// off where it meets a body (find_junction), its base grown past the cut over connected
-/// `misweighted` skin within base_zone_radii neck radii (and the skin that growth encloses);
-/// a piece that is most of a separate shell takes the shell; a whole far component (no junction,
-/// not a shell) grows over connected mis-weighted near skin within base_zone_radii collar radii,
+/// `cues` skin within base_zone_radii neck radii (and the skin that growth encloses); a piece
+/// that is most of a separate shell takes the shell; a whole far component (no junction, not a
+/// shell) grows over connected `cues` skin that is not far within base_zone_radii collar radii,
 /// all such components at once, contested skin to the geodesically nearer (ties: the component
-/// found first, then the lower vertex). Ids unset, vertices ascending,
-/// pieces in order of their lowest vertex. `misweighted` may be empty (no base growth).
+/// found first, then the lower vertex). Ids unset, vertices ascending, pieces in order of their
+/// lowest vertex.
 std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
-                                  const DetectParams& params, const std::vector<char>& misweighted);
+                                  const DetectParams& params, const BaseCues& cues);
 
 /// Region of every character joint: its role, or the region of its nearest roled ancestor
 /// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
