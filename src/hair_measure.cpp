@@ -100,6 +100,8 @@ HeadTurnResult measure_head_turn(const HeadTurnScene& scene, const HeadTurnParam
   if (scene.anchor_on_head.size() != scene.rest.anchors.size() ||
       scene.proxy_on_head.size() != scene.rest.proxies.size())
     usage("head turn: the head flags do not fit the poses");
+  if (!(scene.up.norm() > 0) || !scene.up.allFinite() || !scene.head_pivot.allFinite())
+    usage("head turn: the up axis must be non-zero and the pivot finite");
   const long per_sample = std::lround(params.solver_hz / params.sample_hz);
   const long substeps = std::lround((params.turn_s + params.settle_s) * params.solver_hz);
   const double quiet_from = params.turn_s + params.settle_s - params.quiet_window_s;
