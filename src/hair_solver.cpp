@@ -62,31 +62,45 @@ Eigen::Vector3d perpendicular(const Eigen::Vector3d& w) {
   return w.cross(t).normalized();
 }
 
+/// The tip direction closest to d (unit) with d·w_hat >= cos_min: d turned towards w_hat in
+/// their plane (w_hat itself when no direction qualifies).
+Eigen::Vector3d turn_into_cone(const Eigen::Vector3d& d, const Eigen::Vector3d& w_hat,
+                               double cos_min) {
+  if (cos_min > 1) return w_hat;
+  Eigen::Vector3d t = d - d.dot(w_hat) * w_hat;
+  t = t.norm() > 1e-12 ? Eigen::Vector3d(t.normalized()) : perpendicular(w_hat);
+  return cos_min * w_hat + std::sqrt(std::max(0.0, 1 - cos_min * cos_min)) * t;
+}
+
 /// Pushes the tip x of link o -> x (length len, radius rh) out of / into one proxy. True when
 /// it moved.
 bool resolve(const Placed& p, const Eigen::Vector3d& o, Eigen::Vector3d& x, double len, double rh,
              const Eigen::Vector3d& fallback) {
-  if (p.plane) {
-    double s = (x - p.c.a).dot(p.normal) - rh;
-    if (s >= 0) return false;
-    x = reproject(o, x - s * p.normal, len, fallback);
+  Eigen::Vector3d d = (x - o) / len;
+  if (p.plane) { // (o + len d - a)·n >= rh  <=>  d·n >= (rh - (o - a)·n) / len
+    double need = (rh - (o - p.c.a).dot(p.normal)) / len;
+    if (d.dot(p.normal) >= need || need < -1) return false;
+    x = o + len * turn_into_cone(d, p.normal, need);
     return true;
   }
-  if (p.inside) { // farthest link point from the axis is an end; o is the root side
+  if (p.inside) { // the farthest link point from a convex shape is an end; o is the root side
     double v = 0;
-    double d = segment_distance(x, x, p.c.a, p.c.b, nullptr, &v);
+    double far = segment_distance(x, x, p.c.a, p.c.b, nullptr, &v);
     double lim = std::max(0.0, p.c.radius_m - rh);
-    if (d <= lim) return false;
-    Eigen::Vector3d q = p.c.a + v * (p.c.b - p.c.a);
-    x = reproject(o, q + (lim / d) * (x - q), len, fallback);
+    if (far <= lim) return false;
+    // |o + len d - q| <= lim  <=>  d·w_hat >= (len^2 + |w|^2 - lim^2) / (2 len |w|), w = q - o
+    Eigen::Vector3d w = p.c.a + v * (p.c.b - p.c.a) - o;
+    if (!(w.norm() > 1e-12 * len)) return false; // centred on the root: nothing to turn
+    double need = (len * len + w.squaredNorm() - lim * lim) / (2 * len * w.norm());
+    x = o + len * turn_into_cone(d, w.normalized(), need);
     return true;
   }
   double u = 0, v = 0;
   double reach = p.c.radius_m + rh;
-  double d = segment_distance(o, x, p.c.a, p.c.b, &u, &v);
+  double dist = segment_distance(o, x, p.c.a, p.c.b, &u, &v);
   // Closest at the fixed root: no turn of the link about o can clear more (a root authored
   // inside a proxy stays there; the rest of the link is already farther away).
-  if (d >= reach || u <= 1e-9) return false;
+  if (dist >= reach || u <= 1e-9) return false;
   Eigen::Vector3d pt = o + u * (x - o), q = p.c.a + v * (p.c.b - p.c.a);
   Eigen::Vector3d n = pt - q;
   if (n.norm() > 1e-12 * reach) {
@@ -97,7 +111,7 @@ bool resolve(const Placed& p, const Eigen::Vector3d& o, Eigen::Vector3d& x, doub
                                                    : perpendicular(w);
   }
   // The tip moves by delta, the contact point by u * delta (o is fixed): lever floor 1/4.
-  Eigen::Vector3d delta = n * ((reach - d) / std::max(u, 0.25));
+  Eigen::Vector3d delta = n * ((reach - dist) / std::max(u, 0.25));
   if (delta.norm() > len) delta *= len / delta.norm();
   x = reproject(o, x + delta, len, fallback);
   return true;

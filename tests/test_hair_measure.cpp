@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
 
 using Eigen::Affine3d;
 using Eigen::Vector3d;
@@ -236,5 +237,59 @@ TEST_CASE("hair: godette's VRM 0 springs through the head turn", "[hair][vrm][sh
     INFO(sc.rig.chains[c].name);
     for (const auto& t : r.chains[c].tip) REQUIRE(t.allFinite());
     CHECK(r.chains[c].quiet_tip_movement_m < 1e-6);
+  }
+}
+
+TEST_CASE("hair: the springbone fixtures run through the solver from their VRM import",
+          "[hair][vrm][shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  std::string dir = data + "/springbone-fixtures";
+  if (!std::filesystem::is_directory(dir)) {
+    WARN("SKIPPED: " << dir << " does not exist");
+    return;
+  }
+  auto files = test::model_files(dir);
+  REQUIRE(!files.empty());
+  for (const auto& f : files) {
+    INFO(f);
+    Document doc = read_document(f);
+    Model model = parse_model(doc);
+    VrmSprings springs = read_vrm_springs(doc, model);
+    std::vector<Eigen::Matrix4d> world = world_matrices(model);
+    std::vector<int> anchors, proxies;
+    HairRig rig = hair_rig_from_vrm(springs, model, world, &anchors, &proxies);
+    REQUIRE_NOTHROW(rig.validate());
+    HairPoses poses;
+    for (int n : anchors) {
+      Affine3d a = Affine3d::Identity();
+      if (n >= 0) a.matrix() = world[std::size_t(n)];
+      poses.anchors.push_back(a);
+    }
+    for (int n : proxies) {
+      Affine3d a = Affine3d::Identity();
+      a.matrix() = world[std::size_t(n)];
+      poses.proxies.push_back(a);
+    }
+    HairState s = rest_state(rig, poses);
+    for (int n = 0; n < 240; ++n) step(rig, poses, poses, s);
+    for (std::size_t c = 0; c < rig.chains.size(); ++c) {
+      const HairChain& ch = rig.chains[c];
+      for (std::size_t i = 0; i < ch.links.size(); ++i) {
+        Vector3d o = joint_position(rig, poses, s, c, i), x = s.chains[c].x[i];
+        REQUIRE(x.allFinite());
+        CHECK(std::abs((x - o).norm() - ch.links[i].length_m) < 1e-9 * ch.links[i].length_m);
+        for (int k : ch.colliders) {
+          const HairProxy& pr = rig.proxies[std::size_t(k)];
+          const Affine3d& at = poses.proxies[std::size_t(pr.proxy)];
+          if (pr.plane) {
+            Vector3d nrm = (at.linear() * pr.normal_local).normalized();
+            CHECK((x - at * pr.head_local).dot(nrm) >= ch.links[i].radius_m - 1e-9);
+          } else if (!pr.inside) {
+            CHECK(clearance(o, x, ch.links[i].radius_m, place(pr, at)) > -1e-6);
+          }
+        }
+      }
+    }
   }
 }

@@ -290,6 +290,37 @@ TEST_CASE("hair: a fast capsule does not tunnel through a link between substeps"
                          Vector3d(0.2, -0.5, 0.5)) > reach - 1e-9);
 }
 
+TEST_CASE("hair: extended colliders - a plane keeps links on its side, an inside sphere keeps "
+          "them in",
+          "[hair]") {
+  // Plane z = 0.1 (normal +Z): a hanging 1 m link with r_h 0.02 must end at z >= 0.12.
+  HairRig rig = strand(1, 1.0, -Vector3d::UnitY(), 50, 8, Vector3d::Zero(), 0.02);
+  add_proxy(rig, Vector3d(0, 0, 0.1), Vector3d(0, 0, 0.1), 0);
+  rig.proxies[0].plane = true;
+  rig.proxies[0].normal_local = Vector3d(0, 0, 3); // any length
+  HairPoses p = still(rig);
+  HairState s = rest_state(rig, p);
+  step(rig, p, p, s);
+  CHECK(s.chains[0].contact[0]);
+  CHECK(s.chains[0].x[0].z() == Approx(0.12).margin(1e-9));
+  CHECK(std::abs(s.chains[0].x[0].norm() - 1) < 1e-12);
+  // Inside: a sphere of radius 0.6 around (0,-0.5,0) with r_h 0.05 holds the tip within 0.55,
+  // however hard it is thrown sideways.
+  HairRig in = strand(1, 1.0, -Vector3d::UnitY(), 50, 8, Vector3d::Zero(), 0.05);
+  add_proxy(in, Vector3d(0, -0.5, 0), Vector3d(0, -0.5, 0), 0.6);
+  in.proxies[0].inside = true;
+  HairPoses q = still(in);
+  HairState t = rest_state(in, q);
+  t.chains[0].v[0] = Vector3d(20, 0, 5);
+  double farthest = 0;
+  for (int n = 0; n < 240; ++n) {
+    step(in, q, q, t);
+    farthest = std::max(farthest, (t.chains[0].x[0] - Vector3d(0, -0.5, 0)).norm());
+  }
+  CHECK(farthest < 0.55 + 1e-9);
+  CHECK(farthest > 0.5); // it was thrown against the wall
+}
+
 TEST_CASE("hair: a degenerate direction falls back to the rest direction", "[hair]") {
   HairRig rig = strand(2, 0.1, Vector3d(0, -1, 1), 0, 0, Vector3d::Zero());
   HairPoses p = still(rig);
