@@ -286,10 +286,11 @@ struct V0Group {
 void expand_root(const Model& m, const std::vector<Eigen::Matrix4d>& world,
                  const std::vector<bool>& skinned, const V0Group& g, int root, int parent_chain,
                  VrmSprings& out, std::size_t& total) {
-  std::vector<std::pair<int, int>> todo{{root, parent_chain}}; // (chain root, parent chain)
-  while (!todo.empty()) {
-    auto [start, parent] = todo.back();
-    todo.pop_back();
+  // (chain root, parent chain), in the order found: a chain, then the branches along it, each in
+  // child order (breadth first over chains).
+  std::vector<std::pair<int, int>> todo{{root, parent_chain}};
+  for (std::size_t next = 0; next < todo.size(); ++next) {
+    auto [start, parent] = todo[next];
     VrmSpringChain ch;
     ch.path = g.path;
     ch.parent_node = m.nodes[std::size_t(start)].parent;
@@ -297,21 +298,19 @@ void expand_root(const Model& m, const std::vector<Eigen::Matrix4d>& world,
     ch.collider_groups = g.groups;
     ch.center = g.center;
     int self = int(out.chains.size());
-    std::vector<std::pair<int, int>> branches;
     for (int n = start;;) {
       count_joints(total, 1, g.path + ".bones");
       ch.joints.push_back(n);
       ch.skinned.push_back(skinned[std::size_t(n)]);
       ch.links.push_back(g.settings);
       const std::vector<int>& kids = m.nodes[std::size_t(n)].children;
-      for (std::size_t k = kids.size(); k-- > 1;) branches.push_back({kids[k], self});
+      for (std::size_t k = 1; k < kids.size(); ++k) todo.push_back({kids[k], self});
       if (kids.empty()) break;
       n = kids[0];
     }
     ch.has_virtual_end = true;
     ch.virtual_end_local = virtual_end(m, world, ch.joints.back());
     out.chains.push_back(std::move(ch));
-    todo.insert(todo.end(), branches.begin(), branches.end()); // later children pop first
   }
 }
 
