@@ -102,6 +102,11 @@ HairRig hair_rig_from_vrm(const VrmSprings& springs, const Model& model,
       double scale = mean_scale(world[std::size_t(ch.joints[i])].topLeftCorner<3, 3>());
       HairLink l = vrm_link_params(ch.links[i], d.norm(), scale, mapping);
       l.rest_local = inv.linear() * d;
+      if (!std::isfinite(l.stiffness_per_s2) || !std::isfinite(l.radius_m) ||
+          !l.gravity_mps2.allFinite() || !l.rest_local.allFinite() || !out.root_local.allFinite())
+        fail_invalid(ch.path + ": the link from node " + std::to_string(ch.joints[i]) +
+                     " does not give finite solver parameters (length " + std::to_string(d.norm()) +
+                     ")");
       out.links.push_back(l);
     }
     for (int g : ch.collider_groups)

@@ -2,6 +2,8 @@
 // fixture in ../shared/data/springbone-fixtures, hand-written files for branching, radii and the
 // article's last-link radius bug, and malformed metadata that must fail naming its JSON path.
 #include "retail/error.h"
+#include "retail/hair_solver.h"
+#include "retail/transform.h"
 #include "retail/vrm_springs.h"
 #include "support.h"
 
@@ -316,4 +318,42 @@ TEST_CASE("vrm: every springbone fixture reads as its JSON says", "[vrm][shared]
       }
     }
   }
+}
+
+TEST_CASE("vrm: a hair rig from imported springs - rest arc, lengths, mapped parameters, proxies",
+          "[vrm][hair]") {
+  Parsed p = parse_json(with_chain(v1_spring(Json::parse(
+      R"([{"node":1,"hitRadius":0.01,"stiffness":2,"dragForce":0.5},{"node":2,"hitRadius":0.02},
+          {"node":3}])"))));
+  retail::VrmSprings s = retail::read_vrm_springs(p.doc, p.model);
+  std::vector<int> anchors, proxies;
+  retail::HairRig rig =
+      retail::hair_rig_from_vrm(s, p.model, retail::world_matrices(p.model), &anchors, &proxies);
+  REQUIRE_NOTHROW(rig.validate());
+  CHECK(anchors == std::vector<int>{0}); // the root joint's parent
+  CHECK(proxies == std::vector<int>{4}); // both colliders sit on node 4: one pose
+  REQUIRE(rig.chains.size() == 1);
+  const retail::HairChain& ch = rig.chains[0];
+  CHECK(ch.name == "s");
+  CHECK((ch.root_local - Vector3d(0, -0.1, 0)).norm() < 1e-12);
+  REQUIRE(ch.links.size() == 2);
+  for (const auto& l : ch.links) {
+    CHECK(l.length_m == Approx(0.1));
+    CHECK((l.rest_local - Vector3d(0, -0.1, 0)).norm() < 1e-12);
+  }
+  CHECK(ch.links[0].stiffness_per_s2 == Approx(2 * 60 / 0.1));
+  CHECK(ch.links[0].damping_per_s == Approx(-60 * std::log(0.5)));
+  CHECK(ch.links[1].radius_m == 0.02);
+  CHECK(ch.colliders == std::vector<int>{0, 1});
+  CHECK(rig.proxies[1].tail_local == Vector3d(0, 0.1, 0));
+  CHECK(rig.proxies[1].radius_m == 0.03);
+  // A link of zero length cannot be simulated: the file is refused naming the spring.
+  Json zero = with_chain(v1_spring(Json::parse(R"([{"node":0},{"node":1}])")));
+  zero["nodes"][1]["translation"] = Json::array({0, 0, 0});
+  Parsed z = parse_json(zero);
+  retail::VrmSprings zs = retail::read_vrm_springs(z.doc, z.model);
+  CHECK_THROWS_WITH(
+      retail::hair_rig_from_vrm(zs, z.model, retail::world_matrices(z.model), nullptr, nullptr),
+      Catch::Contains("extensions.VRMC_springBone.springs[0]: the link from node 0 has zero "
+                      "length"));
 }

@@ -165,7 +165,8 @@ HairLink vrm_link_params(const VrmJointSettings& s, double length_m, double scal
 /// the model). Anchors are each chain's parent node (anchor_nodes lists them: anchors[i] is
 /// node anchor_nodes[i], -1 for the scene root), proxies the collider nodes (proxy_nodes).
 /// VRM 1 colliders an extended plane or `inside` shape become plane / inside proxies.
-/// Failure: Error(InvalidInput) naming the chain for a zero-length link or a singular node pose.
+/// Failure: Error(InvalidInput) naming the chain for a zero-length link, a singular node pose, or
+/// parameters that overflow (a link so short that k is not finite).
 HairRig hair_rig_from_vrm(const VrmSprings& springs, const Model& model,
                           const std::vector<Eigen::Matrix4d>& world, std::vector<int>* anchor_nodes,
                           std::vector<int>* proxy_nodes, const VrmMapping& mapping = {});
