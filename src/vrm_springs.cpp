@@ -70,6 +70,13 @@ Eigen::Vector3d vec3_object(const Json& j, const std::string& path) {
   return {number_or(j, "x", 0, path), number_or(j, "y", 0, path), number_or(j, "z", 0, path)};
 }
 
+bool bool_or(const Json& obj, const char* key, const std::string& path) {
+  const Json* m = member(obj, key);
+  if (!m) return false;
+  if (!m->is_boolean()) bad(path + "." + key, "must be true or false");
+  return m->get<bool>();
+}
+
 double drag_at(const Json& obj, double fallback, const std::string& path) {
   double d = number_or(obj, "dragForce", fallback, path);
   if (d < 0 || d > 1) bad(path + ".dragForce", "must be within [0, 1] (" + std::to_string(d) + ")");
@@ -118,9 +125,7 @@ void v1_shape(const Json& shape, const std::string& p, VrmCollider& c, bool exte
     if (const Json* o = member(*s, "offset")) c.offset = vec3_array(*o, sp + ".offset");
     c.tail = c.offset;
     c.radius_m = non_negative(*s, "radius", 0, sp);
-    if (extended)
-      c.inside = member(*s, "inside") && member(*s, "inside")->is_boolean() &&
-                 member(*s, "inside")->get<bool>();
+    if (extended) c.inside = bool_or(*s, "inside", sp);
   } else if (const Json* k = member(shape, "capsule")) {
     std::string kp = p + ".capsule";
     object_at(*k, kp);
@@ -129,9 +134,7 @@ void v1_shape(const Json& shape, const std::string& p, VrmCollider& c, bool exte
     c.tail = Eigen::Vector3d::Zero();
     if (const Json* t = member(*k, "tail")) c.tail = vec3_array(*t, kp + ".tail");
     c.radius_m = non_negative(*k, "radius", 0, kp);
-    if (extended)
-      c.inside = member(*k, "inside") && member(*k, "inside")->is_boolean() &&
-                 member(*k, "inside")->get<bool>();
+    if (extended) c.inside = bool_or(*k, "inside", kp);
   } else if (const Json* pl = extended ? member(shape, "plane") : nullptr) {
     std::string pp = p + ".plane";
     object_at(*pl, pp);

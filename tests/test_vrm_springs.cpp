@@ -187,6 +187,15 @@ TEST_CASE("vrm: malformed spring metadata fails naming the JSON path", "[vrm]") 
   CHECK_THAT(import_error(no_shape),
              Catch::Contains("extensions.VRMC_springBone.colliders[0].shape: has no sphere"));
 
+  Json bad_inside = joints(R"([{"node":0},{"node":1}])");
+  bad_inside["extensions"]["VRMC_springBone"]["colliders"][0]["extensions"] = Json::parse(
+      R"({"VRMC_springBone_extended_collider":{"specVersion":"1.0",
+          "shape":{"sphere":{"radius":1,"inside":"yes"}}}})");
+  CHECK_THAT(import_error(bad_inside),
+             Catch::Contains("extensions.VRMC_springBone.colliders[0].extensions."
+                             "VRMC_springBone_extended_collider.shape.sphere.inside: must be "
+                             "true or false"));
+
   const std::string v0 = "extensions.VRM.secondaryAnimation";
   Json vrm0 = with_chain(Json::parse(R"({"VRM":{"secondaryAnimation":{
     "boneGroups":[{"bones":[0],"hitRadius":0.02,"colliderGroups":[0]}],
