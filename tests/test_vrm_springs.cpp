@@ -366,3 +366,64 @@ TEST_CASE("vrm: a hair rig from imported springs - rest arc, lengths, mapped par
       Catch::Contains("extensions.VRMC_springBone.springs[0]: the link from node 0 has zero "
                       "length"));
 }
+
+namespace {
+
+/// Every leaf (number, string, bool, null) of `j`, by pointer, depth first.
+void leaves(Json& j, std::vector<Json*>& out) {
+  if (j.is_object() || j.is_array()) {
+    for (auto& v : j) leaves(v, out);
+  } else {
+    out.push_back(&j);
+  }
+}
+
+} // namespace
+
+TEST_CASE("vrm: mutated spring metadata reads or fails with an Error, never worse", "[vrm][hair]") {
+  // Both versions' metadata, every leaf in turn replaced by hostile values (fixed seed).
+  Json v1 = with_chain(v1_spring(Json::parse(
+      R"([{"node":0,"hitRadius":0.01,"gravityDir":[0,-1,0]},{"node":1},{"node":2},{"node":3}])")));
+  Json v0 = with_chain(Json::parse(R"({"VRM":{"secondaryAnimation":{
+    "boneGroups":[{"bones":[0],"stiffiness":1,"gravityDir":{"x":0,"y":-1,"z":0},"hitRadius":0.1,
+                   "colliderGroups":[0],"dragForce":0.2,"gravityPower":1}],
+    "colliderGroups":[{"node":4,"colliders":[{"offset":{"x":0,"y":0,"z":0},"radius":0.1}]}]}}})"));
+  const std::vector<Json> hostile = {Json(-1),   Json(1e300),    Json(4294967296.0),
+                                     Json("x"),  Json(nullptr),  Json::array(),
+                                     Json(true), Json::object(), Json(0),
+                                     Json(1.5),  Json(1u << 31), Json(-1e-300)};
+  int read = 0, refused = 0;
+  for (const Json& base : {v1, v0}) {
+    Json probe = base;
+    std::vector<Json*> all;
+    leaves(probe["extensions"], all); // (only counted: each mutation starts from a fresh copy)
+    REQUIRE(all.size() > 10);
+    for (std::size_t k = 0; k < all.size(); ++k)
+      for (const Json& h : hostile) {
+        Json j = base;
+        std::vector<Json*> ls;
+        leaves(j["extensions"], ls);
+        *ls[k] = h;
+        Parsed p = parse_json(j);
+        try {
+          retail::VrmSprings s = retail::read_vrm_springs(p.doc, p.model);
+          std::vector<int> anchors, proxies;
+          retail::HairRig rig = retail::hair_rig_from_vrm(
+              s, p.model, retail::world_matrices(p.model), &anchors, &proxies);
+          rig.validate();
+          retail::HairPoses poses;
+          poses.anchors.assign(rig.anchor_count, Eigen::Affine3d::Identity());
+          poses.proxies.assign(rig.proxy_count, Eigen::Affine3d::Identity());
+          retail::HairState st = retail::rest_state(rig, poses);
+          for (int n = 0; n < 12; ++n) retail::step(rig, poses, poses, st);
+          for (const auto& c : st.chains)
+            for (const auto& x : c.x) REQUIRE(x.allFinite());
+          ++read;
+        } catch (const retail::Error&) {
+          ++refused;
+        }
+      }
+  }
+  CHECK(read > 0);
+  CHECK(refused > 0);
+}
