@@ -3,10 +3,13 @@
 // godette's VRM 0 springs, and the torso capsule fit for the Back Flip case.
 #include "retail/error.h"
 #include "retail/hair_measure.h"
+#include "retail/mesh.h"
+#include "retail/skinning.h"
 #include "retail/transform.h"
 #include "retail/vrm_springs.h"
 #include "support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
@@ -292,4 +295,72 @@ TEST_CASE("hair: the springbone fixtures run through the solver from their VRM i
       }
     }
   }
+}
+
+TEST_CASE("hair: godette's trunk skin fits a torso capsule her head colliders leave uncovered",
+          "[hair][vrm][shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  Document doc = read_document(data + "/originals/godette.vrm");
+  Model model = parse_model(doc);
+  std::vector<Character> chars = test::characters_of(doc);
+  REQUIRE(chars.size() == 1);
+  const Character& ch = chars[0];
+  const Roles& r = ch.roles;
+  REQUIRE(r.hips >= 0);
+  REQUIRE(r.neck >= 0);
+  std::vector<int> trunk(r.pelvis.begin(), r.pelvis.end());
+  trunk.insert(trunk.end(), r.spine.begin(), r.spine.end());
+  trunk.push_back(r.hips);
+  if (r.chest >= 0) trunk.push_back(r.chest);
+  WeldedMesh mesh = weld_character(doc, model, ch, WeldParams{});
+  TorsoSkin skin;
+  skin.hips = ch.bind_position(ch.joint_index(r.hips));
+  skin.chest_top = ch.bind_position(ch.joint_index(r.neck));
+  for (const SourcePrimitive& src : mesh.sources) {
+    const Primitive& prim =
+        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
+    const std::vector<int>& joints = model.skins[std::size_t(src.where.skin)].joints;
+    std::vector<double> w(src.count, 0.0), total(src.count, 0.0);
+    for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t j, double wt) {
+      total[v] += wt;
+      if (j < joints.size() && std::count(trunk.begin(), trunk.end(), joints[j])) w[v] += wt;
+    });
+    for (std::size_t v = 0; v < src.count; ++v) {
+      skin.positions.push_back(mesh.positions.row(Eigen::Index(src.first + v)).transpose());
+      skin.trunk_weight.push_back(total[v] > 0 ? w[v] / total[v] : 0);
+    }
+  }
+  // The hair groups' colliders (godette's colliderGroups[1], on the head), placed at bind.
+  VrmSprings springs = read_vrm_springs(doc, model);
+  std::vector<Eigen::Matrix4d> world = world_matrices(model);
+  auto placed = [&](int group) {
+    std::vector<WorldCapsule> out;
+    for (int c : springs.groups[std::size_t(group)].colliders) {
+      const VrmCollider& col = springs.colliders[std::size_t(c)];
+      HairProxy p;
+      p.head_local = col.offset;
+      p.tail_local = col.tail;
+      p.radius_m = col.radius_m;
+      Affine3d at = Affine3d::Identity();
+      at.matrix() = world[std::size_t(col.node)];
+      out.push_back(place(p, at));
+    }
+    return out;
+  };
+  TorsoFit head_only = fit_torso_capsule(placed(1), skin);
+  REQUIRE(head_only.fitted);
+  CHECK(head_only.vertices > 100);
+  CHECK(head_only.uncovered);
+  // A capsule of the trunk: along the hips -> neck line, a radius a fraction of the height.
+  double height = (skin.chest_top - skin.hips).norm();
+  CHECK(head_only.capsule.radius_m > 0.1 * height);
+  CHECK(head_only.capsule.radius_m < 0.8 * height);
+  Vector3d axis = (skin.chest_top - skin.hips).normalized();
+  Vector3d mid = (head_only.capsule.a + head_only.capsule.b) / 2 - skin.hips;
+  CHECK((mid - mid.dot(axis) * axis).norm() < 1e-9);
+  CHECK(mid.dot(axis) > 0);
+  CHECK(mid.dot(axis) < height);
+  INFO("chest group covers " << fit_torso_capsule(placed(0), skin).covered_fraction);
+  CHECK(fit_torso_capsule(placed(0), skin).covered_fraction >= head_only.covered_fraction);
 }
