@@ -126,7 +126,8 @@ struct WorldCapsule {
 };
 
 /// Smallest distance between segments p0-p1 and q0-q1 with the parameters u, v in [0, 1] of the
-/// closest points (either segment may have zero length; parallel segments: the smallest u).
+/// closest points (either segment may have zero length; parallel segments: one closest pair,
+/// with u = 0 when that is one).
 double segment_distance(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1,
                         const Eigen::Vector3d& q0, const Eigen::Vector3d& q1, double* u = nullptr,
                         double* v = nullptr);
