@@ -307,6 +307,78 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const BaseCue
 }
 } // namespace
 
+namespace {
+
+/// The remote end of a far component: its vertex farthest (geodesic, over the component and
+/// its collar) from the component's boundary, and that distance. A component with no outside
+/// neighbour measures from its vertex nearest the skeleton (ties: the lower id). Ties for the
+/// tip: the first in `comp` (ascending ids).
+std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
+                                  const std::vector<int>& comp, const std::vector<int>& collar) {
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : comp) allowed[std::size_t(v)] = true;
+  for (int v : collar) allowed[std::size_t(v)] = true;
+  std::vector<int> seeds = collar;
+  if (seeds.empty())
+    seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
+      return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
+             (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
+    })};
+  std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
+  int tip = comp[0];
+  for (int v : comp)
+    if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;
+  return {tip, h[std::size_t(tip)]};
+}
+
+/// The protrusion of a far component: cut at its junction (find_junction) with its base grown
+/// past the cut, else the whole component, or its whole shell when the component is most of
+/// a separate shell (or enough of a small one). Vertices may include `taken` ones.
+Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, double tip_depth,
+                 double height, const std::vector<int>& shell, const DetectParams& params,
+                 const BaseCues& cues, const std::vector<bool>& taken) {
+  Piece piece;
+  piece.tip = tip;
+  std::vector<double> u =
+      geodesic_distance(m, {tip}, {}, 3 * std::max(tip_depth, 1e-9 * height) + 1e-12);
+  double neck = 0;
+  double cut = find_junction(m, u, height, params, &neck);
+  if (cut > 0) {
+    std::vector<bool> inside(m.size(), false);
+    for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
+    for (const auto& part : components(m, inside))
+      if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
+    piece.junction = cut;
+    if (any_cue(cues) && !piece.vertices.empty())
+      piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI), cues,
+                                   params.leg_midline_radii * neck / (2 * M_PI), taken,
+                                   piece.vertices, piece.base);
+  }
+  if (piece.vertices.empty()) piece.vertices = comp;
+  // Most of a separate shell: take the whole shell (its root ring included).
+  const bool small = double(shell.size()) <= params.small_shell * double(m.size()) &&
+                     double(comp.size()) >= params.small_shell_far * double(shell.size());
+  if (piece.junction < 0 &&
+      (double(comp.size()) >= params.shell_fraction * double(shell.size()) || small) &&
+      shell.size() > comp.size()) {
+    piece.vertices = shell;
+    piece.separate_shell = true;
+  }
+  return piece;
+}
+
+/// Mean distance of `collar` from its centroid (a whole component's collar radius).
+double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
+  centre /= double(collar.size());
+  double radius = 0;
+  for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
+  return radius / double(collar.size());
+}
+
+} // namespace
+
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
                                   const DetectParams& params, const BaseCues& cues) {
   std::vector<Piece> pieces;
@@ -317,58 +389,14 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   for (std::size_t s = 0; s < shells.size(); ++s)
     for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
   for (const auto& comp : components(m, f.far)) {
-    // The remote end: farthest (geodesic) from the component's boundary.
     std::vector<int> collar = outside_neighbours(m, comp);
-    std::vector<bool> allowed(m.size(), false);
-    for (int v : comp) allowed[std::size_t(v)] = true;
-    for (int v : collar) allowed[std::size_t(v)] = true;
-    std::vector<int> seeds = collar;
-    if (seeds.empty())
-      seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
-        return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
-               (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
-      })};
-    std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
-    int tip = comp[0];
-    for (int v : comp)
-      if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;
-    Piece piece;
-    piece.tip = tip;
-    std::vector<double> u =
-        geodesic_distance(m, {tip}, {}, 3 * std::max(h[std::size_t(tip)], 1e-9 * height) + 1e-12);
-    double neck = 0;
-    double cut = find_junction(m, u, height, params, &neck);
-    if (cut > 0) {
-      std::vector<bool> inside(m.size(), false);
-      for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
-      for (const auto& part : components(m, inside))
-        if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
-      piece.junction = cut;
-      if (any_cue(cues) && !piece.vertices.empty())
-        piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI), cues,
-                                     params.leg_midline_radii * neck / (2 * M_PI), taken,
-                                     piece.vertices, piece.base);
-    }
-    if (piece.vertices.empty()) piece.vertices = comp;
-    // Most of a separate shell: take the whole shell (its root ring included).
-    const auto& shell = shells[std::size_t(shell_of[std::size_t(tip)])];
-    const bool small = double(shell.size()) <= params.small_shell * double(m.size()) &&
-                       double(comp.size()) >= params.small_shell_far * double(shell.size());
-    if (piece.junction < 0 &&
-        (double(comp.size()) >= params.shell_fraction * double(shell.size()) || small) &&
-        shell.size() > comp.size()) {
-      piece.vertices = shell;
-      piece.separate_shell = true;
-    }
+    auto [tip, depth] = remote_end(m, f, comp, collar);
+    Piece piece = protrusion(m, comp, tip, depth, height,
+                             shells[std::size_t(shell_of[std::size_t(tip)])], params, cues, taken);
     // A whole far component (no junction) grows from its collar the same way, later and all
-    // together (grow_whole): base_zone_radii collar radii over mis-weighted near skin.
+    // together (grow_whole): base_zone_radii collar radii over marked near skin.
     if (piece.junction < 0 && !piece.separate_shell && any_cue(cues) && !collar.empty()) {
-      Eigen::Vector3d centre = Eigen::Vector3d::Zero();
-      for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
-      centre /= double(collar.size());
-      double radius = 0;
-      for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
-      radius /= double(collar.size());
+      const double radius = collar_radius(m, collar);
       whole.push_back(
           {pieces.size(), params.base_zone_radii * radius, params.leg_midline_radii * radius});
     }
@@ -382,10 +410,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     if (!piece.vertices.empty()) pieces.push_back(std::move(piece));
     // Far skin of this component left outside the protrusion: its own pieces (body).
     std::vector<bool> rest(m.size(), false);
-    bool any = false;
-    for (int v : comp)
-      if (!taken[std::size_t(v)]) rest[std::size_t(v)] = any = true;
-    if (!any) continue;
+    for (int v : comp) rest[std::size_t(v)] = !taken[std::size_t(v)];
     for (auto& part : components(m, rest)) {
       Piece r;
       r.vertices = part;
