@@ -255,6 +255,7 @@ void DetectParams::validate() const {
       !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
       !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
       !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
+      !(peel_fraction >= 0 && peel_fraction <= 1) ||
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
@@ -435,6 +436,12 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   BaseCues cues;
   cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
   if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, sw, c, region);
+  cues.beyond_end.assign(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
+    cues.beyond_end[v] = det.field.far[v] && sg >= 0 && det.segments[std::size_t(sg)].stub &&
+                         det.field.t[v] >= 1 - 1e-9;
+  }
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
   const std::vector<double> areas = vertex_areas(m);

@@ -331,6 +331,25 @@ std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
   return {tip, h[std::size_t(tip)]};
 }
 
+/// A cut far smaller than its component (a spike at the end of a tail) gives way to the
+/// connected skin around the tip that lies beyond the skeleton's free ends
+/// (BaseCues::beyond_end), when that is larger; the piece is then uncut (junction -1, no base).
+void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, int tip,
+                    const DetectParams& params, const BaseCues& cues,
+                    const std::vector<bool>& taken, Piece& piece) {
+  if (cues.beyond_end.empty() || !cues.beyond_end[std::size_t(tip)] || piece.junction < 0 ||
+      double(piece.vertices.size()) >= params.peel_fraction * double(comp.size()))
+    return;
+  std::vector<bool> inside(m.size(), false);
+  for (int v : comp)
+    inside[std::size_t(v)] = cues.beyond_end[std::size_t(v)] && !taken[std::size_t(v)];
+  for (auto& part : components(m, inside))
+    if (std::binary_search(part.begin(), part.end(), tip) && part.size() > piece.vertices.size()) {
+      piece.vertices = std::move(part);
+      piece.junction = -1, piece.base_added = 0, piece.base.clear();
+    }
+}
+
 /// The protrusion of a far component: cut at its junction (find_junction) with its base grown
 /// past the cut, else the whole component, or its whole shell when the component is most of
 /// a separate shell (or enough of a small one). Vertices may include `taken` ones.
@@ -364,6 +383,7 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
     piece.vertices = shell;
     piece.separate_shell = true;
   }
+  beyond_the_end(m, comp, tip, params, cues, taken, piece); // after: it leaves junction -1
   return piece;
 }
 

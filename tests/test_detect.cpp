@@ -261,7 +261,7 @@ std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col
     f.distance[v] = f.far[v] ? 1.0 : 0.0;
     mis[v] = mis_col(x);
   }
-  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline});
+  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline, {}});
 }
 
 std::vector<int> columns(const retail::WeldedMesh& m, const std::vector<int>& vertices) {
@@ -412,4 +412,66 @@ TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsew
   }
   CHECK(finite > 0);   // the legs and the tail
   CHECK(infinite > 0); // the torso, arms, head
+}
+
+TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skeleton's ends",
+          "[detect]") {
+  // The tube-and-disc of the junction case, far but for the disc's rim beyond radius 0.6 (the
+  // collar): the cut takes the tube (the tip is its far end). Marked "beyond the end" are the tube
+  // and the disc out to radius 0.3 (a spike on the end of a tail that is all beyond the last bone).
+  // With the tube under peel_fraction of the component, the piece is the marked skin; with it over,
+  // or with the tip unmarked, the tube stays the piece.
+  const int seg = 16, rings = 41, disc_rings = 30;
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  pts.push_back({0, 0, -0.85});
+  for (int r = 0; r < rings; ++r)
+    for (int k = 0; k < seg; ++k) {
+      double a = 2 * M_PI * k / seg;
+      pts.push_back({0.05 * std::cos(a), 0.05 * std::sin(a), -0.8 + 0.8 * r / (rings - 1)});
+    }
+  for (int r = 1; r <= disc_rings; ++r)
+    for (int k = 0; k < seg; ++k) {
+      double a = 2 * M_PI * k / seg, rad = 0.05 + 0.75 * r / disc_rings;
+      pts.push_back({rad * std::cos(a), rad * std::sin(a), 0});
+    }
+  auto at = [&](int ring, int k) { return 1 + ring * seg + (k % seg); };
+  for (int k = 0; k < seg; ++k) tris.push_back({0, at(0, k + 1), at(0, k)});
+  for (int r = 0; r + 1 < rings + disc_rings; ++r)
+    for (int k = 0; k < seg; ++k) {
+      tris.push_back({at(r, k), at(r, k + 1), at(r + 1, k)});
+      tris.push_back({at(r, k + 1), at(r + 1, k + 1), at(r + 1, k)});
+    }
+  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  retail::DistanceField f;
+  f.distance.assign(m.size(), 1.0);
+  f.far.assign(m.size(), true);
+  for (std::size_t v = 0; v < m.size(); ++v)
+    f.far[v] = m.welded(Eigen::Index(v), 2) < -1e-9 ||
+               m.welded.row(Eigen::Index(v)).head<2>().norm() < 0.6;
+  retail::BaseCues cues;
+  cues.beyond_end.assign(m.size(), 0);
+  std::size_t marked = 0, tube = 1 + std::size_t(rings * seg);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const Eigen::Vector3d p = m.welded.row(Eigen::Index(v)).transpose();
+    cues.beyond_end[v] = p.z() < -1e-9 || p.head<2>().norm() <= 0.3;
+    marked += cues.beyond_end[v];
+  }
+  REQUIRE(marked > tube);
+  retail::DetectParams params;
+  params.peel_fraction = 0.9; // the tube (about 2/3 of the far skin) counts as a small cut
+  auto pieces = retail::isolate_pieces(m, f, 1.0, params, cues);
+  const retail::Piece* tip_piece = nullptr;
+  for (const auto& p : pieces)
+    if (std::binary_search(p.vertices.begin(), p.vertices.end(), 0)) tip_piece = &p;
+  REQUIRE(tip_piece != nullptr);
+  CHECK(tip_piece->vertices.size() == marked);
+  CHECK(tip_piece->junction < 0);
+  params.peel_fraction = 0.1; // not small: the cut stands
+  pieces = retail::isolate_pieces(m, f, 1.0, params, cues);
+  for (const auto& p : pieces)
+    if (std::binary_search(p.vertices.begin(), p.vertices.end(), 0)) {
+      CHECK(p.junction > 0);
+      CHECK(p.vertices.size() < marked);
+    }
 }

@@ -57,6 +57,7 @@ struct DetectParams {
   /// hips is not), hanging from the hips across the midline.
   double stub_closure = 0.6;
   double stub_leg_weight = 0.5;
+  double peel_fraction = 0.1; ///< see BaseCues::beyond_end
   double small_shell_far = 0.1;
   double min_tail_length_h =
       0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
@@ -159,6 +160,11 @@ struct BaseCues {
   /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
   /// growing piece's neck (or collar) radius of the midline.
   std::vector<double> leg_midline;
+  /// Far skin whose nearest skeleton point is the free end of a leaf stub: skin beyond where
+  /// the skeleton ends (a tail past the hips and the hind feet). A protrusion cut at a junction
+  /// with fewer than peel_fraction of its component's vertices (a spike or plate at the end of
+  /// a tail) gives way to the connected such skin around the tip when that is larger.
+  std::vector<char> beyond_end;
 };
 
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
