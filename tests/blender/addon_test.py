@@ -111,6 +111,46 @@ def expect_error(prefs, arm, binary, selected, want, name):
     return error
 
 
+def options_and_replace(arm, keep, first, objects_before):
+    """The panel's options reach retail's command line, --tail gets the exported mesh name, and
+    "Replace originals" removes the armature and its meshes once the result is in."""
+    operators = sys.modules[MODULE + ".operators"]
+    meshes = operators.meshes_of(arm, bpy.context.scene)
+    kept_input = [f for f in os.listdir(keep) if f.endswith(".glb") and not f.endswith(".retail.glb")]
+    check(len(kept_input) == 1, "kept inputs %s" % kept_input)
+    for m in meshes:
+        got = operators.tail_mesh_name(os.path.join(keep, kept_input[0]), m)
+        check(got == m.data.name, "--tail for %s would be %r, not %r" % (m.name, got, m.data.name))
+    settings = bpy.context.scene.retail
+    settings.clips_mode, settings.clips = 'LIST', " Walk "
+    settings.use_carry, settings.carry = True, 40.0
+    settings.replace_originals = True
+    gone = [arm.name] + [o.name for o in arm.children_recursive] + [m.name for m in meshes]
+    select_only([arm])
+    collections_before = {c.name for c in bpy.data.collections}
+    result = run_operator()
+    check(result == {"FINISHED"}, "options run returned %s (%s)" % (result, settings.last_error))
+    command = settings.last_command.split()
+    for flag, value in (("--mode", "chain"), ("--carry", "40"), ("--clips", "Walk")):
+        check(flag in command and command[command.index(flag) + 1] == value,
+              "the command line lacks %s %s: %s" % (flag, value, settings.last_command))
+    check("--tail" not in command, "--tail without a tail mesh: %s" % settings.last_command)
+    summary = json.loads(settings.last_summary)
+    clip = summary["characters"][0]["worst_clip"]["clip"]
+    check(clip.rsplit("|", 1)[-1] == "Walk", "--clips Walk measured %s" % clip)
+    for name in gone:
+        check(name not in bpy.data.objects, "Replace originals left %s" % name)
+    for name in objects_before:
+        check(name in gone or name in bpy.data.objects, "Replace originals removed %s" % name)
+    check(first.name in bpy.data.collections and any(o.type == "ARMATURE" for o in first.all_objects),
+          "Replace originals touched the first result")
+    new = [c for c in bpy.data.collections if c.name not in collections_before]
+    check(len(new) == 1 and any(o.type == "ARMATURE" and "Tail_1" in o.data.bones
+                                for o in new[0].all_objects),
+          "Replace originals: no new collection with the tail chain")
+    return "--clips/--carry/--tail mapped, Replace originals removed %d objects" % len(gone)
+
+
 def main():
     args = sys.argv[sys.argv.index("--") + 1:]
     zip_path, retail, path, keep = args[:4]
@@ -244,6 +284,9 @@ def main():
           "%s: the worst clip's torn share did not go down: %s" % (name, worst_clip))
     check(report.lines(summary), "%s: the panel shows no summary" % name)
     check("retail_report" in coll, "%s: the collection does not carry the report" % name)
+
+    if errors:
+        notes.append(options_and_replace(arm, keep, coll, objects_before))
 
     print("addon-test: ok: %s: %s%d tail bones under %s in '%s', %d tail weights within %.4f "
           "(%d non-zero), %d actions with tail keys, worst clip %s torn %.1f%% -> %.1f%%" %

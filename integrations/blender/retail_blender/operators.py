@@ -22,9 +22,6 @@ EXPORT_OPTIONS = dict(
     export_nla_strips=True, export_anim_single_armature=True, export_def_bones=False,
     export_apply=False, export_current_frame=False, export_extras=False, export_cameras=False,
     export_lights=False, export_yup=True, will_save_settings=False)
-# The armature went out through Blender's exporter, whose bone axes the BLENDER heuristic
-# restores: the result's body bones keep the original's orientation.
-IMPORT_OPTIONS = dict(bone_heuristic='BLENDER')
 
 
 class Failed(Exception):
@@ -107,11 +104,11 @@ def tail_mesh_name(glb_path, obj):
                  obj.name)
 
 
-def import_into(context, path, name):
+def import_into(context, path, name, bone_heuristic):
     """Import a GLB and move what it created into a new collection `name` linked to the scene
     (Blender 3.4's importer links everything to the scene's own collection); returns it."""
     before = {o.as_pointer() for o in bpy.data.objects}
-    result = bpy.ops.import_scene.gltf(filepath=path, **IMPORT_OPTIONS)
+    result = bpy.ops.import_scene.gltf(filepath=path, bone_heuristic=bone_heuristic)
     created = [o for o in bpy.data.objects if o.as_pointer() not in before]
     if 'FINISHED' not in result:
         for o in created:
@@ -139,6 +136,7 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
 
     def execute(self, context):
         settings = context.scene.retail
+        settings.last_command = ""
         try:
             collection, summary = self.run(context, settings)
         except (Failed, runner.RetailError) as e:
@@ -193,7 +191,8 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
             args = runner.build_args(binary, in_path, out_path, report_path, mode=settings.mode,
                                      carry=settings.carry if settings.use_carry else None,
                                      clips=clips, tail=tail)
-            print("retail: running", " ".join(args))
+            settings.last_command = " ".join(args)
+            print("retail: running", settings.last_command)
             log = runner.run(args, prefs.timeout)
             print(log, end="")
             with open(report_path, encoding="utf-8") as f:
@@ -207,7 +206,7 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
                 os.makedirs(keep, exist_ok=True)
                 for path in (in_path, out_path, report_path):
                     shutil.copyfile(path, os.path.join(keep, os.path.basename(path)))
-            collection = import_into(context, out_path, arm.name + " (retail)")
+            collection = import_into(context, out_path, arm.name + " (retail)", prefs.bone_axes)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         collection["retail_report"] = text

@@ -62,6 +62,18 @@ class RetailPreferences(bpy.types.AddonPreferences):
     timeout: bpy.props.IntProperty(
         name="Timeout (s)", default=600, min=1,
         description="Stop retail when a run takes longer than this")
+    bone_axes: bpy.props.EnumProperty(
+        name="Bone directions", default='BLENDER',
+        items=(('BLENDER', "As the original",
+                "Import with the glTF importer's 'Blender' bone heuristic: the body bones keep "
+                "the exported armature's axes exactly (its actions fit the result). retail's tail "
+                "nodes carry no rotation, so the tail bones are drawn along the hips' +Y, which "
+                "can point back towards the body; they deform and animate correctly"),
+               ('TEMPERANCE', "Along the chain",
+                "Import with the importer's default 'Temperance' heuristic: the tail bones point "
+                "along the chain, but some body bones (leaves, IK helpers) may get other rest "
+                "axes than the original")),
+        description="How Blender orients the imported bones (the glTF importer's Bone Dir)")
     keep_dir: bpy.props.StringProperty(
         name="Keep output in", subtype='DIR_PATH', default="",
         description="When set, retail's output GLB and report JSON are copied into this folder "
@@ -82,6 +94,7 @@ class RetailPreferences(bpy.types.AddonPreferences):
         else:
             layout.label(text="Using " + binary, icon='CHECKMARK')
         layout.prop(self, "timeout")
+        layout.prop(self, "bone_axes")
         layout.prop(self, "keep_dir")
 
 

@@ -38,6 +38,7 @@ class RetailSettings(bpy.types.PropertyGroup):
     last_summary: bpy.props.StringProperty(default="", options={'HIDDEN'})
     last_error: bpy.props.StringProperty(default="", options={'HIDDEN'})
     last_collection: bpy.props.StringProperty(default="", options={'HIDDEN'})
+    last_command: bpy.props.StringProperty(default="", options={'HIDDEN'})
 
 
 def register():
