@@ -108,7 +108,38 @@ def expect_error(prefs, arm, binary, selected, want, name):
     check(want in error, "%s: the error says %r, not %r" % (name, error, want))
     check(snapshot() == before, "%s: objects, collections or actions changed" % name)
     check(not bpy.context.scene.retail.last_summary, "%s: a summary is shown" % name)
+    check("Last run failed" in drawn_panel(), "%s: the panel does not show the failure" % name)
     return error
+
+
+class Layout:
+    """Stands in for a UILayout (no UI in background mode): records the labels drawn."""
+
+    def __init__(self, labels):
+        self.labels, self.alert, self.active = labels, False, True
+
+    def _child(self, *args, **kwargs):
+        return Layout(self.labels)
+
+    row = column = box = split = _child
+
+    def label(self, text="", **kwargs):
+        self.labels.append(text)
+
+    def prop(self, data, name, **kwargs):
+        check(hasattr(data, name), "the panel draws a missing property %s" % name)
+
+    def operator(self, idname, **kwargs):
+        module, name = idname.split(".")
+        check(hasattr(getattr(bpy.ops, module), name), "the panel draws a missing operator " + idname)
+
+
+def drawn_panel():
+    """The labels the sidebar panel draws now."""
+    labels = []
+    panel = sys.modules[MODULE + ".panel"].RETAIL_PT_panel
+    panel.draw(type("Panel", (), {"layout": Layout(labels)})(), bpy.context)
+    return labels
 
 
 def options_and_replace(arm, keep, first, objects_before):
@@ -282,7 +313,10 @@ def main():
     worst_clip = summary["characters"][0]["worst_clip"]
     check(worst_clip and worst_clip["torn_after"] < worst_clip["torn_before"],
           "%s: the worst clip's torn share did not go down: %s" % (name, worst_clip))
-    check(report.lines(summary), "%s: the panel shows no summary" % name)
+    shown = " | ".join(drawn_panel())
+    print("panel: " + shown, flush=True)
+    check("tail_chain" in shown and "Torn, worst clip" in shown and "Tail_1" in shown,
+          "%s: the panel's summary lacks the tail: %s" % (name, shown))
     check("retail_report" in coll, "%s: the collection does not carry the report" % name)
 
     if errors:

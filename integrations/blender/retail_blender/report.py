@@ -25,8 +25,8 @@ def summarize(report):
         for clip in c.get("stretch", {}).get("clips", []):
             before = clip["original"]["torn_percent"]
             after = clip["result"]["torn_percent"]
-            # The worst clip is the one whose tail tore most on the input rig; ties: the later
-            # result, then the first clip.
+            # The worst clip is the one whose tail tore most on the input rig; ties: the one
+            # torn more after, then the first clip.
             if worst is None or (before, after) > (worst["torn_before"], worst["torn_after"]):
                 worst = {"clip": clip["name"], "torn_before": before, "torn_after": after}
         worst_after = max((clip["result"]["torn_percent"]
@@ -52,18 +52,25 @@ def lines(summary):
             rows.append(("Character %d" % (i + 1), 'ARMATURE_DATA'))
         if not c["pieces"]:
             rows.append(("No far pieces found", 'INFO'))
+        others = {}
         for p in c["pieces"]:
-            icon = 'CHECKMARK' if p["decision"] in ("tail_chain", "tail_rigid") else 'DOT'
-            rows.append(("Piece %d: %s (%s, %d verts)" %
-                         (p["id"], p["decision"], p["region"], p["vertices"]), icon))
+            if p["decision"].startswith("tail_"):
+                icon = 'ERROR' if p["decision"] == "tail_rejected" else 'CHECKMARK'
+                rows.append(("Piece %d: %s (%s, %d verts)" %
+                             (p["id"], p["decision"], p["region"], p["vertices"]), icon))
+            else:
+                others[p["decision"]] = others.get(p["decision"], 0) + 1
+        if others:
+            rows.append(("Left alone: " + ", ".join("%d %s" % (n, d) for d, n in others.items()),
+                         'DOT'))
         for ch in c["chains"]:
             if ch["rigid"]:
                 rows.append(("Chain on piece %d: rigid on the hips" % ch["piece"], 'BONE_DATA'))
             else:
-                bones = ch["bones"]
+                bones = [b for b in ch["bones"] if b != "Tail_End"]
                 span = "%s..%s" % (bones[0], bones[-1]) if bones else "no bones"
-                rows.append(("Chain on piece %d: %s (K %d)" % (ch["piece"], span, ch["K"]),
-                             'BONE_DATA'))
+                rows.append(("Chain on piece %d: %s, length %.3g" %
+                             (ch["piece"], span, ch["length"]), 'BONE_DATA'))
         w = c["worst_clip"]
         if w is not None:
             rows.append(("Torn, worst clip %s: %.1f%% -> %.1f%%" %
