@@ -142,7 +142,7 @@ def drawn_panel():
     return labels
 
 
-def options_and_replace(arm, keep, first, objects_before):
+def options_and_replace(arm, keep, first, objects_before, input_clips):
     """The panel's options reach retail's command line, --tail gets the exported mesh name, and
     "Replace originals" removes the armature and its meshes once the result is in."""
     operators = sys.modules[MODULE + ".operators"]
@@ -169,6 +169,11 @@ def options_and_replace(arm, keep, first, objects_before):
     summary = json.loads(settings.last_summary)
     clip = summary["characters"][0]["worst_clip"]["clip"]
     check(clip.rsplit("|", 1)[-1] == "Walk", "--clips Walk measured %s" % clip)
+    # The first result's actions (in the scene now) are not exported as clips of this armature.
+    exported = [f for f in os.listdir(keep) if f.endswith(".retail.glb")]
+    clips = read_glb(os.path.join(keep, exported[0]))[0].get("animations", [])
+    check(len(clips) == input_clips, "second run: %d clips exported, the file has %d: %s" %
+          (len(clips), input_clips, [c.get("name") for c in clips]))
     for name in gone:
         check(name not in bpy.data.objects, "Replace originals left %s" % name)
     for name in objects_before:
@@ -290,6 +295,9 @@ def main():
     # One new action per clip, each with rotation keys for every weighted tail bone.
     new_actions = [a for a in bpy.data.actions if a.name not in actions_before]
     clips = gltf.get("animations", [])
+    input_clips = len(read_glb(path)[0].get("animations", []))
+    check(len(clips) == input_clips, "%s: retail's output has %d clips, the file %d" %
+          (name, len(clips), input_clips))
     check(len(new_actions) == len(clips), "%s: %d new actions for %d clips" %
           (name, len(new_actions), len(clips)))
     moving = 0
@@ -320,7 +328,7 @@ def main():
     check("retail_report" in coll, "%s: the collection does not carry the report" % name)
 
     if errors:
-        notes.append(options_and_replace(arm, keep, coll, objects_before))
+        notes.append(options_and_replace(arm, keep, coll, objects_before, input_clips))
 
     print("addon-test: ok: %s: %s%d tail bones under %s in '%s', %d tail weights within %.4f "
           "(%d non-zero), %d actions with tail keys, worst clip %s torn %.1f%% -> %.1f%%" %

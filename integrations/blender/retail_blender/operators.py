@@ -13,13 +13,15 @@ import bpy
 
 from . import preferences, report, runner
 
-# Blender 3.4's glTF exporter: the selection only, every action (NLA tracks and the active
-# one) sampled over its own range rather than the scene's playback range, skins, shape keys;
-# no cameras, lights or custom properties. Nothing here depends on the current frame.
+# Blender 3.4's glTF exporter: the selection only; the armature's clips are its active action
+# and its NLA tracks (one strip each), sampled over their own range rather than the scene's
+# playback range (export_anim_single_armature would add every armature action in the file,
+# e.g. those of an earlier result); skins, shape keys; no cameras, lights or custom
+# properties. Nothing here depends on the current frame.
 EXPORT_OPTIONS = dict(
     export_format='GLB', use_selection=True, export_animations=True, export_skins=True,
     export_morph=True, export_frame_range=False, export_force_sampling=True,
-    export_nla_strips=True, export_anim_single_armature=True, export_def_bones=False,
+    export_nla_strips=True, export_anim_single_armature=False, export_def_bones=False,
     export_apply=False, export_current_frame=False, export_extras=False, export_cameras=False,
     export_lights=False, export_yup=True, will_save_settings=False)
 
