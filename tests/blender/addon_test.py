@@ -149,6 +149,7 @@ def options_and_replace(arm, keep, first, objects_before, input_clips):
     meshes = operators.meshes_of(arm, bpy.context.scene)
     kept_input = [f for f in os.listdir(keep) if f.endswith(".glb") and not f.endswith(".retail.glb")]
     check(len(kept_input) == 1, "kept inputs %s" % kept_input)
+    first_export = open(os.path.join(keep, kept_input[0]), "rb").read()
     for m in meshes:
         got = operators.tail_mesh_name(os.path.join(keep, kept_input[0]), m)
         check(got == m.data.name, "--tail for %s would be %r, not %r" % (m.name, got, m.data.name))
@@ -169,6 +170,9 @@ def options_and_replace(arm, keep, first, objects_before, input_clips):
     summary = json.loads(settings.last_summary)
     clip = summary["characters"][0]["worst_clip"]["clip"]
     check(clip.rsplit("|", 1)[-1] == "Walk", "--clips Walk measured %s" % clip)
+    # The same armature exports the same bytes, though the first result is in the scene now.
+    check(open(os.path.join(keep, kept_input[0]), "rb").read() == first_export,
+          "second run: the exported GLB differs from the first run's")
     # The first result's actions (in the scene now) are not exported as clips of this armature.
     exported = [f for f in os.listdir(keep) if f.endswith(".retail.glb")]
     clips = read_glb(os.path.join(keep, exported[0]))[0].get("animations", [])
@@ -184,7 +188,8 @@ def options_and_replace(arm, keep, first, objects_before, input_clips):
     check(len(new) == 1 and any(o.type == "ARMATURE" and "Tail_1" in o.data.bones
                                 for o in new[0].all_objects),
           "Replace originals: no new collection with the tail chain")
-    return "--clips/--carry/--tail mapped, Replace originals removed %d objects" % len(gone)
+    return ("--clips/--carry/--tail mapped, the same export twice, Replace originals removed %d "
+            "objects" % len(gone))
 
 
 def main():
