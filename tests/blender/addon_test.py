@@ -2,13 +2,20 @@
 #   blender -b --factory-startup --python addon_test.py -- ZIP RETAIL IN.glb KEEP_DIR [errors]
 # Installs the add-on from its zip and enables it, points its preference at RETAIL, imports
 # IN.glb, selects its armature and runs "Fix tail with retail". Checks: the originals are still
-# there; a new collection holds an armature with Tail_1..Tail_K, Tail_1 under the hips bone and
-# each next bone under the previous; the meshes' Tail_* vertex groups equal the weights in
-# retail's output (kept in KEEP_DIR by the preference) within 1/255 and are not all zero; one
-# new action per clip with rotation keys for every weighted tail bone, Tail_1's changing; the
-# panel's summary says a tail chain was found and the worst clip's torn share went down; the
-# temporary folder is gone. With "errors" first: nothing selected, a missing binary and a
-# binary that fails (exit 3) are reported with their message and import nothing.
+# there; a new collection (the one the panel names) holds an armature with Tail_1..Tail_K,
+# Tail_1 under the hips bone and each next bone under the previous, and meshes deformed by it;
+# their Tail_* vertex groups equal the weights in retail's output (kept in KEEP_DIR by the
+# preference) within 1/255, some non-zero; the output has as many clips as IN.glb and the scene
+# one new action per clip, each with rotation keys for every weighted tail bone, Tail_1's
+# changing; the panel's summary (report module, drawn through a stand-in layout) says a
+# tail_chain piece was found, names Tail_1 and the worst clip's torn share went down; the
+# temporary folder is gone.
+# With "errors": first nothing selected, a missing binary and a binary that fails (exit 3) are
+# reported with their message in the panel, import nothing and leave no temporary folder; after
+# the main run, the mesh names --tail would get match the exported GLB, a second run with
+# --clips Walk and --carry 40 shows them on its command line and measures only Walk, exports
+# the same bytes as the first (no clips from the first result), and "Replace originals" removes
+# the armature and its meshes but not the first result.
 # Prints one "addon-test: ..." line; exits 1 on the first failed check.
 import json
 import os
