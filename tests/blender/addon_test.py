@@ -11,7 +11,8 @@
 # tail_chain piece was found, names Tail_1 and the worst clip's torn share went down; the
 # temporary folder is gone.
 # With "errors": first nothing selected, a missing binary and a binary that fails (exit 3) are
-# reported with their message in the panel, import nothing and leave no temporary folder; after
+# reported with their message in the panel, import nothing and leave no temporary folder, and
+# the preferences' "Check retail" refuses a missing binary and accepts RETAIL; after
 # the main run, the mesh names --tail would get match the exported GLB, a second run with
 # --clips Walk and --carry 40 shows them on its command line and measures only Walk, exports
 # the same bytes as the first (no clips from the first result), and "Replace originals" removes
@@ -232,6 +233,14 @@ def main():
         check("exit 3" in err, "failing binary: the error does not give the exit code: " + err)
         check(temp_dirs() == temps, "failing binary: temporary files left behind")
         notes.append("3 error cases reported, nothing imported")
+        prefs.retail_path = os.path.join(keep, "no-such-retail")
+        try:
+            checked_missing = bpy.ops.retail.check_binary()
+        except RuntimeError:  # the operator's error report, raised in background mode
+            checked_missing = {"CANCELLED"}
+        check("FINISHED" not in checked_missing, "Check retail accepts a missing binary")
+        prefs.retail_path = retail
+        check(bpy.ops.retail.check_binary() == {"FINISHED"}, "Check retail refuses " + retail)
 
     prefs.retail_path = retail
     select_only([arm])

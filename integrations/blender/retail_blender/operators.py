@@ -141,7 +141,9 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
         settings.last_command = ""
         try:
             collection, summary = self.run(context, settings)
-        except (Failed, runner.RetailError) as e:
+        except (Failed, runner.RetailError, OSError, RuntimeError) as e:
+            # RuntimeError: an exporter or importer operator that failed; OSError: the temp or
+            # keep folder, the report file.
             settings.last_error = str(e)
             settings.last_summary = ""
             settings.last_collection = ""
