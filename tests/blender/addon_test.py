@@ -212,6 +212,9 @@ def main():
     check("FINISHED" in bpy.ops.preferences.addon_enable(module=MODULE), "addon_enable failed")
     prefs = bpy.context.preferences.addons[MODULE].preferences
     prefs.keep_dir = keep
+    operators = sys.modules[MODULE + ".operators"]
+    dropped = set(operators.EXPORT_OPTIONS) - set(operators.export_options())
+    check(not dropped, "this Blender's glTF exporter lacks %s" % sorted(dropped))
 
     check("FINISHED" in bpy.ops.import_scene.gltf(filepath=path), "%s: import failed" % name)
     arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]

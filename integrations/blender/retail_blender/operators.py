@@ -26,6 +26,16 @@ EXPORT_OPTIONS = dict(
     export_lights=False, export_yup=True, will_save_settings=False)
 
 
+def export_options():
+    """EXPORT_OPTIONS less those this Blender's exporter does not have (later versions renamed
+    some; tested on 3.4), with its per-action animation mode where it has one (3.6+)."""
+    known = bpy.ops.export_scene.gltf.get_rna_type().properties.keys()
+    options = {k: v for k, v in EXPORT_OPTIONS.items() if k in known}
+    if "export_animation_mode" in known:
+        options["export_animation_mode"] = 'ACTIONS'
+    return options
+
+
 class Failed(Exception):
     """A run stopped before anything was imported; str() goes to the report area."""
 
@@ -186,7 +196,7 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
             out_path = os.path.join(work, stem + ".retail.glb")
             report_path = os.path.join(work, stem + ".retail.report.json")
             with selection(context, [arm] + meshes):
-                result = bpy.ops.export_scene.gltf(filepath=in_path, **EXPORT_OPTIONS)
+                result = bpy.ops.export_scene.gltf(filepath=in_path, **export_options())
             if 'FINISHED' not in result:
                 raise Failed("Blender's glTF exporter failed (%s)" % result)
             tail = None
