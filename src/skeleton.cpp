@@ -112,6 +112,13 @@ std::string differing_warning(const std::vector<std::pair<int, std::string>>& di
          "differs from the mesh node drawing each: " + list + tail;
 }
 
+/// Is `l` a rotation times a uniform scale (l l^T = s^2 I within 1e-3 relative)?
+bool is_similarity(const Eigen::Matrix3d& l) {
+  const Eigen::Matrix3d g = l * l.transpose();
+  const double s2 = g.trace() / 3;
+  return s2 > 0 && (g / s2 - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
+}
+
 void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::Matrix4d>& world,
               Character& c) {
   std::map<int, int> index;
@@ -151,7 +158,13 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
       const Eigen::Matrix3d e = (world[n].inverse() * m).topLeftCorner<3, 3>();
       const bool rigid =
           (e * e.transpose() - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
-      if (!rigid) {
+      if (!rigid && is_similarity(m.topLeftCorner<3, 3>())) {
+        // The skin maps to world by rotation and uniform scale alone and the mesh node adds a
+        // scale of its own (Blender's exporter under an armature object scaled 100: every
+        // joint's world x IBM is the identity). glTF ignores the mesh node: so does retail.
+        how += ", mapping skin space to world itself, unlike mesh node " + mesh_name +
+               " (its own scale, ignored as glTF does)";
+      } else if (!rigid) {
         // The root's animated frame (a rotation) taken out when the mesh node is the armature.
         if (matrix_difference(world[n], armature, scale) <= 1e-4)
           m = world[n] * without_rotation(world[n].inverse() * m);

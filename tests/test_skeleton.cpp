@@ -4,6 +4,7 @@
 #include "retail/error.h"
 #include "support.h"
 
+#include <Eigen/Geometry>
 #include <catch2/catch.hpp>
 #include <map>
 
@@ -163,4 +164,49 @@ TEST_CASE("skeleton: skins whose mesh nodes disagree with their roots are named 
         CHECK(w.find(name) != std::string::npos);
     }
   CHECK(about == 1);
+}
+
+TEST_CASE("skeleton: a skinned mesh under a scaled armature object reads in its skin's space",
+          "[skeleton]") {
+  // Blender's exporter with the armature object at scale 100, -90 deg about X: the skeleton and
+  // the mesh node hang under the "Armature" node A, every IBM is the old one times A^-1, so each
+  // joint's world x IBM is still the identity and the vertices are world positions. glTF
+  // ignores the skinned mesh node's transform; retail must too (it used to take A's rotation).
+  retail::Document d = test::make_rig().doc;
+  const double h0 = test::characters_of(d)[0].height;
+  retail::Model m0 = retail::parse_model(d);
+  const int skin_root = d.gltf["skins"][0]["joints"][0].get<int>();
+  const int arm = m0.nodes[std::size_t(skin_root)].parent;
+  REQUIRE(arm >= 0);
+  REQUIRE(m0.nodes[std::size_t(arm)].parent < 0);
+  int mesh_node = -1;
+  for (std::size_t n = 0; n < d.gltf["nodes"].size(); ++n)
+    if (d.gltf["nodes"][n].contains("skin")) mesh_node = int(n);
+  REQUIRE(mesh_node >= 0);
+  REQUIRE(m0.nodes[std::size_t(mesh_node)].parent < 0);
+  const Eigen::Quaterniond q(Eigen::AngleAxisd(-M_PI / 2, Eigen::Vector3d::UnitX()));
+  Eigen::Matrix4d a = Eigen::Matrix4d::Identity();
+  a.topLeftCorner<3, 3>() = 100 * q.toRotationMatrix();
+  auto ibm = retail::read_accessor(d, m0, d.gltf["skins"][0]["inverseBindMatrices"].get<int>());
+  std::vector<float> moved;
+  for (Eigen::Index r = 0; r < ibm.rows(); ++r) {
+    Eigen::Matrix4d x = Eigen::Map<const Eigen::Matrix4d>(ibm.row(r).data()) * a.inverse();
+    for (int k = 0; k < 16; ++k) moved.push_back(float(x(k % 4, k / 4)));
+  }
+  d.gltf["skins"][0]["inverseBindMatrices"] =
+      retail::add_float_accessor(d, moved, "MAT4", 0, false);
+  Json& an = d.gltf["nodes"][std::size_t(arm)];
+  an["rotation"] = Json::array({q.x(), q.y(), q.z(), q.w()});
+  an["scale"] = Json::array({100.0, 100.0, 100.0});
+  an["children"].push_back(mesh_node);
+  Json roots = Json::array();
+  for (const auto& r : d.gltf["scenes"][0]["nodes"])
+    if (r.get<int>() != mesh_node) roots.push_back(r);
+  d.gltf["scenes"][0]["nodes"] = roots;
+  d = test::reparse(d);
+  auto chars = test::characters_of(d);
+  REQUIRE(chars.size() == 1);
+  INFO(chars[0].mapping[0]);
+  CHECK(chars[0].height == Approx(h0).epsilon(1e-3)); // upright, not lying along Z
+  CHECK(chars[0].mapping[0].find("ignored as glTF does") != std::string::npos);
 }
