@@ -1,0 +1,151 @@
+// VRM spring export: the mapping against its inverse (vrm_link_params) and by hand, the entries
+// for VRM 1 and VRM 0.x read back by read_vrm_springs, existing entries untouched, and refusals.
+#include "retail/builder.h"
+#include "retail/error.h"
+#include "retail/transform.h"
+#include "retail/vrm_spring_export.h"
+#include "retail/vrm_springs.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+
+using retail::Json;
+
+namespace {
+
+int node_named(const retail::Document& d, const std::string& suffix) {
+  for (std::size_t n = 0; n < d.gltf["nodes"].size(); ++n) {
+    std::string name = d.gltf["nodes"][n].value("name", "");
+    if (name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return int(n);
+  }
+  return -1;
+}
+
+/// A generated rig's left leg (up leg, leg, foot) as a grown spring: a plain chain of nodes.
+retail::GrownSpring leg_spring(const retail::Document& d) {
+  retail::GrownSpring s;
+  s.name = "retail test";
+  s.joints = {node_named(d, "LeftUpLeg"), node_named(d, "LeftLeg"), node_named(d, "LeftFoot")};
+  s.radius_m = {0.05, 0.04};
+  s.frequency_hz = {0.9, 0.45};
+  s.gravity_mps2 = 2.0;
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("vrm export: the mapping inverts vrm_link_params and matches a hand computation",
+          "[vrm]") {
+  // f = 1 Hz, zeta 0.65, L = 0.5 m at 60 Hz: s = (2 pi)^2 * 0.5 / 60 = 0.328987,
+  // d = 1 - exp(-2 * 0.65 * 2 pi / 60) = 0.1272758, p = 9.81 / 60 = 0.1635.
+  retail::VrmJointSettings s = retail::vrm_settings_for(1.0, 0.65, 9.81, 0.5, 0.1, 2.0);
+  CHECK(s.stiffness == Approx(0.328987).epsilon(1e-5));
+  CHECK(s.drag_force == Approx(0.1272758).epsilon(1e-6));
+  CHECK(s.gravity_power == Approx(0.1635).epsilon(1e-9));
+  CHECK(s.hit_radius_m == Approx(0.05)); // 0.1 m in a node scaled 2
+  retail::HairLink l = retail::vrm_link_params(s, 0.5, 2.0);
+  const double w = 2 * M_PI;
+  CHECK(l.stiffness_per_s2 == Approx(w * w).epsilon(1e-12));
+  CHECK(l.damping_per_s == Approx(2 * 0.65 * w).epsilon(1e-12));
+  CHECK(l.gravity_mps2.y() == Approx(-9.81).epsilon(1e-12));
+  CHECK(l.radius_m == Approx(0.1).epsilon(1e-12));
+  CHECK_THROWS_AS(retail::vrm_settings_for(1, 0.65, 0, 0.0, 0.1, 1), retail::Error);
+  CHECK_THROWS_AS(retail::vrm_settings_for(1, 0.65, 0, 0.5, -0.1, 1), retail::Error);
+}
+
+TEST_CASE("vrm export: a VRM 1 file gets one spring per chain and reads it back", "[vrm]") {
+  retail::Document d = test::make_rig().doc;
+  d.gltf["extensions"]["VRMC_vrm"] = {{"specVersion", "1.0"}};
+  retail::Model m = retail::parse_model(d);
+  auto world = retail::world_matrices(m);
+  retail::GrownSpring s = leg_spring(d);
+  REQUIRE(s.joints[0] >= 0);
+  retail::VrmSpringPlan plan = retail::vrm_spring_plan(d, m, world, {s});
+  CHECK(plan.target == "VRMC_springBone");
+  REQUIRE(plan.entries.size() == 1);
+  CHECK(plan.entries[0]["joints"].size() == 3);
+  CHECK_FALSE(plan.entries[0]["joints"][2].contains("hitRadius")); // the end: node only
+  retail::apply_vrm_spring_plan(d, plan);
+  d = test::reparse(d);
+  m = retail::parse_model(d);
+  retail::VrmSprings back = retail::read_vrm_springs(d, m);
+  REQUIRE(back.chains.size() == 1);
+  CHECK(back.chains[0].joints == s.joints);
+  REQUIRE(back.chains[0].links.size() == 2);
+  CHECK(back.chains[0].links[1].hit_radius_m == Approx(0.04)); // the last link keeps its radius
+  for (std::size_t i = 0; i < 2; ++i) {
+    double len =
+        (world[std::size_t(s.joints[i + 1])].col(3) - world[std::size_t(s.joints[i])].col(3))
+            .head<3>()
+            .norm();
+    retail::HairLink l = retail::vrm_link_params(back.chains[0].links[i], len, 1.0);
+    const double w = 2 * M_PI * s.frequency_hz[i];
+    CHECK(l.stiffness_per_s2 == Approx(w * w).epsilon(1e-9));
+    CHECK(l.damping_per_s == Approx(2 * 0.65 * w).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("vrm export: a VRM 0.x file gets a bone group - existing entries untouched", "[vrm]") {
+  retail::Document d = test::make_rig().doc;
+  const int head = node_named(d, "Head");
+  REQUIRE(head >= 0);
+  Json existing = {{"comment", "hair"},
+                   {"stiffiness", 1.5},
+                   {"gravityPower", 0.2},
+                   {"gravityDir", {{"x", 0}, {"y", -1}, {"z", 0}}},
+                   {"dragForce", 0.4},
+                   {"center", -1},
+                   {"hitRadius", 0.02},
+                   {"bones", {head}},
+                   {"colliderGroups", Json::array()}};
+  d.gltf["extensions"]["VRM"] = {
+      {"secondaryAnimation",
+       {{"boneGroups", Json::array({existing})},
+        {"colliderGroups",
+         Json::array({{{"node", head},
+                       {"colliders",
+                        {{{"offset", {{"x", 0}, {"y", 0}, {"z", 0}}}, {"radius", 0.1}}}}}})}}}};
+  retail::Model m = retail::parse_model(d);
+  retail::GrownSpring s = leg_spring(d);
+  s.collider_groups = {0};
+  retail::VrmSpringPlan plan = retail::vrm_spring_plan(d, m, retail::world_matrices(m), {s});
+  CHECK(plan.target == "VRM 0.x secondaryAnimation");
+  retail::apply_vrm_spring_plan(d, plan);
+  const Json& groups = d.gltf["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"];
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == existing);
+  CHECK(groups[1]["bones"] == Json::array({s.joints[0]}));
+  CHECK(groups[1]["colliderGroups"] == Json::array({0}));
+  d = test::reparse(d);
+  m = retail::parse_model(d);
+  retail::VrmSprings back = retail::read_vrm_springs(d, m);
+  bool found = false;
+  for (const auto& c : back.chains)
+    if (!c.joints.empty() && c.joints[0] == s.joints[0]) {
+      found = true;
+      CHECK(c.collider_groups == std::vector<int>{0});
+      CHECK(c.links[0].hit_radius_m == Approx(0.045)); // the group's mean radius
+    }
+  CHECK(found);
+  // A group index the file does not have, a chain that is not a parent chain: refused.
+  retail::GrownSpring bad = leg_spring(d);
+  bad.collider_groups = {3};
+  CHECK_THROWS_AS(retail::vrm_spring_plan(d, m, retail::world_matrices(m), {bad}), retail::Error);
+  bad = leg_spring(d);
+  std::swap(bad.joints[0], bad.joints[1]);
+  CHECK_THROWS_AS(retail::vrm_spring_plan(d, m, retail::world_matrices(m), {bad}), retail::Error);
+}
+
+TEST_CASE("vrm export: a file that is not a VRM gets nothing", "[vrm]") {
+  retail::Document d = test::make_rig().doc;
+  retail::Model m = retail::parse_model(d);
+  const Json before = d.gltf;
+  retail::VrmSpringPlan plan =
+      retail::vrm_spring_plan(d, m, retail::world_matrices(m), {leg_spring(d)});
+  CHECK(plan.target.empty());
+  CHECK(plan.entries.empty());
+  retail::apply_vrm_spring_plan(d, plan);
+  CHECK(d.gltf == before);
+}
