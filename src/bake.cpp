@@ -63,6 +63,22 @@ void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake&
                      "(see floor_penetration; --min-skin-ratio 0 lets the floor win)");
 }
 
+void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+                    std::vector<std::string>& warnings) {
+  std::string names;
+  std::size_t count = 0;
+  int cycles = 0;
+  for (const ClipBake& b : bakes)
+    if (!b.one_shot && !b.converged && b.warmup_cycles > 0) {
+      names += (count++ ? ", '" : "'") + b.name + "'";
+      cycles = std::max(cycles, b.warmup_cycles);
+    }
+  if (count == 0) return;
+  warnings.push_back("chain " + chain.bones.front() + ": the tail's loop did not settle within " +
+                     std::to_string(cycles) + " warm-up cycles in " + std::to_string(count) +
+                     " clip(s) (" + names + "); baked from the last cycle");
+}
+
 void BakeParams::validate() const {
   spring.validate();
   if (!(fps > 0 && fps <= 1000) || max_warmup_cycles < 1 || !(loop_tolerance_deg > 0))
@@ -297,8 +313,7 @@ private:
 };
 
 /// Cycles until every bone's state at the clip start repeats within tolerance (or the cap).
-void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb,
-             std::vector<std::string>& warnings) {
+void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb) {
   std::vector<Eigen::Quaterniond> start = run.locals();
   cb.converged = false;
   for (int cycle = 1; cycle <= params.max_warmup_cycles; ++cycle) {
@@ -311,9 +326,6 @@ void warm_up(ClipRun& run, const BakeParams& params, ClipBake& cb,
     }
     start = end;
   }
-  warnings.push_back("clip '" + cb.name + "': the tail's loop did not settle within " +
-                     std::to_string(params.max_warmup_cycles) +
-                     " warm-up cycles; baked from the last one");
 }
 
 /// The largest angle between a bone's first and last key, degrees.
@@ -386,7 +398,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
   SpringChain spring(rig, params.spring);
   ClipRun run(doc, model, clip, c.roles.hips, params.spring.substep_s, params.fps, spring);
   spring.reset(run.start_pose());
-  if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb, out.warnings);
+  if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb);
   spring.clear_floor_penetration();
   KeyRecorder rec(run.duration(), params.fps, bones, run.states());
   run.cycle(&rec);

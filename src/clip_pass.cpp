@@ -215,6 +215,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
         mine.push_back(b.bake);
         r.keys[k][j].push_back(std::move(b));
       }
+      warn_unsettled(mine, w.chains[j], r.warnings);
       warn_floor_penetration(mine, w.chains[j], 1e-3 * rigged.characters[k].height, r.warnings);
       r.baked += mine.size();
       r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());

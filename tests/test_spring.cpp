@@ -524,3 +524,25 @@ TEST_CASE("spring: floor contact lifts through the joints above - never past a s
   CHECK(run(-0.02, bend) > 0.05);
   CHECK(bend <= limit + 1e-9);
 }
+
+TEST_CASE("bake: one warning names every looping clip whose warm-up did not settle", "[spring]") {
+  retail::ChainBake chain;
+  chain.bones = {"Tail_1", "Tail_2"};
+  std::vector<retail::ClipBake> bakes(4);
+  const char* names[] = {"Walk", "Idle", "Death", "Eating"};
+  for (std::size_t i = 0; i < bakes.size(); ++i) {
+    bakes[i].name = names[i];
+    bakes[i].warmup_cycles = 12;
+    bakes[i].converged = i == 0; // Walk settled
+    bakes[i].one_shot = i == 2;  // Death is not looped: never warmed up
+  }
+  std::vector<std::string> warnings;
+  retail::warn_unsettled(bakes, chain, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("chain Tail_1") == 0);
+  CHECK(warnings[0].find("12 warm-up cycles in 2 clip(s) ('Idle', 'Eating')") != std::string::npos);
+  bakes[1].converged = bakes[3].converged = true;
+  warnings.clear();
+  retail::warn_unsettled(bakes, chain, warnings);
+  CHECK(warnings.empty());
+}

@@ -98,6 +98,11 @@ void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<i
 void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                             double tolerance, std::vector<std::string>& warnings);
 
+/// One warning naming every looping clip of `chain` whose warm-up did not settle (ClipBake::
+/// converged false after its warm-up cycles, the cap), or none.
+void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+                    std::vector<std::string>& warnings);
+
 /// The spring rig of a chain of bones from the character's bind pose, which comes from the
 /// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there).
 /// `bones`: the chain's bone nodes root first (each a joint of the character, parented in that
