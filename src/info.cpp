@@ -2,6 +2,7 @@
 #include "retail/info.h"
 
 #include "retail/accessor.h"
+#include "retail/animation.h"
 
 #include <cstdio>
 #include <sstream>
@@ -79,15 +80,6 @@ double round6(double v) {
 }
 
 } // namespace
-
-double clip_duration(const Document& doc, const Model& model, int index) {
-  double end = 0;
-  for (const auto& s : model.animations[std::size_t(index)].samplers) {
-    AccessorData t = read_accessor(doc, model, s.input);
-    if (t.size() > 0) end = std::max(end, t.maxCoeff());
-  }
-  return end;
-}
 
 Json make_info(const std::string& file, const Document& doc, const Model& model,
                const std::vector<Character>& characters) {
