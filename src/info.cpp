@@ -3,6 +3,7 @@
 
 #include "retail/accessor.h"
 #include "retail/animation.h"
+#include "retail/run_record.h"
 
 #include <cstdio>
 #include <sstream>
@@ -73,10 +74,6 @@ std::string role_of(const Roles& r, int node) {
     if (node == r.hand[s]) return p + "Hand";
   }
   return "";
-}
-
-double round6(double v) {
-  return std::round(v * 1e6) / 1e6;
 }
 
 } // namespace
