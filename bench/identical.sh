@@ -6,8 +6,9 @@
 # .gltf inputs) byte for byte, the report with `timings_ms` and `work_ms` removed
 # (docs/report-schema.md), the exit code; `retail report IN --json` and `retail info IN --json`
 # as written; `retail batch` over each shared folder of GLBs (outputs, reports and the summary
-# with its `ms` removed). The 1M rig is made with make_test_rig beside NEW_BIN (MAKE_TEST_RIG to
-# override) and kept in OUTDIR/inputs. SHARED (default ../shared beside the repo) holds the models.
+# with its `ms` removed); every `--help` text. The 1M rig is made with make_test_rig beside
+# NEW_BIN (MAKE_TEST_RIG to override) and kept in OUTDIR/inputs. SHARED (default ../shared beside
+# the repo) holds the models.
 # Exit 0 when everything is identical, 1 when anything differs (listed), 2 on usage.
 set -uo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 BASE_BIN NEW_BIN OUTDIR" >&2; exit 2; }
@@ -105,6 +106,17 @@ if [[ -d $shared ]]; then
     done
   done
 fi
+
+# The command line's own texts (option binding): every --help.
+for cmd in "" info report batch; do
+  name=help-${cmd:-run}
+  for side in base new; do
+    bin=$base; [[ $side == new ]] && bin=$new
+    (exec -a retail "$bin" $cmd --help) >"$outdir/$side/$name.txt" 2>&1
+    echo $? >>"$outdir/$side/$name.txt"
+  done
+  same "$name" "$outdir/base/$name.txt" "$outdir/new/$name.txt"
+done
 
 echo "identical: ${#inputs[@]} inputs, $files files compared, $diffs differ"
 [[ $diffs -eq 0 ]]

@@ -3,6 +3,7 @@
 
 #include "retail/animation.h"
 #include "retail/parallel.h"
+#include "retail/validate.h"
 
 #include <algorithm>
 #include <chrono>

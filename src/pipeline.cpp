@@ -7,6 +7,7 @@
 #include "retail/report.h"
 #include "retail/selector.h"
 #include "retail/sha256.h"
+#include "retail/validate.h"
 
 #include <chrono>
 #include <cstdio>
