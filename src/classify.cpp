@@ -140,6 +140,7 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   double area = 0;
   for (int v : p.vertices) area += areas[std::size_t(v)];
   p.slenderness = area > 0 ? M_PI * p.length * p.length / area : 0;
+  p.area = area;
   p.open_border = open_border(m, p.vertices);
 }
 
@@ -161,6 +162,37 @@ bool crosses_midline(const WeldedMesh& m, const Character& c, const Piece& p) {
   return lo <= mid && mid <= hi;
 }
 
+/// open_border^2 / (4 pi area): 0 for a closed shell, 0.5 for a hemispherical cap, 1 for a flat
+/// disc, more for a strip or a sheet open all round.
+double closure(const Piece& p) {
+  return p.area > 0 ? p.open_border * p.open_border / (4 * M_PI * p.area) : INFINITY;
+}
+
+/// A short closed protrusion an auto-rigger weighted to the legs, across the hips' midline.
+bool is_stub(const DetectParams& params, const Piece& p) {
+  return (p.region == "hips" || p.region == "thigh") && p.crosses_midline &&
+         closure(p) <= params.stub_closure && p.leg_weight >= params.stub_leg_weight;
+}
+
+/// Mean over the piece's vertices of their weight on joints of region "thigh" or "leg" (each
+/// welded vertex read through its first original vertex).
+double leg_weight(const SkinWeights& sw, const std::vector<std::string>& region,
+                  const std::vector<int>& first, const Piece& p) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (int v : p.vertices) {
+    int o = first[std::size_t(v)];
+    if (o < 0 || std::size_t(o) >= sw.joint.size()) continue;
+    ++n;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      int j = sw.joint[std::size_t(o)][std::size_t(k)];
+      if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
+        sum += sw.weight[std::size_t(o)][std::size_t(k)];
+    }
+  }
+  return n ? sum / double(n) : 0;
+}
+
 void decide(const DetectParams& params, double height, Piece& p) {
   double ratio = p.reach > 0 ? p.centroid_distance / p.reach : 0;
   if (p.vertices.size() < 3) {
@@ -175,7 +207,8 @@ void decide(const DetectParams& params, double height, Piece& p) {
                    params.centroid_ratio);
   } else if (p.elongation < params.elongation_min &&
              !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min &&
-               p.open_border < p.length)) {
+               p.open_border < p.length) &&
+             !is_stub(params, p)) {
     p.decision = Decision::Broad;
     p.reason = fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
                    "left alone",
@@ -189,6 +222,12 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.decision = Decision::Small;
     p.reason = fmt("too short for a tail (L = %.3f H < %.2f H): left alone", p.length / height,
                    params.min_tail_length_h);
+  } else if ((p.region == "hips" || p.region == "thigh") && p.elongation < params.elongation_min &&
+             !(p.slenderness >= params.slenderness_min && p.open_border < p.length)) {
+    p.decision = Decision::TailChain;
+    p.reason = fmt("a closed stub (border^2 / 4 pi area %.2f <= %.2f) weighted %.0f%% to the legs, "
+                   "sticks out (centroid %.2f of reach), hangs from the hips: tail chain",
+                   closure(p), params.stub_closure, 100 * p.leg_weight, ratio);
   } else if (p.region == "hips" || p.region == "thigh") {
     p.decision = Decision::TailChain;
     p.reason = fmt("long (elongation %.2f, slenderness %.2f), sticks out (centroid %.2f of reach), "
@@ -214,7 +253,9 @@ void DetectParams::validate() const {
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
       !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
       !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
-      !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1))
+      !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
+      !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
+      !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -390,11 +431,15 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   const std::vector<bool> deforming = deforming_joints(c, sw);
   det.segments = bone_segments(c, deforming, params.distance);
   det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
-  std::vector<Piece> pieces = isolate_pieces(
-      m, det.field, c.height, params, misweighted_skin(m, sw, c, det.segments, det.field, params));
-  apply_selection(selection, m.size(), pieces);
   std::vector<std::string> region = joint_regions(c);
+  BaseCues cues;
+  cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
+  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, sw, c, region);
+  std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
+  apply_selection(selection, m.size(), pieces);
   const std::vector<double> areas = vertex_areas(m);
+  std::vector<int> first(m.size(), -1); // each welded vertex's first original vertex
+  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
     if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
@@ -408,6 +453,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     p.region = p.attachment >= 0 ? region[std::size_t(p.attachment)] : "other";
     measure(m, det.field, det.segments, areas, p);
     p.crosses_midline = crosses_midline(m, c, p);
+    p.leg_weight = leg_weight(sw, region, first, p);
     decide(params, c.height, p);
     if (!p.selected.empty()) {
       p.reason = "selected with --tail '" + p.selected +

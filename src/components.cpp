@@ -140,13 +140,49 @@ std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, c
   return out;
 }
 
+std::vector<double> leg_midline_distance(const WeldedMesh& m, const SkinWeights& sw,
+                                         const Character& c,
+                                         const std::vector<std::string>& region) {
+  std::vector<double> out(m.size(), INFINITY);
+  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
+  if (l < 0 || r < 0) return out;
+  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
+  if (!(axis.norm() > 0)) return out;
+  axis.normalize();
+  const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
+  std::vector<int> first(m.size(), -1);
+  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
+    double legs = 0;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
+      if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
+        legs += sw.weight[std::size_t(first[w])][std::size_t(k)];
+    }
+    if (legs >= 0.5) out[w] = std::abs(m.welded.row(Eigen::Index(w)).dot(axis.transpose()) - mid);
+  }
+  return out;
+}
+
 namespace {
 
-/// Grows `piece` past its cut: connected mis-weighted skin with u < reach, then the skin with
-/// u < reach that the grown piece encloses (no path to u >= reach avoiding it). Returns how
-/// many vertices were added.
+/// Is welded vertex v skin a piece may grow over: mis-weighted, or leg-weighted within `midline`
+/// of the body's midline?
+bool marked(const BaseCues& cues, int v, double midline) {
+  return (!cues.misweighted.empty() && cues.misweighted[std::size_t(v)]) ||
+         (!cues.leg_midline.empty() && cues.leg_midline[std::size_t(v)] <= midline);
+}
+
+bool any_cue(const BaseCues& cues) {
+  return !cues.misweighted.empty() || !cues.leg_midline.empty();
+}
+
+/// Grows `piece` past its cut: connected marked skin (`cues`, leg-weighted within `midline`)
+/// with u < reach, then the skin with u < reach that the grown piece encloses (no path to u >=
+/// reach avoiding it). Returns how many vertices were added.
 std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double reach,
-                      const std::vector<char>& misweighted, const std::vector<bool>& taken,
+                      const BaseCues& cues, double midline, const std::vector<bool>& taken,
                       std::vector<int>& piece, std::vector<int>& base) {
   std::vector<bool> in(m.size(), false);
   for (int v : piece) in[std::size_t(v)] = true;
@@ -158,7 +194,7 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
     for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
          ++e) {
       int b = m.adjacency[std::size_t(e)];
-      if (in[std::size_t(b)] || !zone(b) || !misweighted[std::size_t(b)]) continue;
+      if (in[std::size_t(b)] || !zone(b) || !marked(cues, b, midline)) continue;
       in[std::size_t(b)] = true;
       added.push_back(b);
       stack.push_back(b);
@@ -205,6 +241,7 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
 struct WholeGrowth {
   std::size_t piece;
   double limit;
+  double midline; ///< leg-weighted skin within this of the midline counts (BaseCues::leg_midline)
 };
 
 /// Grows every `grow` piece over connected mis-weighted skin that is near (not `far`) and not
@@ -212,7 +249,7 @@ struct WholeGrowth {
 /// (ties: the piece listed first, then the lower vertex), so the order in which components were
 /// found does not decide. A vertex of that skin's zone whose every neighbour joined the piece
 /// comes too (no single-vertex holes). Marks what it adds in `taken`.
-void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::vector<char>& mis,
+void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const BaseCues& cues,
                 const std::vector<WholeGrowth>& grow, std::vector<bool>& taken,
                 std::vector<Piece>& pieces) {
   std::vector<double> dist(m.size(), INFINITY);
@@ -225,8 +262,9 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
         dist[std::size_t(v)] = 0, label[std::size_t(v)] = int(g);
         queue.push({0.0, {int(g), v}});
       }
-  auto open = [&](int v) {
-    return !taken[std::size_t(v)] && !far[std::size_t(v)] && mis[std::size_t(v)];
+  auto open = [&](int v, int g) {
+    return !taken[std::size_t(v)] && !far[std::size_t(v)] &&
+           marked(cues, v, grow[std::size_t(g)].midline);
   };
   while (!queue.empty()) {
     auto [d, lv] = queue.top();
@@ -236,7 +274,7 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
     for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
          ++e) {
       int b = m.adjacency[std::size_t(e)];
-      if (!open(b)) continue;
+      if (!open(b, g)) continue;
       double nd = d + (m.welded.row(Eigen::Index(a)) - m.welded.row(Eigen::Index(b))).norm();
       if (nd > grow[std::size_t(g)].limit) continue;
       if (nd < dist[std::size_t(b)] || (nd == dist[std::size_t(b)] && g < label[std::size_t(b)])) {
@@ -269,9 +307,80 @@ void grow_whole(const WeldedMesh& m, const std::vector<bool>& far, const std::ve
 }
 } // namespace
 
+namespace {
+
+/// The remote end of a far component: its vertex farthest (geodesic, over the component and
+/// its collar) from the component's boundary, and that distance. A component with no outside
+/// neighbour measures from its vertex nearest the skeleton (ties: the lower id). Ties for the
+/// tip: the first in `comp` (ascending ids).
+std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
+                                  const std::vector<int>& comp, const std::vector<int>& collar) {
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : comp) allowed[std::size_t(v)] = true;
+  for (int v : collar) allowed[std::size_t(v)] = true;
+  std::vector<int> seeds = collar;
+  if (seeds.empty())
+    seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
+      return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
+             (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
+    })};
+  std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
+  int tip = comp[0];
+  for (int v : comp)
+    if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;
+  return {tip, h[std::size_t(tip)]};
+}
+
+/// The protrusion of a far component: cut at its junction (find_junction) with its base grown
+/// past the cut, else the whole component, or its whole shell when the component is most of
+/// a separate shell (or enough of a small one). Vertices may include `taken` ones.
+Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, double tip_depth,
+                 double height, const std::vector<int>& shell, const DetectParams& params,
+                 const BaseCues& cues, const std::vector<bool>& taken) {
+  Piece piece;
+  piece.tip = tip;
+  std::vector<double> u =
+      geodesic_distance(m, {tip}, {}, 3 * std::max(tip_depth, 1e-9 * height) + 1e-12);
+  double neck = 0;
+  double cut = find_junction(m, u, height, params, &neck);
+  if (cut > 0) {
+    std::vector<bool> inside(m.size(), false);
+    for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
+    for (const auto& part : components(m, inside))
+      if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
+    piece.junction = cut;
+    if (any_cue(cues) && !piece.vertices.empty())
+      piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI), cues,
+                                   params.leg_midline_radii * neck / (2 * M_PI), taken,
+                                   piece.vertices, piece.base);
+  }
+  if (piece.vertices.empty()) piece.vertices = comp;
+  // Most of a separate shell: take the whole shell (its root ring included).
+  const bool small = double(shell.size()) <= params.small_shell * double(m.size()) &&
+                     double(comp.size()) >= params.small_shell_far * double(shell.size());
+  if (piece.junction < 0 &&
+      (double(comp.size()) >= params.shell_fraction * double(shell.size()) || small) &&
+      shell.size() > comp.size()) {
+    piece.vertices = shell;
+    piece.separate_shell = true;
+  }
+  return piece;
+}
+
+/// Mean distance of `collar` from its centroid (a whole component's collar radius).
+double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
+  centre /= double(collar.size());
+  double radius = 0;
+  for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
+  return radius / double(collar.size());
+}
+
+} // namespace
+
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
-                                  const DetectParams& params,
-                                  const std::vector<char>& misweighted) {
+                                  const DetectParams& params, const BaseCues& cues) {
   std::vector<Piece> pieces;
   std::vector<WholeGrowth> whole; // whole far components to grow once all are found
   std::vector<bool> taken(m.size(), false);
@@ -280,57 +389,16 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   for (std::size_t s = 0; s < shells.size(); ++s)
     for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
   for (const auto& comp : components(m, f.far)) {
-    // The remote end: farthest (geodesic) from the component's boundary.
     std::vector<int> collar = outside_neighbours(m, comp);
-    std::vector<bool> allowed(m.size(), false);
-    for (int v : comp) allowed[std::size_t(v)] = true;
-    for (int v : collar) allowed[std::size_t(v)] = true;
-    std::vector<int> seeds = collar;
-    if (seeds.empty())
-      seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
-        return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
-               (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
-      })};
-    std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
-    int tip = comp[0];
-    for (int v : comp)
-      if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;
-    Piece piece;
-    piece.tip = tip;
-    std::vector<double> u =
-        geodesic_distance(m, {tip}, {}, 3 * std::max(h[std::size_t(tip)], 1e-9 * height) + 1e-12);
-    double neck = 0;
-    double cut = find_junction(m, u, height, params, &neck);
-    if (cut > 0) {
-      std::vector<bool> inside(m.size(), false);
-      for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
-      for (const auto& part : components(m, inside))
-        if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
-      piece.junction = cut;
-      if (!misweighted.empty() && !piece.vertices.empty())
-        piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI),
-                                     misweighted, taken, piece.vertices, piece.base);
-    }
-    if (piece.vertices.empty()) piece.vertices = comp;
-    // Most of a separate shell: take the whole shell (its root ring included).
-    const auto& shell = shells[std::size_t(shell_of[std::size_t(tip)])];
-    const bool small = double(shell.size()) <= params.small_shell * double(m.size()) &&
-                       double(comp.size()) >= params.small_shell_far * double(shell.size());
-    if (piece.junction < 0 &&
-        (double(comp.size()) >= params.shell_fraction * double(shell.size()) || small) &&
-        shell.size() > comp.size()) {
-      piece.vertices = shell;
-      piece.separate_shell = true;
-    }
+    auto [tip, depth] = remote_end(m, f, comp, collar);
+    Piece piece = protrusion(m, comp, tip, depth, height,
+                             shells[std::size_t(shell_of[std::size_t(tip)])], params, cues, taken);
     // A whole far component (no junction) grows from its collar the same way, later and all
-    // together (grow_whole): base_zone_radii collar radii over mis-weighted near skin.
-    if (piece.junction < 0 && !piece.separate_shell && !misweighted.empty() && !collar.empty()) {
-      Eigen::Vector3d centre = Eigen::Vector3d::Zero();
-      for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
-      centre /= double(collar.size());
-      double radius = 0;
-      for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
-      whole.push_back({pieces.size(), params.base_zone_radii * radius / double(collar.size())});
+    // together (grow_whole): base_zone_radii collar radii over marked near skin.
+    if (piece.junction < 0 && !piece.separate_shell && any_cue(cues) && !collar.empty()) {
+      const double radius = collar_radius(m, collar);
+      whole.push_back(
+          {pieces.size(), params.base_zone_radii * radius, params.leg_midline_radii * radius});
     }
     std::vector<int> kept;
     for (int v : piece.vertices)
@@ -342,10 +410,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     if (!piece.vertices.empty()) pieces.push_back(std::move(piece));
     // Far skin of this component left outside the protrusion: its own pieces (body).
     std::vector<bool> rest(m.size(), false);
-    bool any = false;
-    for (int v : comp)
-      if (!taken[std::size_t(v)]) rest[std::size_t(v)] = any = true;
-    if (!any) continue;
+    for (int v : comp) rest[std::size_t(v)] = !taken[std::size_t(v)];
     for (auto& part : components(m, rest)) {
       Piece r;
       r.vertices = part;
@@ -354,7 +419,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
       pieces.push_back(std::move(r));
     }
   }
-  if (!misweighted.empty()) grow_whole(m, f.far, misweighted, whole, taken, pieces);
+  if (any_cue(cues)) grow_whole(m, f.far, cues, whole, taken, pieces);
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece& a, const Piece& b) { return a.vertices[0] < b.vertices[0]; });
   return pieces;

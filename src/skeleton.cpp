@@ -96,9 +96,26 @@ Eigen::Matrix4d without_rotation(const Eigen::Matrix4d& e) {
   return out;
 }
 
+/// One warning for every skin whose skin-to-world (from its skeleton root) differs from the
+/// mesh node drawing it: "skins[s]: ... mesh node 'X' ..." for one, the skins and their mesh
+/// nodes listed once for several.
+std::string differing_warning(const std::vector<std::pair<int, std::string>>& differing) {
+  const std::string tail = "; using the skeleton root (glTF ignores skinned mesh node transforms)";
+  if (differing.size() == 1)
+    return "skins[" + std::to_string(differing[0].first) +
+           "]: skin-to-world from the skeleton root differs from mesh node " + differing[0].second +
+           tail;
+  std::string list;
+  for (const auto& [s, mesh] : differing)
+    list += (list.empty() ? "" : ", ") + ("skins[" + std::to_string(s) + "] (" + mesh + ")");
+  return std::to_string(differing.size()) + " skins: skin-to-world from the skeleton root " +
+         "differs from the mesh node drawing each: " + list + tail;
+}
+
 void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::Matrix4d>& world,
               Character& c) {
   std::map<int, int> index;
+  std::vector<std::pair<int, std::string>> differing; // (skin, mesh node) that disagree
   for (int s : c.skins) {
     const Skin& skin = model.skins[s];
     if (skin.inverse_bind_matrices < 0)
@@ -146,10 +163,7 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
               " (= the armature's transform; the root joint's saved pose is not its bind pose)";
       } else {
         how += ", differs from mesh node " + mesh_name;
-        c.warnings.push_back(
-            "skins[" + std::to_string(s) +
-            "]: skin-to-world from the skeleton root differs from mesh node " + mesh_name +
-            "; using the skeleton root (glTF ignores skinned mesh node transforms)");
+        differing.push_back({s, mesh_name});
       }
       break;
     }
@@ -166,6 +180,7 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
       c.bind_world.push_back(m * ibm_of(k).inverse());
     }
   }
+  if (!differing.empty()) c.warnings.push_back(differing_warning(differing));
   c.parent.assign(c.joints.size(), -1);
   for (std::size_t j = 0; j < c.joints.size(); ++j)
     for (int p = model.nodes[c.joints[j]].parent; p >= 0; p = model.nodes[p].parent)

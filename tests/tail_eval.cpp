@@ -79,13 +79,18 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
   TailEval e;
   std::size_t nodes_in = a.in.model.nodes.size();
   int hips = a.in.characters.at(0).roles.hips;
+  std::size_t major_rerigged = 0, major_both = 0;
   for (std::size_t v = 0; v < truth.size() && v < b.weights.size(); ++v) {
     bool changed = !same(a.weights[v], b.weights[v]);
-    double added = 0, on_hips = 0; // weight on the nodes retail added, on the hips
+    double added = 0, on_hips = 0, largest = 0; // on the nodes retail added, on the hips
+    bool largest_added = false;                 // the largest weight is on an added node
     for (const auto& [node, w] : b.weights[v]) {
       if (std::size_t(node) >= nodes_in) added += w;
       if (node == hips) on_hips += w;
+      if (w > largest) largest = w, largest_added = std::size_t(node) >= nodes_in;
     }
+    const bool major = changed && (largest_added || on_hips > 0.999);
+    major_rerigged += major, major_both += major && truth[v];
     e.kept_other += truth[v] && 1 - added - on_hips >= 0.05;
     bool rerigged = changed && (added >= 0.25 || on_hips > 0.999);
     e.truth += truth[v];
@@ -94,6 +99,8 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
   }
   e.recall = e.truth ? double(e.both) / double(e.truth) : 1.0;
   e.precision = e.rerigged ? double(e.both) / double(e.rerigged) : 1.0;
+  e.recall_major = e.truth ? double(major_both) / double(e.truth) : 1.0;
+  e.precision_major = major_rerigged ? double(major_both) / double(major_rerigged) : 1.0;
   auto ti = torn(a.in, truth), to = torn(b.in, truth);
   std::map<std::string, std::pair<double, double>> ta;
   if (!artist.empty()) {

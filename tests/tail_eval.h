@@ -29,6 +29,10 @@ struct TailEval {
   /// Truth vertices that still carry >= 5% of their weight on an input bone other than the
   /// hips (a leg, the spine: issue 14's "the whole tail owns its weights").
   std::size_t kept_other = 0;
+  /// The same with both sides by majority: the output's largest weight on a node retail added
+  /// (or all on the hips) against the artist's largest on a tail bone; the root band's blend
+  /// then counts on neither side.
+  double recall_major = 0, precision_major = 0;
   std::vector<TailClipRow> clips; ///< the input's clips, in its order
 };
 

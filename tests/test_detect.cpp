@@ -249,7 +249,8 @@ retail::WeldedMesh strip(int n) {
 /// by the growth (only the far flag).
 template <class Far, class Mis>
 std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col, Mis mis_col,
-                                        const retail::DetectParams& params) {
+                                        const retail::DetectParams& params,
+                                        std::vector<double> leg_midline = {}) {
   retail::DistanceField f;
   f.distance.assign(m.size(), 0.0);
   f.far.assign(m.size(), false);
@@ -260,7 +261,7 @@ std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col
     f.distance[v] = f.far[v] ? 1.0 : 0.0;
     mis[v] = mis_col(x);
   }
-  return retail::isolate_pieces(m, f, 1.0, params, mis);
+  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline});
 }
 
 std::vector<int> columns(const retail::WeldedMesh& m, const std::vector<int>& vertices) {
@@ -322,4 +323,93 @@ TEST_CASE(
   REQUIRE(tie.size() == 2);
   CHECK(columns(odd, tie[0].vertices) == std::vector<int>{0, 1, 2, 3, 4, 5});
   CHECK(columns(odd, tie[1].vertices) == std::vector<int>{6, 7, 8, 9, 10});
+}
+
+TEST_CASE("detect: a closed stub is a tail only where the rig weighted it to the legs",
+          "[detect]") {
+  retail::RigOptions o; // a stub 0.06 H long, as wide as it is long: broad by shape
+  o.tail = retail::TailStyle::Short;
+  o.tail_length_scale = 0.75;
+  o.tail_radius_scale = 1.2;
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model model = retail::parse_model(rig.doc);
+  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
+  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
+  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
+  retail::Detection d = retail::detect_pieces(model, c, m, sw, retail::DetectParams{});
+  const retail::Piece* stub = nullptr;
+  for (const auto& p : d.pieces)
+    if (p.decision == retail::Decision::TailChain) stub = &p;
+  REQUIRE(stub != nullptr);
+  INFO(stub->reason);
+  CHECK(stub->elongation < retail::DetectParams{}.elongation_min); // broad by shape alone
+  CHECK(stub->leg_weight > 0.99);                                  // the generator's thighs
+  std::vector<int> stub_vertices = stub->vertices;
+  // The same skin riveted to the pelvis (a pouch, a bustle): broad, left alone.
+  const int hips = c.joint_index(c.roles.hips);
+  REQUIRE(hips >= 0);
+  for (std::size_t v = 0; v < sw.joint.size(); ++v)
+    if (std::binary_search(stub_vertices.begin(), stub_vertices.end(), m.weld_of[v])) {
+      sw.joint[v].fill(-1), sw.weight[v].fill(0);
+      sw.joint[v][0] = hips, sw.weight[v][0] = 1;
+    }
+  retail::Detection pouch = retail::detect_pieces(model, c, m, sw, retail::DetectParams{});
+  bool found = false;
+  for (const auto& p : pouch.pieces)
+    if (std::binary_search(p.vertices.begin(), p.vertices.end(), stub_vertices[0])) {
+      found = true;
+      CHECK(p.leg_weight == 0);
+      CHECK(p.decision == retail::Decision::Broad);
+    }
+  CHECK(found);
+}
+
+TEST_CASE("detect: a base grows over leg-weighted skin near the midline, not beside it",
+          "[detect]") {
+  // Far: x >= 6, collar radius 0.5, leg_midline_radii 2: leg-weighted skin within 1.0 of the
+  // midline counts. Row y = 0 (x = 3..5) lies 0.3 from it, row y = 1 (x = 3..5) 1.5 from it (a
+  // haunch beside the tail); nothing is mis-weighted. The zone (3 units) reaches x = 3.
+  retail::WeldedMesh m = strip(11);
+  std::vector<double> midline(m.size(), INFINITY);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
+    if (x >= 3 && x <= 5) midline[v] = m.welded(Eigen::Index(v), 1) == 0 ? 0.3 : 1.5;
+  }
+  auto none = [](int) { return false; };
+  auto far = [](int x) { return x >= 6; };
+  auto pieces = strip_pieces(m, far, none, retail::DetectParams{}, midline);
+  REQUIRE(pieces.size() == 1);
+  CHECK(pieces[0].base_added == 3);
+  for (int v : pieces[0].base) {
+    CHECK(m.welded(Eigen::Index(v), 1) == 0); // only the row near the midline
+    CHECK(m.welded(Eigen::Index(v), 0) >= 3);
+  }
+  retail::DetectParams narrow;
+  narrow.leg_midline_radii = 0.5; // within 0.25 units: neither row
+  CHECK(strip_pieces(m, far, none, narrow, midline)[0].base_added == 0);
+}
+
+TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsewhere", "[detect]") {
+  // The generated rigs are symmetric about x = 0 (thighs at +-0.1 x the hip width, hips at 0):
+  // the midline plane is x = 0. Their tails are weighted to the thighs, their spines are not.
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Thin;
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model model = retail::parse_model(rig.doc);
+  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
+  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
+  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
+  std::vector<double> d = retail::leg_midline_distance(m, sw, c, retail::joint_regions(c));
+  REQUIRE(d.size() == m.size());
+  std::size_t finite = 0, infinite = 0;
+  for (std::size_t v = 0; v < d.size(); ++v) {
+    if (std::isfinite(d[v])) {
+      ++finite;
+      CHECK(d[v] == Approx(std::abs(m.welded(Eigen::Index(v), 0))).margin(1e-9));
+    } else {
+      ++infinite;
+    }
+  }
+  CHECK(finite > 0);   // the legs and the tail
+  CHECK(infinite > 0); // the torso, arms, head
 }

@@ -214,15 +214,17 @@ TEST_CASE("shared tail: a re-rig and bake only append - everything else is kept"
   }
 }
 
-TEST_CASE("shared tail: every tailed model, any body - judged against the artist's tail",
-          "[shared]") {
-  std::string data = test::shared_data();
-  if (data.empty()) return;
+namespace {
+
+struct TailCase {
+  std::string input, truth; // truth: an artist original, or "" for the grafted shells
+};
+
+/// Every tailed shared model: data/ and animals/ auto-rigged files (an artist original beside a
+/// `-tail-on-legs` file, else the grafted shells Body/3 and Body/4), and real-rigger/ files.
+std::vector<TailCase> tailed_cases(const std::string& data) {
   std::string root = data + "/..";
-  struct Case {
-    std::string input, truth; // truth: an artist original, or "" for the grafted shells
-  };
-  std::vector<Case> cases;
+  std::vector<TailCase> cases;
   for (const char* dir : {"/data", "/animals"})
     for (const auto& f : test::model_files(root + dir + "/auto-rigged")) {
       std::string base = fs::path(f).stem().string();
@@ -235,15 +237,27 @@ TEST_CASE("shared tail: every tailed model, any body - judged against the artist
     }
   if (fs::is_directory(root + "/real-rigger"))
     for (const auto& f : test::model_files(root + "/real-rigger")) cases.push_back({f, ""});
+  return cases;
+}
+
+std::vector<bool> truth_of(const TailCase& k) {
+  return k.truth.empty() ? test::primitive_tail(k.input, {{"Body", 3}, {"Body", 4}})
+                         : test::artist_tail(k.truth);
+}
+
+} // namespace
+
+TEST_CASE("shared tail: every tailed model, any body - judged against the artist's tail",
+          "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  std::vector<TailCase> cases = tailed_cases(data);
   REQUIRE(!cases.empty());
-  for (const Case& k : cases) {
+  for (const TailCase& k : cases) {
     INFO(k.input);
     std::string out = test::temp_dir() + "/out.glb";
     retail::RunResult r = retail::run(k.input, out, retail::RunParams{});
-    std::vector<bool> truth = k.truth.empty()
-                                  ? test::primitive_tail(k.input, {{"Body", 3}, {"Body", 4}})
-                                  : test::artist_tail(k.truth);
-    test::TailEval e = test::evaluate_tail(truth, k.input, out, k.truth);
+    test::TailEval e = test::evaluate_tail(truth_of(k), k.input, out, k.truth);
     // Every grown piece went through the harm check, and a stepped-down one says why.
     std::size_t grown = 0;
     for (const auto& c : r.characters) grown += c.chains.size();
@@ -271,5 +285,45 @@ TEST_CASE("shared tail: every tailed model, any body - judged against the artist
     WARN(fs::path(k.input).filename().string()
          << ": recall " << e.recall << ", precision " << e.precision << ", chain "
          << (kept_chain ? "kept" : "none") << "; torn % artist/input/output:" << clips);
+  }
+}
+
+// Issue 14's acceptance, point by point, on every tailed shared model. `[!mayfail]` while the
+// issue is open (docs/detection.md section 7 lists what still fails: the stegosaurus's plated
+// tail is not found; the alpaca's short tail tears over the limit in two clips and above the
+// artist on Walk; precision < 0.8 by the band-inclusive count on four models). It runs in CI and
+// reports every failed point; remove the tag when the issue closes.
+TEST_CASE("shared tail: issue 14 acceptance on every tailed model", "[shared][!mayfail]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  std::vector<TailCase> cases = tailed_cases(data);
+  REQUIRE(!cases.empty());
+  for (const TailCase& k : cases) {
+    INFO(fs::path(k.input).filename().string());
+    std::string out = test::temp_dir() + "/out.glb";
+    retail::RunResult r = retail::run(k.input, out, retail::RunParams{});
+    test::TailEval e = test::evaluate_tail(truth_of(k), k.input, out, k.truth);
+    std::size_t chains = 0, rigid = 0;
+    for (const auto& c : r.characters)
+      for (const auto& ch : c.chains) ++chains, rigid += ch.rigid;
+    CHECK(chains >= 1); // re-rigged: a chain, or rigid on the hips
+    CHECK(e.recall >= 0.9);
+    CHECK(e.precision >= 0.8);
+    for (const auto& row : e.clips) {
+      INFO(row.clip << ": torn % artist " << row.artist_torn << " input " << row.input_torn
+                    << " output " << row.output_torn);
+      CHECK(row.output_torn <= row.input_torn + 1e-9);
+      CHECK(row.output_torn <= std::max(row.artist_torn, 0.5) + 1e-9);
+      if (row.clip.find("Walk") != std::string::npos && row.artist_torn >= 0)
+        CHECK(row.output_torn <= row.artist_torn + 1e-9);
+    }
+    if (chains == rigid) continue; // the bake's figures are a chain's
+    for (const auto& bakes : r.bakes)
+      for (const auto& cb : bakes) {
+        INFO(cb.name << ": loop closure " << cb.loop_closure_deg << " deg, tip swing "
+                     << cb.tip_swing_deg << " deg");
+        if (!cb.one_shot) CHECK(cb.loop_closure_deg < 1.0);
+        if (cb.name.find("Walk") != std::string::npos) CHECK(cb.tip_swing_deg >= 5.0);
+      }
   }
 }

@@ -130,3 +130,37 @@ TEST_CASE("skeleton: skins sharing joints form one character, disjoint skins two
   CHECK(chars[1].skins == std::vector<int>{s2});
   CHECK(chars[1].height == Approx(0.5));
 }
+
+TEST_CASE("skeleton: skins whose mesh nodes disagree with their roots are named in one warning",
+          "[skeleton]") {
+  // Three skins of one skeleton, each drawn by a mesh node moved away from the armature (glTF
+  // ignores a skinned mesh node's transform): one warning naming the three, not three.
+  retail::Document d = test::make_rig().doc;
+  const Json skin = d.gltf["skins"][0];
+  int mesh_node = -1;
+  for (std::size_t n = 0; n < d.gltf["nodes"].size(); ++n)
+    if (d.gltf["nodes"][n].contains("skin")) mesh_node = int(n);
+  REQUIRE(mesh_node >= 0);
+  d.gltf["nodes"][std::size_t(mesh_node)]["translation"] = {0.0, 0.0, 2.0};
+  for (int k = 0; k < 2; ++k) {
+    int s = retail::append_to_array(d.gltf, "skins", skin);
+    Json node = {{"name", "Copy" + std::to_string(k)},
+                 {"mesh", d.gltf["nodes"][std::size_t(mesh_node)]["mesh"]},
+                 {"skin", s},
+                 {"translation", {0.0, 0.0, 3.0 + k}}};
+    d.gltf["scenes"][0]["nodes"].push_back(retail::append_to_array(d.gltf, "nodes", node));
+  }
+  d = test::reparse(d);
+  auto chars = test::characters_of(d);
+  REQUIRE(chars.size() == 1);
+  REQUIRE(chars[0].skins.size() == 3);
+  std::size_t about = 0;
+  for (const auto& w : chars[0].warnings)
+    if (w.find("skin-to-world") != std::string::npos) {
+      ++about;
+      CHECK(w.find("3 skins") == 0);
+      for (const char* name : {"skins[0]", "skins[1]", "skins[2]", "'Copy0'", "'Copy1'"})
+        CHECK(w.find(name) != std::string::npos);
+    }
+  CHECK(about == 1);
+}

@@ -43,10 +43,20 @@ struct DetectParams {
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
   /// whole far component grows as far from itself over mis-weighted near skin, in collar radii.
   double base_zone_radii = 6.0;
+  /// The base also grows over skin weighted at least half to the legs that lies within this
+  /// many neck (or collar) radii of the body's midline (BaseCues::leg_midline): the flare of a
+  /// tail's base between the thighs; a haunch lies to one side. 0: off.
+  double leg_midline_radii = 2.0;
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
-  double small_shell = 0.25;
+  double small_shell = 0.5;
+  /// A broad piece is still a tail when it is a closed stub: open_border^2 / (4 pi area) at most
+  /// stub_closure (0: closed, 0.5: a hemispherical cap, 1: a flat disc), at least
+  /// stub_leg_weight of its weight on the legs (the auto-rigger's mark on a tail; a pouch on the
+  /// hips is not), hanging from the hips across the midline.
+  double stub_closure = 0.6;
+  double stub_leg_weight = 0.5;
   double small_shell_far = 0.1;
   double min_tail_length_h =
       0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
@@ -88,6 +98,9 @@ struct Piece {
   double elongation = 0;
   double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
   double open_border = 0; ///< length of its open border (tube: its root ring; sheet: all round)
+  double area = 0;        ///< surface area (model units squared)
+  /// Share of its vertices' weight on leg joints (regions "thigh" and "leg"), mean over them.
+  double leg_weight = 0;
   bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
   double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
   std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
@@ -131,16 +144,33 @@ std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& we
                                    const Character& character, const std::vector<Segment>& segments,
                                    const DistanceField& field, const DetectParams& params);
 
+/// Per welded vertex: its distance from the body's midline plane (through the upper-leg joints'
+/// midpoint, normal right -> left thigh) when at least half its weight (first original vertex)
+/// is on joints of region "thigh" or "leg"; +infinity elsewhere, and everywhere when the
+/// character has no upper-leg roles. `region` from joint_regions.
+std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const SkinWeights& weights,
+                                         const Character& character,
+                                         const std::vector<std::string>& region);
+
+/// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
+/// it. Either vector may be empty (that cue off); both empty: no base growth.
+struct BaseCues {
+  std::vector<char> misweighted; ///< misweighted_skin
+  /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
+  /// growing piece's neck (or collar) radius of the midline.
+  std::vector<double> leg_midline;
+};
+
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
 /// off where it meets a body (find_junction), its base grown past the cut over connected
-/// `misweighted` skin within base_zone_radii neck radii (and the skin that growth encloses);
-/// a piece that is most of a separate shell takes the shell; a whole far component (no junction,
-/// not a shell) grows over connected mis-weighted near skin within base_zone_radii collar radii,
+/// `cues` skin within base_zone_radii neck radii (and the skin that growth encloses); a piece
+/// that is most of a separate shell takes the shell; a whole far component (no junction, not a
+/// shell) grows over connected `cues` skin that is not far within base_zone_radii collar radii,
 /// all such components at once, contested skin to the geodesically nearer (ties: the component
-/// found first, then the lower vertex). Ids unset, vertices ascending,
-/// pieces in order of their lowest vertex. `misweighted` may be empty (no base growth).
+/// found first, then the lower vertex). Ids unset, vertices ascending, pieces in order of their
+/// lowest vertex.
 std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
-                                  const DetectParams& params, const std::vector<char>& misweighted);
+                                  const DetectParams& params, const BaseCues& cues);
 
 /// Region of every character joint: its role, or the region of its nearest roled ancestor
 /// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
