@@ -11,6 +11,7 @@
 #include "retail/model.h"
 #include "retail/rerig.h"
 #include "retail/skeleton.h"
+#include "retail/validate.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what retail needs to build and test, skipping what is already there (idempotent).
 # Debian packages: compiler, CMake, the six libraries, GNU parallel (the sharded-batch test),
-# clang (its libFuzzer builds the fuzz smoke), Blender 3.4 and numpy for its glTF importer (the
+# clang (its libFuzzer builds the fuzz smoke), clang-format (CI's format check), python3 (the
+# layering check), Blender 3.4 and numpy for its glTF importer (the
 # Blender client test);
 # Node.js + npm for the real-client tests
 # (glTF-Validator), whose npm packages go to tests/js/node_modules from the committed lock file.
@@ -9,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2
-      parallel clang blender python3-numpy)
+      parallel clang clang-format python3 blender python3-numpy)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

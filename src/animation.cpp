@@ -155,4 +155,13 @@ std::vector<Eigen::Matrix4d> compose_world(const Model& model,
   return world;
 }
 
+double clip_duration(const Document& doc, const Model& model, int index) {
+  double end = 0;
+  for (const auto& s : model.animations[std::size_t(index)].samplers) {
+    AccessorData t = read_accessor(doc, model, s.input);
+    if (t.size() > 0) end = std::max(end, t.maxCoeff());
+  }
+  return end;
+}
+
 } // namespace retail

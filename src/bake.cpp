@@ -4,7 +4,6 @@
 #include "retail/animation.h"
 #include "retail/builder.h"
 #include "retail/error.h"
-#include "retail/info.h"
 #include "retail/parallel.h"
 
 #include <algorithm>

@@ -7,7 +7,6 @@
 #include "retail/report.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -15,7 +14,6 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
-#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -221,28 +219,21 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   BatchResult result;
   result.entries.resize(files.size());
   std::vector<bool> done(files.size(), false);
-  std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::size_t finished = 0, flushed = 0;
-  auto worker = [&]() {
-    for (std::size_t i = next++; i < files.size(); i = next++) {
-      BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
-                             reports[i], in_dir);
-      std::lock_guard<std::mutex> lock(mutex);
-      result.entries[i] = std::move(e);
-      done[i] = true;
-      ++finished;
-      if (result.entries[i].status == "failed") ++result.failed;
-      if (result.entries[i].stepped_down > 0) ++result.stepped_down;
-      for (; flushed < files.size() && done[flushed]; ++flushed)
-        if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
-      if (progress) progress(finished, files.size(), result.failed);
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < n; ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
+  parallel_for(files.size(), int(n), [&](std::size_t i) {
+    BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
+                           reports[i], in_dir);
+    std::lock_guard<std::mutex> lock(mutex);
+    result.entries[i] = std::move(e);
+    done[i] = true;
+    ++finished;
+    if (result.entries[i].status == "failed") ++result.failed;
+    if (result.entries[i].stepped_down > 0) ++result.stepped_down;
+    for (; flushed < files.size() && done[flushed]; ++flushed)
+      if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
+    if (progress) progress(finished, files.size(), result.failed);
+  });
   if (summary_file && !*summary_file)
     throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
   result.exit_code = result.failed ? int(ExitCode::BatchFailed) : 0;

@@ -2,8 +2,8 @@
 #include "retail/clip_pass.h"
 
 #include "retail/animation.h"
-#include "retail/info.h"
 #include "retail/parallel.h"
+#include "retail/validate.h"
 
 #include <algorithm>
 #include <chrono>
@@ -240,7 +240,7 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
     if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
   for (CharacterWork& w : works)
     prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
-  // Longest clip first (info.h's duration): the fewest idle workers at the end.
+  // Longest clip first (animation.h's clip_duration): the fewest idle workers at the end.
   const std::size_t n = in.clips.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), 0);

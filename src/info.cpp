@@ -2,6 +2,8 @@
 #include "retail/info.h"
 
 #include "retail/accessor.h"
+#include "retail/animation.h"
+#include "retail/run_record.h"
 
 #include <cstdio>
 #include <sstream>
@@ -74,20 +76,7 @@ std::string role_of(const Roles& r, int node) {
   return "";
 }
 
-double round6(double v) {
-  return std::round(v * 1e6) / 1e6;
-}
-
 } // namespace
-
-double clip_duration(const Document& doc, const Model& model, int index) {
-  double end = 0;
-  for (const auto& s : model.animations[std::size_t(index)].samplers) {
-    AccessorData t = read_accessor(doc, model, s.input);
-    if (t.size() > 0) end = std::max(end, t.maxCoeff());
-  }
-  return end;
-}
 
 Json make_info(const std::string& file, const Document& doc, const Model& model,
                const std::vector<Character>& characters) {

@@ -7,6 +7,7 @@
 #include "retail/report.h"
 #include "retail/selector.h"
 #include "retail/sha256.h"
+#include "retail/validate.h"
 
 #include <chrono>
 #include <cstdio>
@@ -235,6 +236,28 @@ void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
   }
 }
 
+/// The record's header and character facts: the paths, the input's hash, the mode, the stretch
+/// parameters and what the report states of each input character.
+void record_facts(const Input& in, const std::string& out_path, const RunParams& params,
+                  RunRecord& record) {
+  record.input_path = in.path;
+  record.input_sha256 = in.sha256;
+  record.output_path = out_path;
+  record.mode = params.rerig.mode == Mode::Chain   ? "chain"
+                : params.rerig.mode == Mode::Rigid ? "rigid"
+                                                   : "detect";
+  record.stretch_params = params.stretch;
+  for (const Character& c : in.characters) {
+    CharacterFacts f;
+    f.skins = c.skins;
+    f.height = c.height;
+    f.scale = c.scale;
+    f.joints = c.joints;
+    for (int j : c.joints) f.joint_names.push_back(in.model.nodes[std::size_t(j)].name);
+    record.facts.push_back(std::move(f));
+  }
+}
+
 } // namespace
 
 std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names) {
@@ -398,50 +421,28 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     break;
   }
 
-  auto t0 = Clock::now();
-  const Bytes out = serialize_document(in.doc);
-  ReportInput ri;
-  ri.input_path = in_path;
-  ri.input_sha256 = in.sha256;
-  ri.output_path = out_path;
-  ri.mode = params.rerig.mode == Mode::Chain   ? "chain"
-            : params.rerig.mode == Mode::Rigid ? "rigid"
-                                               : "detect";
-  ri.model = &in.model;
-  ri.characters = &in.characters;
-  ri.results = &result.characters;
-  ri.work = &result.work;
-  ri.warnings = result.warnings;
-  ri.stretch = &result.stretch;
-  ri.bakes = &result.bakes;
-  ri.judge = &result.judge;
-  ri.floors = result.floors;
-  ri.stretch_params = params.stretch;
-  ri.failures = result.failures;
+  record_facts(in, out_path, params, result);
   result.report_path =
       params.report_path.empty() ? default_report_path(out_path) : params.report_path;
-  // The output's hash and the report on a worker while the output is written: the task reads
-  // only `out`, the results and a copy of the stages so far; the write stage's time is added
-  // to the report after it (the last of timings_ms, as the stage list has it). The future is
-  // waited for on every path, a throw included, before anything it reads goes away.
-  const std::vector<StageStat> stages_so_far = result.stages;
-  ri.stages = &stages_so_far;
-  std::future<Json> report = std::async(std::launch::async, [&] {
-    ri.output_sha256 = sha256_hex(out);
-    return make_report(ri);
-  });
+  auto t0 = Clock::now();
+  const Bytes out = serialize_document(in.doc);
+  // The output's hash on a worker while the output is written (the task reads only `out`; the
+  // future is waited for on every path, a throw included, before `out` goes away). The record
+  // is complete with the write stage; the report is built from it after.
+  std::future<std::string> out_sha256 =
+      std::async(std::launch::async, [&] { return sha256_hex(out); });
   try {
     write_document(in.doc, out_path, &out);
   } catch (...) {
-    report.wait();
+    out_sha256.wait();
     throw;
   }
   RemoveOnSignal provisional(out_path); // until its report is written too
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
   try { // no partial result: the output goes with its report, built or written
-    result.report = report.get();
-    result.report["timings_ms"]["write"] = round6(result.stages.back().ms);
+    result.output_sha256 = out_sha256.get();
+    result.report = make_report(result);
     if (result.report_path != "-") {
       std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
       write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));

@@ -1,8 +1,7 @@
-// Stretch tables, JSON and --fail-on checks (qa.h).
+// Stretch tables and --fail-on checks (qa.h).
 #include "retail/qa.h"
 
 #include "retail/error.h"
-#include "retail/report.h"
 
 #include <cmath>
 #include <cstdio>
@@ -10,10 +9,6 @@
 
 namespace retail {
 namespace {
-
-double r6(double v) {
-  return round6(v);
-}
 
 double metric(const RegionStretch& r, const std::string& m) {
   if (m == "p95") return r.p95;
@@ -120,38 +115,6 @@ std::string format_stretch_table(const std::vector<StretchRow>& rows) {
     out += buf;
   }
   return out;
-}
-
-Json region_json(const RegionStretch& r) {
-  Json j = {{"edges", r.edges},
-            {"samples", r.samples},
-            {"p95", r6(r.p95)},
-            {"p99", r6(r.p99)},
-            {"max", r6(r.max)},
-            {"min", r6(r.min)},
-            {"torn_percent", r6(r.torn_percent)},
-            {"edge_max_p99_percent", r6(r.edge_max_p99_percent)}};
-  j["worst_edge"] = r.worst.a < 0 ? Json(nullptr)
-                                  : Json{{"primitive", r.worst.primitive},
-                                         {"vertices", {r.worst.local_a, r.worst.local_b}},
-                                         {"ratio", r6(r.worst.ratio)}};
-  return j;
-}
-
-Json stretch_json(const std::vector<StretchRow>& rows, const StretchParams& params) {
-  Json clips = Json::array();
-  for (const auto& r : rows) {
-    Json j = {{"clip", r.clip}, {"name", r.name}, {"duration_s", r6(r.duration)}};
-    if (r.has_original) j["original"] = region_json(r.original);
-    if (r.has_rigid) j["rigid"] = region_json(r.rigid);
-    j["result"] = region_json(r.result);
-    j["body"] = region_json(r.body);
-    clips.push_back(j);
-  }
-  return {{"samples_per_clip", params.samples},
-          {"torn_above", params.torn_above},
-          {"torn_below", params.torn_below},
-          {"clips", clips}};
 }
 
 } // namespace retail

@@ -1,16 +1,10 @@
-// make_report: pieces, chains, timings and warnings as retail.report/1.
+// make_report: a run record as retail.report/1; the stretch tables as JSON.
 #include "retail/report.h"
-
-#include "retail/pipeline.h"
 
 #include <cmath>
 #include <filesystem>
 
 namespace retail {
-double round6(double v) {
-  return std::round(v * 1e6) / 1e6;
-}
-
 namespace {
 
 double r6(double v) {
@@ -21,15 +15,13 @@ Json vec(const Eigen::Vector3d& p) {
   return Json::array({r6(p.x()), r6(p.y()), r6(p.z())});
 }
 
-Json piece_json(const Model& model, const Character& c, const Piece& p) {
+Json piece_json(const CharacterFacts& c, const Piece& p) {
   Json j = Json::object();
   j["id"] = p.id;
   j["vertices"] = p.vertices.size();
-  j["attachment"] =
-      p.attachment < 0
-          ? Json(nullptr)
-          : Json{{"node", c.joints[std::size_t(p.attachment)]},
-                 {"name", model.nodes[std::size_t(c.joints[std::size_t(p.attachment)])].name}};
+  j["attachment"] = p.attachment < 0 ? Json(nullptr)
+                                     : Json{{"node", c.joints[std::size_t(p.attachment)]},
+                                            {"name", c.joint_names[std::size_t(p.attachment)]}};
   j["region"] = p.region;
   j["reach"] = r6(p.reach);
   j["centroid_distance"] = r6(p.centroid_distance);
@@ -74,79 +66,120 @@ Json chain_json(const ChainResult& r) {
   return j;
 }
 
+Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
+  Json clips = Json::array();
+  for (const auto& b : bakes)
+    clips.push_back({{"clip", b.clip},
+                     {"name", b.name},
+                     {"one_shot", b.one_shot},
+                     {"warmup_cycles", b.warmup_cycles},
+                     {"converged", b.converged},
+                     {"loop_closure_deg", r6(b.loop_closure_deg)},
+                     {"tip_swing_deg", r6(b.tip_swing_deg)},
+                     {"floor_penetration", r6(b.floor_penetration)},
+                     {"keys", b.keys},
+                     {"kept_authored", b.kept_authored}});
+  return {{"floor_y", r6(floor)}, {"clips", clips}};
+}
+
+Json harm_json(const std::vector<PieceJudge>& judge) {
+  Json checks = Json::array();
+  for (const PieceJudge& pj : judge) {
+    Json clips = Json::array();
+    for (std::size_t i = 0; i < pj.clips.size(); ++i)
+      clips.push_back({{"name", pj.clips[i]},
+                       {"input_torn_percent", r6(pj.input_torn[i])},
+                       {"output_torn_percent", r6(pj.output_torn[i])}});
+    checks.push_back({{"piece", pj.piece}, {"verdict", pj.verdict}, {"clips", clips}});
+  }
+  return checks;
+}
+
+/// Character k of the record.
+Json character_json(const RunRecord& rec, std::size_t k) {
+  const CharacterFacts& c = rec.facts[k];
+  Json cj = Json::object();
+  cj["skins"] = c.skins;
+  cj["height"] = r6(c.height);
+  cj["scale"] = r6(c.scale);
+  if (k < rec.characters.size()) {
+    const CharacterResult& res = rec.characters[k];
+    cj["far_threshold"] = r6(res.detection.field.threshold);
+    cj["vertices"] = {{"source", res.source_vertices}, {"welded", res.welded_vertices}};
+    Json pieces = Json::array();
+    for (const Piece& p : res.detection.pieces)
+      if (!p.vertices.empty() || !p.reason.empty()) pieces.push_back(piece_json(c, p));
+    cj["pieces"] = pieces;
+    Json chains = Json::array();
+    for (const auto& r : res.chains) chains.push_back(chain_json(r));
+    cj["chains"] = chains;
+  }
+  if (k < rec.bakes.size() && !rec.bakes[k].empty())
+    cj["bake"] = bake_json(rec.bakes[k], k < rec.floors.size() ? rec.floors[k] : 0.0);
+  if (k < rec.judge.size() && !rec.judge[k].empty()) cj["harm_check"] = harm_json(rec.judge[k]);
+  if (k < rec.stretch.size() && !rec.stretch[k].empty())
+    cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
+  return cj;
+}
+
+Json milliseconds(const std::vector<StageStat>& stages) { // stage -> ms, in order
+  Json o = Json::object();
+  for (const auto& s : stages) o[s.stage] = r6(s.ms);
+  return o;
+}
+
 } // namespace
+
+Json region_json(const RegionStretch& r) {
+  Json j = {{"edges", r.edges},
+            {"samples", r.samples},
+            {"p95", r6(r.p95)},
+            {"p99", r6(r.p99)},
+            {"max", r6(r.max)},
+            {"min", r6(r.min)},
+            {"torn_percent", r6(r.torn_percent)},
+            {"edge_max_p99_percent", r6(r.edge_max_p99_percent)}};
+  j["worst_edge"] = r.worst.a < 0 ? Json(nullptr)
+                                  : Json{{"primitive", r.worst.primitive},
+                                         {"vertices", {r.worst.local_a, r.worst.local_b}},
+                                         {"ratio", r6(r.worst.ratio)}};
+  return j;
+}
+
+Json stretch_json(const std::vector<StretchRow>& rows, const StretchParams& params) {
+  Json clips = Json::array();
+  for (const auto& r : rows) {
+    Json j = {{"clip", r.clip}, {"name", r.name}, {"duration_s", r6(r.duration)}};
+    if (r.has_original) j["original"] = region_json(r.original);
+    if (r.has_rigid) j["rigid"] = region_json(r.rigid);
+    j["result"] = region_json(r.result);
+    j["body"] = region_json(r.body);
+    clips.push_back(j);
+  }
+  return {{"samples_per_clip", params.samples},
+          {"torn_above", params.torn_above},
+          {"torn_below", params.torn_below},
+          {"clips", clips}};
+}
 
 std::string default_report_path(const std::string& out_path) {
   return std::filesystem::path(out_path).replace_extension(".report.json").string();
 }
 
-Json make_report(const ReportInput& in) {
+Json make_report(const RunRecord& rec) {
   Json j = Json::object();
   j["schema"] = "retail.report/1";
   j["tool"] = {{"name", "retail"}, {"version", RETAIL_VERSION}};
-  j["input"] = {{"path", in.input_path}, {"sha256", in.input_sha256}};
-  j["output"] = {{"path", in.output_path}, {"sha256", in.output_sha256}};
-  j["mode"] = in.mode;
+  j["input"] = {{"path", rec.input_path}, {"sha256", rec.input_sha256}};
+  j["output"] = {{"path", rec.output_path}, {"sha256", rec.output_sha256}};
+  j["mode"] = rec.mode;
   Json chars = Json::array();
-  for (std::size_t k = 0; k < in.characters->size(); ++k) {
-    const Character& c = (*in.characters)[k];
-    Json cj = Json::object();
-    cj["skins"] = c.skins;
-    cj["height"] = r6(c.height);
-    cj["scale"] = r6(c.scale);
-    if (k < in.results->size()) {
-      const CharacterResult& res = (*in.results)[k];
-      cj["far_threshold"] = r6(res.detection.field.threshold);
-      cj["vertices"] = {{"source", res.source_vertices}, {"welded", res.welded_vertices}};
-      Json pieces = Json::array();
-      for (const Piece& p : res.detection.pieces)
-        if (!p.vertices.empty() || !p.reason.empty()) pieces.push_back(piece_json(*in.model, c, p));
-      cj["pieces"] = pieces;
-      Json chains = Json::array();
-      for (const auto& r : res.chains) chains.push_back(chain_json(r));
-      cj["chains"] = chains;
-    }
-    if (in.bakes && k < in.bakes->size() && !(*in.bakes)[k].empty()) {
-      Json clips = Json::array();
-      for (const auto& b : (*in.bakes)[k])
-        clips.push_back({{"clip", b.clip},
-                         {"name", b.name},
-                         {"one_shot", b.one_shot},
-                         {"warmup_cycles", b.warmup_cycles},
-                         {"converged", b.converged},
-                         {"loop_closure_deg", r6(b.loop_closure_deg)},
-                         {"tip_swing_deg", r6(b.tip_swing_deg)},
-                         {"floor_penetration", r6(b.floor_penetration)},
-                         {"keys", b.keys},
-                         {"kept_authored", b.kept_authored}});
-      cj["bake"] = {{"floor_y", k < in.floors.size() ? r6(in.floors[k]) : 0.0}, {"clips", clips}};
-    }
-    if (in.judge && k < in.judge->size() && !(*in.judge)[k].empty()) {
-      Json checks = Json::array();
-      for (const PieceJudge& pj : (*in.judge)[k]) {
-        Json clips = Json::array();
-        for (std::size_t i = 0; i < pj.clips.size(); ++i)
-          clips.push_back({{"name", pj.clips[i]},
-                           {"input_torn_percent", r6(pj.input_torn[i])},
-                           {"output_torn_percent", r6(pj.output_torn[i])}});
-        checks.push_back({{"piece", pj.piece}, {"verdict", pj.verdict}, {"clips", clips}});
-      }
-      cj["harm_check"] = checks;
-    }
-    if (in.stretch && k < in.stretch->size() && !(*in.stretch)[k].empty())
-      cj["stretch"] = stretch_json((*in.stretch)[k], in.stretch_params);
-    chars.push_back(cj);
-  }
+  for (std::size_t k = 0; k < rec.facts.size(); ++k) chars.push_back(character_json(rec, k));
   j["characters"] = chars;
-  auto milliseconds = [](const std::vector<StageStat>& stages) { // stage -> ms, in order
-    Json o = Json::object();
-    for (const auto& s : stages) o[s.stage] = r6(s.ms);
-    return o;
-  };
-  j["timings_ms"] = milliseconds(*in.stages);
-  if (in.work && !in.work->empty()) j["work_ms"] = milliseconds(*in.work);
-  j["warnings"] = in.warnings;
-  j["failures"] = in.failures;
+  j["timings_ms"] = milliseconds(rec.stages);
+  if (!rec.work.empty()) j["work_ms"] = milliseconds(rec.work);
+  j["warnings"] = rec.warnings;
+  j["failures"] = rec.failures;
   return j;
 }
 

@@ -110,12 +110,12 @@ BlockFn block_function(bool allow_hardware) {
   return block_portable;
 }
 
-std::string digest_hex(const Bytes& data, BlockFn block) {
+std::string digest_hex(const std::vector<std::uint8_t>& data, BlockFn block) {
   std::array<std::uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                     0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   std::size_t full = data.size() / 64 * 64;
   for (std::size_t i = 0; i < full; i += 64) block(h, data.data() + i);
-  Bytes tail(data.begin() + long(full), data.end());
+  std::vector<std::uint8_t> tail(data.begin() + long(full), data.end());
   tail.push_back(0x80);
   while (tail.size() % 64 != 56) tail.push_back(0);
   std::uint64_t bits = std::uint64_t(data.size()) * 8;
@@ -132,11 +132,11 @@ std::string digest_hex(const Bytes& data, BlockFn block) {
 
 } // namespace
 
-std::string sha256_hex(const Bytes& data) {
+std::string sha256_hex(const std::vector<std::uint8_t>& data) {
   return digest_hex(data, block_function(true));
 }
 
-std::string sha256_hex_portable(const Bytes& data) {
+std::string sha256_hex_portable(const std::vector<std::uint8_t>& data) {
   return digest_hex(data, block_function(false));
 }
 

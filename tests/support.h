@@ -5,6 +5,7 @@
 #include "retail/model.h"
 #include "retail/rig_generator.h"
 #include "retail/skeleton.h"
+#include "retail/validate.h"
 
 #include <regex>
 #include <string>

@@ -3,7 +3,7 @@
 #include "retail/accessor.h"
 #include "retail/animation.h"
 #include "retail/pipeline.h"
-#include "retail/skinning.h"
+#include "retail/reference_skinning.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

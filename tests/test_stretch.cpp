@@ -4,8 +4,9 @@
 #include "retail/animation.h"
 #include "retail/builder.h"
 #include "retail/error.h"
+#include "retail/order_stats.h"
 #include "retail/pipeline.h"
-#include "retail/skinning.h"
+#include "retail/reference_skinning.h"
 #include "retail/stretch.h"
 #include "support.h"
 
@@ -72,7 +73,7 @@ TEST_CASE("stretch: the prepared skin poses like glTF skinning - every code path
       CHECK(rigid[v] == rigid[std::size_t(pinned_rep[v])]);
     }
     CHECK(pinned_rep[5] == 5);
-    // The reference: skinning.h, joint by joint, primitive by primitive.
+    // The reference: reference_skinning.h, joint by joint, primitive by primitive.
     double worst = 0;
     for (const auto& src : skin.sources()) {
       Eigen::MatrixX3d ref = retail::skin_primitive(rig.doc, m, src.where.mesh, src.where.primitive,

@@ -138,40 +138,44 @@ int run_batch_command(const std::string& in_dir, const std::string& out_dir,
   }
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-#ifdef __GLIBC__
-  // Large scratch buffers (per-clip ratios, percentiles) are allocated and freed over and over;
-  // glibc would map and unmap each one, paying page faults every time. Keep freed memory for
-  // reuse instead (peak memory grows a little, +5% at 1M vertices; it is released at exit).
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
-#endif
-  CLI::App app{
-      "retail: finds a tail an auto-rigger missed, gives it bones, and re-rigs the file.\n"
-      "  retail IN OUT          re-rig IN into OUT (a faithful copy until detection lands)\n"
-      "  retail info IN [--json] what retail sees in IN"};
-  app.set_version_flag("--version", std::string("retail ") + RETAIL_VERSION);
-  std::string in_path, out_path;
+/// What the command line gave beyond the params structs: flags turned into params after
+/// parsing, the subcommands' own arguments, and the log level.
+struct Cli {
+  std::string in_path, out_path, mode = "chain";
   int verbose = 0;
-  bool quiet = false;
+  bool quiet = false, no_floor = false, units_fixed = false;
+  std::vector<std::string> clips, fail_on;
+  std::string info_in;
+  bool info_json = false;
+  std::string report_in, report_json, region_bones = "tail";
+  std::string batch_in, batch_out, shard = "0/1";
   retail::RunParams params;
-  app.add_option("IN", in_path, "input .glb/.vrm/.gltf");
-  app.add_option("OUT", out_path, "output file (same container as IN)");
-  app.add_flag("-v,--verbose", verbose, "more log detail on stderr");
-  app.add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
-  app.add_option("--reference-height", params.bind.reference_height_m,
+  retail::BatchParams batch;
+};
+
+void bind_log_level(CLI::App& app, Cli& cli) {
+  app.add_flag("-v,--verbose", cli.verbose, "more log detail on stderr");
+  app.add_flag("-q,--quiet", cli.quiet, "only warnings and errors on stderr");
+}
+
+/// `retail IN OUT`'s own arguments, the bind skeleton's and the mode.
+void bind_run(CLI::App& app, Cli& cli) {
+  app.add_option("IN", cli.in_path, "input .glb/.vrm/.gltf");
+  app.add_option("OUT", cli.out_path, "output file (same container as IN)");
+  bind_log_level(app, cli);
+  app.add_option("--reference-height", cli.params.bind.reference_height_m,
                  "model height (m) at which metre-given defaults apply unscaled")
       ->capture_default_str();
-  std::string mode = "chain";
-  app.add_option("--mode", mode,
+  app.add_option("--mode", cli.mode,
                  "chain (bones along the tail), rigid (tail on the hips), detect (report only)")
       ->check(CLI::IsMember({"chain", "rigid", "detect"}))
       ->capture_default_str();
-  app.add_option("--report", params.report_path,
+  app.add_option("--report", cli.params.report_path,
                  "report path (default: OUT with .report.json; - for stdout)");
-  auto& dp = params.rerig.detect;
+}
+
+/// Detection (detect.h).
+void bind_detect(CLI::App& app, retail::DetectParams& dp) {
   app.add_flag("--rigid-worn", dp.rigid_worn,
                "give worn pieces (sheath, quiver) weight 1 on their bone");
   app.add_option("--far", dp.distance.far_fraction_h, "far: skeleton distance above this x H")
@@ -197,20 +201,26 @@ int main(int argc, char** argv) {
   app.add_option("--base-zone", dp.base_zone_radii,
                  "a tail's base grows over mis-weighted skin up to this many neck radii")
       ->capture_default_str();
-  app.add_option("--short-tail", params.rerig.chain.short_tail_h,
+}
+
+/// The chain and its root band (chain.h, root_band.h), then what is a tail by hand and the harm
+/// check (rerig.h, pipeline.h).
+void bind_rerig(CLI::App& app, retail::RunParams& params) {
+  retail::RerigParams& rp = params.rerig;
+  app.add_option("--short-tail", rp.chain.short_tail_h,
                  "tails shorter than this x H may get 1-2 bones (0: at least --min-bones)")
       ->capture_default_str();
-  app.add_option("--segment", params.rerig.chain.segment_h, "chain segment length, x H")
+  app.add_option("--segment", rp.chain.segment_h, "chain segment length, x H")
       ->capture_default_str();
-  app.add_option("--min-bones", params.rerig.chain.min_bones, "fewest chain bones")
-      ->capture_default_str();
-  app.add_option("--root-band", params.rerig.root_band.width_radii,
+  app.add_option("--min-bones", rp.chain.min_bones, "fewest chain bones")->capture_default_str();
+  app.add_option("--root-band", rp.root_band.width_radii,
                  "blend the body's weights into the tail's root over this many collar radii "
                  "(0: off)")
       ->capture_default_str();
-  app.add_option("--max-bones", params.rerig.chain.max_bones, "most chain bones")
-      ->capture_default_str();
-  std::vector<std::string> clips, fail_on;
+  app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
+}
+
+void bind_selection(CLI::App& app, retail::RunParams& params) {
   app.add_option("--tail", params.rerig.tail,
                  "treat this geometry as a tail chain whatever detection says (repeatable): "
                  "a mesh/primitive index like 0/2, a mesh name or a material name");
@@ -220,6 +230,10 @@ int main(int argc, char** argv) {
                "judge every grown piece against the input under its own clips before writing; "
                "one that tears more steps down to a wider root band, rigid, or left as it was "
                "(default; --no-harm-check: write what detection grew)");
+}
+
+/// The spring (spring.h) and the bake (bake.h).
+void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
   app.add_flag("--bake,!--no-bake", params.bake_enabled,
                "bake the spring into every selected clip (default; --no-bake: chain and weights "
                "only, the tail then follows the hips rigidly)");
@@ -262,154 +276,199 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--floor", params.bake.floor_y,
                  "floor height g0 (world Y; default: lowest body skin at bind)");
-  bool no_floor = false;
   app.add_flag("--no-floor", no_floor, "no floor contact");
-  app.add_option("--clips", clips, "clips to measure (default: all)")->delimiter(',');
-  app.add_option("--samples", params.stretch.samples, "stretch samples per clip")
+}
+
+/// The stretch and its checks (stretch.h, qa.h), the worker threads and the units.
+void bind_measure(CLI::App& app, Cli& cli) {
+  app.add_option("--clips", cli.clips, "clips to measure (default: all)")->delimiter(',');
+  app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
       ->capture_default_str();
-  app.add_option("--fail-on", fail_on,
+  app.add_option("--fail-on", cli.fail_on,
                  "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)");
-  app.add_option("--threads", params.threads,
+  app.add_option("--threads", cli.params.threads,
                  "worker threads for the per-clip bake and stretch (0: one per core; the "
                  "output does not depend on it)")
       ->capture_default_str();
-  bool units_fixed = false;
-  app.add_flag("--units-fixed", units_fixed,
+  app.add_flag("--units-fixed", cli.units_fixed,
                "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
+}
 
-  auto* info_cmd =
-      app.add_subcommand("info", "what retail sees: meshes, skins, roles, clips, H, scale");
-  std::string info_in;
-  bool info_json = false;
-  info_cmd->add_option("IN", info_in, "input file")->required();
-  info_cmd->add_flag("--json", info_json,
-                     "print retail.info/1 JSON on stdout (docs/info-schema.md)");
-  info_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
-  info_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
-  auto* report_cmd =
+CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
+  auto* cmd = app.add_subcommand("info", "what retail sees: meshes, skins, roles, clips, H, scale");
+  cmd->add_option("IN", cli.info_in, "input file")->required();
+  cmd->add_flag("--json", cli.info_json,
+                "print retail.info/1 JSON on stdout (docs/info-schema.md)");
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
+
+CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
+  auto* cmd =
       app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
-  std::string report_in, report_json, region_bones = "tail";
-  report_cmd->add_option("IN", report_in, "input file")->required();
-  report_cmd->add_option("--json", report_json,
-                         "write retail.stretch/1 JSON to PATH (- for stdout)");
-  report_cmd->add_option("--clips", clips, "clips to measure (default: all)")->delimiter(',');
-  report_cmd
-      ->add_option("--region-bones", region_bones,
-                   "tail region: largest weight on a bone matching this regex")
+  cmd->add_option("IN", cli.report_in, "input file")->required();
+  cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
+  cmd->add_option("--clips", cli.clips, "clips to measure (default: all)")->delimiter(',');
+  cmd->add_option("--region-bones", cli.region_bones,
+                  "tail region: largest weight on a bone matching this regex")
       ->capture_default_str();
-  report_cmd->add_option("--samples", params.stretch.samples, "samples per clip")
+  cmd->add_option("--samples", cli.params.stretch.samples, "samples per clip")
       ->capture_default_str();
-  report_cmd->add_option("--fail-on", fail_on,
-                         "QA checks on the tail region (exit 6 when one fails)");
-  report_cmd->add_option("--threads", params.threads, "worker threads (0: one per core)")
+  cmd->add_option("--fail-on", cli.fail_on, "QA checks on the tail region (exit 6 when one fails)");
+  cmd->add_option("--threads", cli.params.threads, "worker threads (0: one per core)")
       ->capture_default_str();
-  report_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
-  report_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
-  auto* batch_cmd = app.add_subcommand(
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
+
+CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
+  auto* cmd = app.add_subcommand(
       "batch", "re-rig every .glb/.vrm/.gltf below IN_DIR into OUT_DIR (docs/batch.md); "
                "the options of `retail IN OUT` apply to every file");
-  batch_cmd->fallthrough();
-  std::string batch_in, batch_out, shard = "0/1";
-  retail::BatchParams batch;
-  batch_cmd->add_option("IN_DIR", batch_in, "input folder (recursive)")->required();
-  batch_cmd->add_option("OUT_DIR", batch_out, "output folder (mirrors IN_DIR)")->required();
-  batch_cmd->add_option("-j,--jobs", batch.jobs, "worker threads (0: one per core)")
+  cmd->fallthrough();
+  cmd->add_option("IN_DIR", cli.batch_in, "input folder (recursive)")->required();
+  cmd->add_option("OUT_DIR", cli.batch_out, "output folder (mirrors IN_DIR)")->required();
+  cmd->add_option("-j,--jobs", cli.batch.jobs, "worker threads (0: one per core)")
       ->capture_default_str();
-  batch_cmd->add_option("--shard", shard, "take every N-th file from the I-th: I/N")
+  cmd->add_option("--shard", cli.shard, "take every N-th file from the I-th: I/N")
       ->capture_default_str();
-  batch_cmd->add_option("--summary", batch.summary_path,
-                        "one JSON line per file (- for stdout; docs/batch.md)");
-  batch_cmd->add_flag("--force", batch.force, "re-rig even outputs newer than their input");
-  batch_cmd->add_flag("-v,--verbose", verbose, "more log detail on stderr");
-  batch_cmd->add_flag("-q,--quiet", quiet, "only warnings and errors on stderr");
-  app.require_subcommand(0, 1);
+  cmd->add_option("--summary", cli.batch.summary_path,
+                  "one JSON line per file (- for stdout; docs/batch.md)");
+  cmd->add_flag("--force", cli.batch.force, "re-rig even outputs newer than their input");
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
 
+/// The params the flags stand for, once parsed. Failure: Error(Usage) for a bad --fail-on.
+void finish_params(Cli& cli) {
+  retail::RunParams& params = cli.params;
+  params.bind.units_auto = !cli.units_fixed;
+  params.clips = cli.clips;
+  if (cli.no_floor) params.bake.spring.floor = false;
+  for (const auto& f : cli.fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
+  params.rerig.mode = cli.mode == "rigid"    ? retail::Mode::Rigid
+                      : cli.mode == "detect" ? retail::Mode::Detect
+                                             : retail::Mode::Chain;
+}
+
+/// `retail info IN [--json]`.
+int info_command(const Cli& cli) {
+  try {
+    std::vector<retail::StageStat> stats;
+    retail::Input in = retail::load_input(cli.info_in, cli.params.bind, stats);
+    retail::Json info = retail::make_info(cli.info_in, in.doc, in.model, in.characters);
+    if (cli.info_json)
+      std::cout << info.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
+    else
+      std::cerr << retail::terminal_safe(retail::format_info(safe_strings(info)), true);
+    return 0;
+  } catch (const retail::Error& e) {
+    return report_error(cli.info_in, e);
+  } catch (const std::exception& e) {
+    return internal_error(cli.info_in, e);
+  }
+}
+
+/// `retail report IN`: the stretch table on stderr, the JSON where asked, exit 6 on a failed check.
+int report_command(const Cli& cli) {
+  const retail::RunParams& params = cli.params;
+  try {
+    retail::MeasureResult m =
+        retail::measure_rig(cli.report_in, params.bind, params.stretch, params.clips,
+                            cli.region_bones, params.fail_on, params.threads);
+    log_stages(m.stages);
+    for (std::size_t k = 0; k < m.stretch.size(); ++k) {
+      spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
+                   cli.region_bones);
+      if (!cli.quiet) std::cerr << safe_table(m.stretch[k]);
+    }
+    if (cli.report_json == "-")
+      std::cout << m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
+    else if (!cli.report_json.empty()) {
+      retail::check_distinct_paths(m.inputs, {{cli.report_json, "the report"}});
+      std::string text = m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
+      retail::write_file_atomic(cli.report_json, retail::Bytes(text.begin(), text.end()));
+    }
+    for (const auto& f : m.failures) spdlog::error("check failed: {}", f);
+    return m.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
+  } catch (const retail::Error& e) {
+    return report_error(cli.report_in, e);
+  } catch (const std::exception& e) {
+    return internal_error(cli.report_in, e);
+  }
+}
+
+/// `retail IN OUT`: the stage lines, notes, warnings and the table on stderr; exit 6 on a failed
+/// check.
+int rerig_command(const Cli& cli) {
+  if (cli.in_path.empty() || cli.out_path.empty()) {
+    std::fprintf(stderr, "error: need IN and OUT (see retail --help)\n");
+    return int(retail::ExitCode::Usage);
+  }
+  try {
+    retail::RunResult r = retail::run(cli.in_path, cli.out_path, cli.params);
+    log_stages(r.stages);
+    for (const auto& n : r.notes) spdlog::info("note: {}", n);
+    for (const auto& w : r.warnings) spdlog::warn("{}", w);
+    log_summary(r);
+    for (const auto& rows : r.stretch)
+      if (!rows.empty() && !cli.quiet) std::cerr << safe_table(rows);
+    if (r.report_path == "-")
+      std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
+    spdlog::info("wrote {}{}", cli.out_path, r.report_path == "-" ? "" : " and " + r.report_path);
+    for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
+    return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
+  } catch (const retail::Error& e) {
+    return report_error(cli.in_path, e);
+  } catch (const std::exception& e) {
+    return internal_error(cli.in_path, e);
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+#ifdef __GLIBC__
+  // Large scratch buffers (per-clip ratios, percentiles) are allocated and freed over and over;
+  // glibc would map and unmap each one, paying page faults every time. Keep freed memory for
+  // reuse instead (peak memory grows a little, +5% at 1M vertices; it is released at exit).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+  CLI::App app{
+      "retail: finds a tail an auto-rigger missed, gives it bones, and re-rigs the file.\n"
+      "  retail IN OUT          re-rig IN into OUT (a faithful copy until detection lands)\n"
+      "  retail info IN [--json] what retail sees in IN"};
+  app.set_version_flag("--version", std::string("retail ") + RETAIL_VERSION);
+  Cli cli;
+  bind_run(app, cli);
+  bind_detect(app, cli.params.rerig.detect);
+  bind_rerig(app, cli.params);
+  bind_selection(app, cli.params);
+  bind_bake(app, cli.params, cli.no_floor);
+  bind_measure(app, cli);
+  CLI::App* info = bind_info_command(app, cli);
+  CLI::App* report = bind_report_command(app, cli);
+  CLI::App* batch = bind_batch_command(app, cli);
+  app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : int(retail::ExitCode::Usage);
   }
-  setup_logging(verbose, quiet);
+  setup_logging(cli.verbose, cli.quiet);
   retail::install_signal_cleanup();
-  params.bind.units_auto = !units_fixed;
-  params.clips = clips;
-  if (no_floor) params.bake.spring.floor = false;
   try {
-    for (const auto& f : fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
+    finish_params(cli);
   } catch (const retail::Error& e) {
     std::fprintf(stderr, "error: %s\n", retail::terminal_safe(e.what()).c_str());
     return int(e.code());
   }
-  params.rerig.mode = mode == "rigid"    ? retail::Mode::Rigid
-                      : mode == "detect" ? retail::Mode::Detect
-                                         : retail::Mode::Chain;
-
-  if (info_cmd->parsed()) {
-    try {
-      std::vector<retail::StageStat> stats;
-      retail::Input in = retail::load_input(info_in, params.bind, stats);
-      retail::Json info = retail::make_info(info_in, in.doc, in.model, in.characters);
-      if (info_json)
-        std::cout << info.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
-      else
-        std::cerr << retail::terminal_safe(retail::format_info(safe_strings(info)), true);
-      return 0;
-    } catch (const retail::Error& e) {
-      return report_error(info_in, e);
-    } catch (const std::exception& e) {
-      return internal_error(info_in, e);
-    }
-  }
-  if (batch_cmd->parsed())
-    return run_batch_command(batch_in, batch_out, shard, params, batch, quiet);
-  if (report_cmd->parsed()) {
-    try {
-      retail::MeasureResult m =
-          retail::measure_rig(report_in, params.bind, params.stretch, params.clips, region_bones,
-                              params.fail_on, params.threads);
-      log_stages(m.stages);
-      for (std::size_t k = 0; k < m.stretch.size(); ++k) {
-        spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
-                     region_bones);
-        if (!quiet) std::cerr << safe_table(m.stretch[k]);
-      }
-      if (report_json == "-")
-        std::cout << m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
-      else if (!report_json.empty()) {
-        retail::check_distinct_paths(m.inputs, {{report_json, "the report"}});
-        std::string text =
-            m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
-        retail::write_file_atomic(report_json, retail::Bytes(text.begin(), text.end()));
-      }
-      for (const auto& f : m.failures) spdlog::error("check failed: {}", f);
-      return m.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
-    } catch (const retail::Error& e) {
-      return report_error(report_in, e);
-    } catch (const std::exception& e) {
-      return internal_error(report_in, e);
-    }
-  }
-  if (in_path.empty() || out_path.empty()) {
-    std::fprintf(stderr, "error: need IN and OUT (see retail --help)\n");
-    return int(retail::ExitCode::Usage);
-  }
-  try {
-    retail::RunResult r = retail::run(in_path, out_path, params);
-    log_stages(r.stages);
-    for (const auto& n : r.notes) spdlog::info("note: {}", n);
-    for (const auto& w : r.warnings) spdlog::warn("{}", w);
-    log_summary(r);
-    for (const auto& rows : r.stretch)
-      if (!rows.empty() && !quiet) std::cerr << safe_table(rows);
-    if (r.report_path == "-")
-      std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
-    spdlog::info("wrote {}{}", out_path, r.report_path == "-" ? "" : " and " + r.report_path);
-    for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
-    return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
-  } catch (const retail::Error& e) {
-    return report_error(in_path, e);
-  } catch (const std::exception& e) {
-    return internal_error(in_path, e);
-  }
+  if (info->parsed()) return info_command(cli);
+  if (batch->parsed())
+    return run_batch_command(cli.batch_in, cli.batch_out, cli.shard, cli.params, cli.batch,
+                             cli.quiet);
+  if (report->parsed()) return report_command(cli);
+  return rerig_command(cli);
 }

@@ -55,6 +55,12 @@ private:
   double duration_ = 0;
 };
 
+/// Duration of animation `index` in seconds: the largest input time of all its samplers (morph
+/// and pointer channels too), as `retail info` reports it and the clip pass orders its work by.
+/// ClipSampler::duration() is the part of it its TRS tracks span (what the bake and the stretch
+/// sample). Pre: `model` from parse_model(doc).
+double clip_duration(const Document& doc, const Model& model, int index);
+
 /// Saved local matrices (no clip).
 std::vector<Eigen::Matrix4d> saved_locals(const Model& model);
 

@@ -1,4 +1,4 @@
-// retail — batch over asset folders (SPEC §11, issue 7): `retail batch IN_DIR OUT_DIR`.
+// retail — batch over asset folders (SPEC §11): `retail batch IN_DIR OUT_DIR`.
 //
 // Every .glb/.vrm/.gltf below IN_DIR (recursive, symlinked folders not followed) is re-rigged
 // into the same relative path below OUT_DIR by N worker threads, each holding one file at a time

@@ -19,8 +19,4 @@ Json make_info(const std::string& file, const Document& doc, const Model& model,
 /// Renders the info JSON as readable text (at most 100 columns wide).
 std::string format_info(const Json& info);
 
-/// Duration of animation `index` in seconds: the largest input time of its samplers.
-/// Pre: `model` from parse_model(doc).
-double clip_duration(const Document& doc, const Model& model, int index);
-
 } // namespace retail

@@ -11,6 +11,7 @@
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
+#include "retail/run_record.h"
 #include "retail/skeleton.h"
 #include "retail/stretch.h"
 
@@ -18,13 +19,6 @@
 #include <vector>
 
 namespace retail {
-
-/// One stage's wall time and a short summary for the log.
-struct StageStat {
-  std::string stage;
-  double ms = 0;
-  std::string summary;
-};
 
 /// A read and validated input: the document, its typed view and its characters.
 struct Input {
@@ -67,21 +61,11 @@ struct RunParams {
   }
 };
 
-struct RunResult {
-  std::vector<StageStat> stages;
-  /// Worker time inside the `clips` stage, summed over its clips: `bake` and `stretch` (with
-  /// one worker, the stage's wall time split in two). Empty when the stage did not run.
-  std::vector<StageStat> work;
-  std::vector<std::string> warnings;
+/// The run's record (run_record.h: what the report is built from) and what the caller logs.
+struct RunResult : RunRecord {
   std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
-  std::vector<CharacterResult> characters;
-  std::vector<std::vector<StretchRow>> stretch; ///< per character (empty without a chain)
-  std::vector<std::vector<ClipBake>> bakes;     ///< per character (empty without a chain)
-  std::vector<double> floors;                   ///< per character: g_0 the bake used (NaN: none)
-  std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
-  std::vector<std::string> failures;            ///< --fail-on checks that failed
-  Json report;                                  ///< retail.report/1
-  std::string report_path; ///< where it was written ("-": not written, the caller prints it)
+  Json report;                    ///< retail.report/1, built from the record once complete
+  std::string report_path;        ///< where it was written ("-": not written, the caller prints it)
 };
 
 /// `retail IN OUT`: load, validate, bind skeleton, then per character detect / chain / weights

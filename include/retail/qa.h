@@ -1,7 +1,6 @@
 // retail — the QA side of stretch: before/after tables, --fail-on checks (SPEC §9, §11).
 #pragma once
 
-#include "retail/document.h"
 #include "retail/stretch.h"
 
 #include <string>
@@ -47,9 +46,5 @@ std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
 
 /// The rows as readable text, at most 100 columns wide.
 std::string format_stretch_table(const std::vector<StretchRow>& rows);
-
-/// The rows as JSON (docs/report-schema.md, "stretch").
-Json stretch_json(const std::vector<StretchRow>& rows, const StretchParams& params);
-Json region_json(const RegionStretch& r);
 
 } // namespace retail

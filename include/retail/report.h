@@ -1,46 +1,27 @@
-// retail — the `retail.report/1` JSON (docs/report-schema.md).
+// retail — the `retail.report/1` JSON (docs/report-schema.md), built from a complete run record.
 #pragma once
 
-#include "retail/bake.h"
 #include "retail/document.h"
-#include "retail/model.h"
 #include "retail/qa.h"
-#include "retail/rerig.h"
-#include "retail/skeleton.h"
+#include "retail/run_record.h"
+#include "retail/stretch.h"
 
 #include <string>
 #include <vector>
 
 namespace retail {
 
-struct StageStat;
+/// The report of a run: pieces, chains, bakes, the harm check, stretch, timings, warnings.
+/// Numbers in world units are rounded to 1e-6 (deterministic text).
+Json make_report(const RunRecord& record);
 
-/// What the report needs about one run; hashes are of the exact bytes read and written.
-struct ReportInput {
-  std::string input_path, input_sha256;
-  std::string output_path, output_sha256;
-  std::string mode;
-  const Model* model = nullptr;
-  const std::vector<Character>* characters = nullptr;
-  const std::vector<CharacterResult>* results = nullptr;
-  const std::vector<StageStat>* stages = nullptr;
-  const std::vector<StageStat>* work = nullptr; ///< worker time inside the clip pass, or null
-  std::vector<std::string> warnings;
-  const std::vector<std::vector<StretchRow>>* stretch = nullptr; ///< per character
-  StretchParams stretch_params;
-  const std::vector<std::vector<ClipBake>>* bakes = nullptr;   ///< per character
-  const std::vector<std::vector<PieceJudge>>* judge = nullptr; ///< per character: harm check
-  std::vector<double> floors;
-  std::vector<std::string> failures;
-};
+/// Stretch rows as JSON (docs/report-schema.md, "stretch").
+Json stretch_json(const std::vector<StretchRow>& rows, const StretchParams& params);
 
-/// Builds the report object. Numbers in world units are rounded to 1e-6 (deterministic text).
-Json make_report(const ReportInput& in);
+/// One region's figures as JSON (docs/report-schema.md, "A region object").
+Json region_json(const RegionStretch& r);
 
 /// Default report path: OUT with its extension replaced by `.report.json`.
 std::string default_report_path(const std::string& out_path);
-
-/// `v` rounded to 6 decimals: how figures are written into reports and summaries.
-double round6(double v);
 
 } // namespace retail

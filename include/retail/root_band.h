@@ -1,17 +1,10 @@
-// retail — the tail's root band: where the re-weighted tail meets the body (SPEC §6, extended).
+// retail — the tail's root band: where the re-weighted tail meets the body (SPEC §6, extended;
+// why and what it costs: docs/spring.md).
 //
-// The chain weights stop at the tail piece's collar, where SPEC §6 gives the root half to the
-// hips. Beyond the collar the body keeps the rigger's weights, and an auto-rigger that put the
-// tail on the legs usually put the tail's base there too, split down the midline between the
-// two thighs: left as is, that seam tears as soon as the legs move apart (the shared Quaternius
-// fox: 56 of the artist's tail vertices lie past the narrowest loop, 11% of their Walk samples
-// torn). The root band replaces the weights of the welded vertices within `width` of the piece
-// (geodesic, outside it) by the harmonic blend between the collar's weights (the chain's at
-// g = 0: half hips, half Tail_1) and the body's own weights just past the band. Each joint's
-// weight is the graph-harmonic function with those boundary values (edge weights 1 / length):
-// smooth, summing to 1, within [0, 1] (maximum principle). A split seam inside the band is gone;
-// the price is that a body weighted well near the tail is smoothed there too (reported as the
-// band's vertex count).
+// The welded vertices within `width` of the piece (geodesic, outside it) get the harmonic blend
+// between the collar's weights (the chain's at g = 0: half hips, half Tail_1) and the body's own
+// weights just past the band: per joint the graph-harmonic function with those boundary values
+// (edge weights 1 / length), so smooth, summing to 1, within [0, 1].
 #pragma once
 
 #include "retail/mesh.h"

@@ -1,4 +1,4 @@
-// retail — linear blend skinning on the CPU in double (glTF 2.0 §3.7.3.3).
+// retail — a primitive's skin influences as stored (JOINTS_n / WEIGHTS_n, glTF 2.0 §3.7.3.3).
 #pragma once
 
 #include "retail/accessor.h"
@@ -27,12 +27,5 @@ void for_each_influence(const Document& doc, const Model& model, const Primitive
           fn(std::size_t(v), set * 4 + k, j[std::size_t(v) * 4 + std::size_t(k)], w(v, k));
   }
 }
-
-/// Skinned positions of one primitive drawn with `skin`: p = sum_j w_j (W_j IBM_j) v with W_j
-/// the joint's world matrix from `world` (the mesh node's own transform is ignored, as glTF
-/// says). JOINTS_0/1 and WEIGHTS_0/1; weights normalised per vertex; morph targets ignored.
-/// Returns #V by 3 in world units. Pre: model from parse_model(doc).
-Eigen::MatrixX3d skin_primitive(const Document& doc, const Model& model, int mesh, int primitive,
-                                int skin, const std::vector<Eigen::Matrix4d>& world);
 
 } // namespace retail

@@ -1,21 +1,7 @@
-// retail — the spring chain that moves a tail (SPEC §7). A runtime component: no file I/O, no
-// glTF; it steps world-space particles given the hips' world transform.
-//
-// Links i = 0..N-1 run from head h_i to tip p_i (h_0 rides the hips; h_{i+1} = p_i). Per fixed
-// substep: rest target from the parent's current frame and the carried rest arc; a damped
-// spring in physical units (f from the root to the tip, zeta, gravity); semi-implicit Euler;
-// the rope projection with the radial velocity removed (never correction / dt); bend coupling
-// of rotations in the common hips frame against a snapshot of the previous step; the elastic
-// bend limit with the velocity into the limit removed; the forward plane through the tail root;
-// floor contact on the sphere-plane circle (overrides the limit, never stretches a bone, never
-// moves the body). The solver writes only its own particles: never hips, root or feet.
-//
-// Beyond SPEC §7 (docs/spring.md): the skin's limit. No joint bends further from its bind
-// direction than linear-blend skinning of its skin takes without tearing (skin_bend_limit); and
-// where floor contact would kink one joint past that limit, the joints above it lift the tail
-// instead, each within its own limit, so a tail lying on the floor curves along its length.
-// When they cannot lift it enough (a body lying on its tail), the skin wins over the floor: the
-// tail stays within its limits and dips below the floor, and the depth is reported.
+// retail — the spring chain that moves a tail (SPEC §7, and what retail adds: docs/spring.md).
+// A runtime component: no file I/O, no glTF; it steps world-space particles given the hips'
+// world transform, at a fixed substep, and writes only its own particles (never hips, root or
+// feet). Links i = 0..N-1 run from head h_i to tip p_i (h_0 rides the hips; h_{i+1} = p_i).
 #pragma once
 
 #include <Eigen/Geometry>

@@ -19,6 +19,7 @@
 #include "retail/mesh.h"
 #include "retail/model.h"
 #include "retail/skeleton.h"
+#include "retail/skin_sampler.h"
 
 #include <Eigen/Core>
 #include <cmath>
@@ -59,75 +60,6 @@ struct ClipStretch {
   std::string name;
   double duration = 0;
   RegionStretch tail, body;
-};
-
-/// A character's skin prepared for many poses: influences, IBMs and bind positions read once.
-class SkinSampler {
-public:
-  /// Pre: model from parse_model(doc); character from build_characters.
-  SkinSampler(const Document& doc, const Model& model, const Character& character);
-
-  /// Replaces vertex v's influences by weight 1 on `node` (the rigid reference), using that
-  /// node's inverse bind matrix in the vertex's own skin. Returns false when the skin lacks it.
-  bool pin(std::size_t vertex, int node);
-
-  std::size_t size() const { return bind_.size(); }
-  const std::vector<Eigen::Vector3d>& bind() const { return bind_; }
-  const std::vector<SourcePrimitive>& sources() const { return sources_; }
-
-  /// World positions of every vertex for node world matrices `world` (one per node).
-  std::vector<Eigen::Vector3d> pose(const std::vector<Eigen::Matrix4d>& world) const;
-
-  /// The same into `out` (resized to size()), computing only the vertices in `only` (all when
-  /// null). Each vertex blends its joints' matrices by weight, then transforms once. On CPUs
-  /// with AVX2 the blend runs on 4-wide registers; `allow_avx2` false forces the portable code.
-  /// Both give the same bits (elementwise IEEE operations in the same order, no fused
-  /// multiply-add), so results do not depend on the machine.
-  /// `slots` (from slots_used(only)), when given, limits the joint matrices composed to those
-  /// the vertices read.
-  /// Per (skin, joint) slot: its node, the only world matrices pose_into reads.
-  const std::vector<int>& joint_nodes() const { return joint_node_; }
-
-  void pose_into(const std::vector<Eigen::Matrix4d>& world, const std::vector<int>* only,
-                 std::vector<Eigen::Vector3d>& out, bool allow_avx2 = true,
-                 const std::vector<int>* slots = nullptr) const;
-
-  /// The joint slots (per skin, per joint) that the vertices in `only` (all when null) read
-  /// through their influences or pins, ascending.
-  std::vector<int> slots_used(const std::vector<int>* only) const;
-
-  /// For each vertex of `only`, the first vertex listed there whose skinning inputs (skin-space
-  /// position, pin, influences: every bit) equal its own, so it poses to the same bits; itself
-  /// when none does, or when it has no influences. Linear time (a hash table).
-  std::vector<int> representatives(const std::vector<int>& only) const;
-
-  /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
-  std::vector<int> dominant_node() const;
-
-  /// The slot every vertex of `only` is pinned to, or -1 when they are not all pinned to one
-  /// (or `only` is empty).
-  int common_pin(const std::vector<int>& only) const;
-
-  /// For vertices pinned to `slot`: the 3x3 linear map K taking an edge's bind vector (world at
-  /// bind) to its posed vector under `world`, A M^-1 (A: the joint's skinning matrix world *
-  /// IBM, M: its skin's skin-to-world map, linear parts). False when M is not invertible.
-  bool pinned_edge_map(const std::vector<Eigen::Matrix4d>& world, int slot,
-                       Eigen::Matrix3d& map) const;
-
-private:
-  std::vector<SourcePrimitive> sources_;
-  std::vector<Eigen::Vector3d> bind_;          ///< world at bind
-  std::vector<Eigen::Vector3d> skin_pos_;      ///< skin space
-  std::vector<std::uint32_t> influence_start_; ///< #V+1: vertex v's influences are
-                                               ///< [start[v], start[v+1]) of the two below
-  std::vector<int> influence_joint_;           ///< slot (index into joint_node_/ibm_)
-  std::vector<double> influence_weight_;       ///< normalised weight
-  std::vector<int> joint_node_;                ///< per (skin, joint) slot: node index
-  std::vector<Eigen::Matrix4d> ibm_;           ///< per slot
-  std::vector<Eigen::Matrix3d> bind_inverse_;  ///< per slot: M^-1 of its skin (NaN: none)
-  std::vector<int> pinned_slot_;               ///< per vertex: slot it is pinned to, or -1
-  std::vector<std::pair<int, int>>
-      vertex_slots_; ///< per source: [first slot, end slot) of its skin
 };
 
 /// Unique triangle edges of the sampler's primitives, as original vertex id pairs (a < b).
@@ -199,35 +131,5 @@ std::vector<std::vector<ClipStretch>>
 measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
                      const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,
                      const std::vector<int>& clips, const StretchParams& params, int threads);
-
-/// Percentiles qs (each in [0,1]) of `values`, linear between closest ranks, exactly as
-/// percentile() gives them, in linear time without reordering: selection on a copy for small
-/// inputs, a histogram pass and a selection inside the bins that hold the wanted ranks for large
-/// ones. 1 for each q when `values` is empty. `lo`, `hi`: the values' minimum and maximum when
-/// the caller knows them (saves a pass; NaN: found here).
-std::vector<double> percentiles(const std::vector<double>& values, const std::vector<double>& qs,
-                                double lo = NAN, double hi = NAN);
-
-/// percentiles() of the square roots of `squares` (each >= 0), exactly: the square root is
-/// monotonic, so the ranks are found on the squares and only the values around each q are
-/// rooted. `lo`, `hi`: the squares' minimum and maximum when known.
-std::vector<double> percentiles_of_sqrt(const std::vector<double>& squares,
-                                        const std::vector<double>& qs, double lo = NAN,
-                                        double hi = NAN);
-
-/// The least double s with sqrt(s) > x (0 for x <= 0; NaN, which no r2 reaches, for x = inf):
-/// the square root is monotonic, so for every double r2 >= 0, sqrt(r2) > x exactly when
-/// r2 >= s. How the torn test (ratio above torn_above, below torn_below) is taken on squared
-/// ratios without rooting each one.
-double sqrt_above(double x);
-
-/// Percentile q in [0,1] of `values` (sorted in place), linear between closest ranks.
-double percentile(std::vector<double>& values, double q);
-
-/// The same on values already sorted ascending.
-double percentile_sorted(const std::vector<double>& sorted, double q);
-
-/// The same by selection (linear time; reorders `values`).
-double percentile_select(std::vector<double>& values, double q);
 
 } // namespace retail

@@ -1,6 +1,8 @@
-#include "retail/skinning.h"
+// Reference skinning for the tests (reference_skinning.h).
+#include "retail/reference_skinning.h"
 
 #include "retail/accessor.h"
+#include "retail/skinning.h"
 
 namespace retail {
 

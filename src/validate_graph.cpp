@@ -1,4 +1,6 @@
 // parse_model, part 2: meshes, nodes, skins, animations, scenes, and checks on the data itself.
+#include "validate_graph.h"
+
 #include "retail/accessor.h"
 #include "retail/error.h"
 #include "retail/model.h"
