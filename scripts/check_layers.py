@@ -21,7 +21,7 @@ LAYERS = [
     ("grow", ["chain", "root_band", "rerig"]),
     ("qa", ["simd", "skin_sampler", "order_stats", "stretch", "qa"]),
     ("motion", ["spring", "bake", "clip_pass", "vrm_springs", "hair_solver", "hair_vrm",
-                "hair_measure"]),
+                "hair_measure", "vrm_spring_export"]),
     ("record", ["run_record", "report"]),
     ("app", ["pipeline", "batch", "info"]),
     ("tools", ["retail_main", "make_test_rig", "skin_positions", "rig_generator",
