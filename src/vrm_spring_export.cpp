@@ -3,8 +3,8 @@
 
 #include "retail/error.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace retail {
 namespace {
