@@ -1,5 +1,6 @@
 #include "support.h"
 
+#include "retail/accessor.h"
 #include "retail/distance.h"
 #include "retail/pipeline.h"
 
@@ -137,6 +138,22 @@ std::vector<bool> largest_weight_on(const std::string& path, const std::regex& p
     if (best >= 0)
       out[v] =
           std::regex_search(in.model.nodes[std::size_t(c.joints[std::size_t(best)])].name, pattern);
+  }
+  return out;
+}
+
+std::vector<std::map<int, double>> mesh0_influences(const retail::Document& d,
+                                                    const retail::Model& m) {
+  std::vector<std::map<int, double>> out;
+  for (const auto& prim : m.meshes[0].primitives) {
+    auto j = retail::read_accessor_uint(d, m, prim.attributes.at("JOINTS_0"));
+    auto w = retail::read_accessor(d, m, prim.attributes.at("WEIGHTS_0"));
+    for (Eigen::Index v = 0; v < w.rows(); ++v) {
+      std::map<int, double> inf;
+      for (int k = 0; k < 4; ++k)
+        if (w(v, k) > 0) inf[m.skins[0].joints[j[std::size_t(v) * 4 + std::size_t(k)]]] += w(v, k);
+      out.push_back(inf);
+    }
   }
   return out;
 }

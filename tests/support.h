@@ -7,6 +7,7 @@
 #include "retail/skeleton.h"
 #include "retail/validate.h"
 
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -46,5 +47,10 @@ retail::Json normalize_defaults(retail::Json j);
 /// Per original vertex (primitive order of the file's first character): is its largest weight
 /// on a joint whose name matches `pattern`? Ties: the first influence listed.
 std::vector<bool> largest_weight_on(const std::string& path, const std::regex& pattern);
+
+/// Influences (joint node -> weight, JOINTS_0/WEIGHTS_0 as stored) per vertex of mesh 0, its
+/// primitives in order, through skin 0's joint list.
+std::vector<std::map<int, double>> mesh0_influences(const retail::Document& doc,
+                                                    const retail::Model& model);
 
 } // namespace test

@@ -60,6 +60,34 @@ double iou(const std::vector<bool>& a, const std::vector<bool>& b) {
   return either ? double(both) / double(either) : 1.0;
 }
 
+/// A closed-tip tube of radius 0.05 along -Z from z = -0.8 up to a flat annulus at z = 0 (radius
+/// 0.05 .. 0.8): vertex 0 the tip, then `rings` tube rings and `disc_rings` disc rings of `seg`.
+struct TubeDisc {
+  static constexpr int seg = 16, rings = 41, disc_rings = 30;
+  std::vector<Eigen::Vector3d> pts;
+  std::vector<std::array<int, 3>> tris;
+  static int at(int ring, int k) { return 1 + ring * seg + (k % seg); }
+  TubeDisc() {
+    pts.push_back({0, 0, -0.85}); // tip
+    for (int r = 0; r < rings; ++r)
+      for (int k = 0; k < seg; ++k) {
+        double a = 2 * M_PI * k / seg;
+        pts.push_back({0.05 * std::cos(a), 0.05 * std::sin(a), -0.8 + 0.8 * r / (rings - 1)});
+      }
+    for (int r = 1; r <= disc_rings; ++r)
+      for (int k = 0; k < seg; ++k) {
+        double a = 2 * M_PI * k / seg, rad = 0.05 + 0.75 * r / disc_rings;
+        pts.push_back({rad * std::cos(a), rad * std::sin(a), 0});
+      }
+    for (int k = 0; k < seg; ++k) tris.push_back({0, at(0, k + 1), at(0, k)});
+    for (int r = 0; r + 1 < rings + disc_rings; ++r)
+      for (int k = 0; k < seg; ++k) {
+        tris.push_back({at(r, k), at(r, k + 1), at(r + 1, k)});
+        tris.push_back({at(r, k + 1), at(r + 1, k + 1), at(r + 1, k)});
+      }
+  }
+};
+
 } // namespace
 
 TEST_CASE("detect: elongation of a known ellipsoid's axis points is a/b", "[detect]") {
@@ -74,41 +102,23 @@ TEST_CASE("detect: elongation of a known ellipsoid's axis points is a/b", "[dete
 }
 
 TEST_CASE("detect: a tube meeting a disc is cut where the disc begins", "[detect]") {
-  // A closed-tip tube of radius 0.05 along -Z from z = -0.8 up to a flat annulus at z = 0
-  // (radius 0.05 .. 0.8): the isoline perimeter is ~constant along the tube and grows at ~2 pi
-  // per unit on the disc.
-  const int seg = 16, rings = 41, disc_rings = 30;
-  std::vector<Eigen::Vector3d> pts;
-  std::vector<std::array<int, 3>> tris;
-  pts.push_back({0, 0, -0.85}); // tip
-  for (int r = 0; r < rings; ++r)
-    for (int s = 0; s < seg; ++s) {
-      double a = 2 * M_PI * s / seg;
-      pts.push_back({0.05 * std::cos(a), 0.05 * std::sin(a), -0.8 + 0.8 * r / (rings - 1)});
-    }
-  for (int r = 1; r <= disc_rings; ++r)
-    for (int s = 0; s < seg; ++s) {
-      double a = 2 * M_PI * s / seg, rad = 0.05 + 0.75 * r / disc_rings;
-      pts.push_back({rad * std::cos(a), rad * std::sin(a), 0});
-    }
-  auto at = [&](int ring, int s) { return 1 + ring * seg + (s % seg); };
-  for (int s = 0; s < seg; ++s) tris.push_back({0, at(0, s + 1), at(0, s)});
-  for (int r = 0; r + 1 < rings + disc_rings; ++r)
-    for (int s = 0; s < seg; ++s) {
-      tris.push_back({at(r, s), at(r, s + 1), at(r + 1, s)});
-      tris.push_back({at(r, s + 1), at(r + 1, s + 1), at(r + 1, s)});
-    }
-  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  // TubeDisc: the isoline perimeter is ~constant along the tube and grows at ~2 pi per unit on
+  // the disc.
+  const TubeDisc td;
+  const int seg = TubeDisc::seg, rings = TubeDisc::rings;
+  retail::WeldedMesh m = test::mesh_from(td.pts, td.tris);
   std::vector<double> u = retail::geodesic_distance(m, {0}, {}, INFINITY);
-  double base = u[std::size_t(at(rings - 1, 0))]; // geodesic distance of the tube's top ring
+  double base =
+      u[std::size_t(TubeDisc::at(rings - 1, 0))]; // geodesic distance of the tube's top ring
   double cut = retail::find_junction(m, u, 1.0, retail::DetectParams{});
   REQUIRE(cut > 0);
   CHECK(cut > base - 0.05);
   CHECK(cut < base + 0.1);
   // A tube alone (the disc removed) has no junction.
-  std::vector<std::array<int, 3>> tube(tris.begin(), tris.begin() + seg + 2 * seg * (rings - 1));
+  std::vector<std::array<int, 3>> tube(td.tris.begin(),
+                                       td.tris.begin() + seg + 2 * seg * (rings - 1));
   retail::WeldedMesh t = test::mesh_from(
-      std::vector<Eigen::Vector3d>(pts.begin(), pts.begin() + 1 + rings * seg), tube);
+      std::vector<Eigen::Vector3d>(td.pts.begin(), td.pts.begin() + 1 + rings * seg), tube);
   std::vector<double> ut = retail::geodesic_distance(t, {0}, {}, INFINITY);
   CHECK(retail::find_junction(t, ut, 1.0, retail::DetectParams{}) < 0);
 }
@@ -421,28 +431,8 @@ TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skele
   // and the disc out to radius 0.3 (a spike on the end of a tail that is all beyond the last bone).
   // With the tube under peel_fraction of the component, the piece is the marked skin; with it over,
   // or with the tip unmarked, the tube stays the piece.
-  const int seg = 16, rings = 41, disc_rings = 30;
-  std::vector<Eigen::Vector3d> pts;
-  std::vector<std::array<int, 3>> tris;
-  pts.push_back({0, 0, -0.85});
-  for (int r = 0; r < rings; ++r)
-    for (int k = 0; k < seg; ++k) {
-      double a = 2 * M_PI * k / seg;
-      pts.push_back({0.05 * std::cos(a), 0.05 * std::sin(a), -0.8 + 0.8 * r / (rings - 1)});
-    }
-  for (int r = 1; r <= disc_rings; ++r)
-    for (int k = 0; k < seg; ++k) {
-      double a = 2 * M_PI * k / seg, rad = 0.05 + 0.75 * r / disc_rings;
-      pts.push_back({rad * std::cos(a), rad * std::sin(a), 0});
-    }
-  auto at = [&](int ring, int k) { return 1 + ring * seg + (k % seg); };
-  for (int k = 0; k < seg; ++k) tris.push_back({0, at(0, k + 1), at(0, k)});
-  for (int r = 0; r + 1 < rings + disc_rings; ++r)
-    for (int k = 0; k < seg; ++k) {
-      tris.push_back({at(r, k), at(r, k + 1), at(r + 1, k)});
-      tris.push_back({at(r, k + 1), at(r + 1, k + 1), at(r + 1, k)});
-    }
-  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  const TubeDisc td;
+  retail::WeldedMesh m = test::mesh_from(td.pts, td.tris);
   retail::DistanceField f;
   f.distance.assign(m.size(), 1.0);
   f.far.assign(m.size(), true);
@@ -451,7 +441,7 @@ TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skele
                m.welded.row(Eigen::Index(v)).head<2>().norm() < 0.6;
   retail::BaseCues cues;
   cues.beyond_end.assign(m.size(), 0);
-  std::size_t marked = 0, tube = 1 + std::size_t(rings * seg);
+  std::size_t marked = 0, tube = 1 + std::size_t(TubeDisc::rings * TubeDisc::seg);
   for (std::size_t v = 0; v < m.size(); ++v) {
     const Eigen::Vector3d p = m.welded.row(Eigen::Index(v)).transpose();
     cues.beyond_end[v] = p.z() < -1e-9 || p.head<2>().norm() <= 0.3;

@@ -50,22 +50,6 @@ Eigen::MatrixX3d skin_all(const retail::Document& d, const retail::Model& m,
   return all;
 }
 
-/// Influences (joint node, weight) per vertex of mesh 0, all primitives.
-std::vector<std::map<int, double>> influences(const retail::Document& d, const retail::Model& m) {
-  std::vector<std::map<int, double>> out;
-  for (const auto& prim : m.meshes[0].primitives) {
-    auto j = retail::read_accessor_uint(d, m, prim.attributes.at("JOINTS_0"));
-    auto w = retail::read_accessor(d, m, prim.attributes.at("WEIGHTS_0"));
-    for (Eigen::Index v = 0; v < w.rows(); ++v) {
-      std::map<int, double> inf;
-      for (int k = 0; k < 4; ++k)
-        if (w(v, k) > 0) inf[m.skins[0].joints[j[std::size_t(v) * 4 + std::size_t(k)]]] += w(v, k);
-      out.push_back(inf);
-    }
-  }
-  return out;
-}
-
 } // namespace
 
 TEST_CASE("rerig: skinning the output at its bind pose reproduces every input vertex", "[rerig]") {
@@ -134,7 +118,8 @@ TEST_CASE("rerig: weights are non-negative - sum to 1 - at most 4 - pieces left 
   o.tail_two_shells = true;
   for (bool rigid_worn : {false, true}) {
     Run r = rerig(o, retail::Mode::Chain, rigid_worn);
-    auto before = influences(r.in, r.min), after = influences(r.out, r.mout);
+    auto before = test::mesh0_influences(r.in, r.min),
+         after = test::mesh0_influences(r.out, r.mout);
     REQUIRE(before.size() == after.size());
     std::vector<int> piece;
     for (const auto& prim : r.truth["membership"])

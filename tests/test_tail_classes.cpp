@@ -33,22 +33,6 @@ RigOptions tail_rig(TailStyle style, double height = 1.8) {
   return o;
 }
 
-/// Influences (joint node, weight) per vertex of mesh 0, all primitives in order.
-std::vector<std::map<int, double>> influences(const retail::Document& d, const retail::Model& m) {
-  std::vector<std::map<int, double>> out;
-  for (const auto& prim : m.meshes[0].primitives) {
-    auto j = retail::read_accessor_uint(d, m, prim.attributes.at("JOINTS_0"));
-    auto w = retail::read_accessor(d, m, prim.attributes.at("WEIGHTS_0"));
-    for (Eigen::Index v = 0; v < w.rows(); ++v) {
-      std::map<int, double> inf;
-      for (int k = 0; k < 4; ++k)
-        if (w(v, k) > 0) inf[m.skins[0].joints[j[std::size_t(v) * 4 + std::size_t(k)]]] += w(v, k);
-      out.push_back(inf);
-    }
-  }
-  return out;
-}
-
 /// Truth piece per vertex, all primitives in order (1 = tail).
 std::vector<int> truth_pieces(const retail::Json& truth) {
   std::vector<int> piece;
@@ -84,7 +68,7 @@ Outcome run_variant(const Variant& variant) {
   retail::Document din = retail::read_document(in), dout = retail::read_document(out);
   retail::Model min = retail::parse_model(din);
   r.out_model = retail::parse_model(dout);
-  auto before = influences(din, min), after = influences(dout, r.out_model);
+  auto before = test::mesh0_influences(din, min), after = test::mesh0_influences(dout, r.out_model);
   std::vector<int> piece = truth_pieces(rig.truth);
   REQUIRE(before.size() == piece.size());
   REQUIRE(after.size() == piece.size());
