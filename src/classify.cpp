@@ -174,22 +174,12 @@ bool is_stub(const DetectParams& params, const Piece& p) {
          closure(p) <= params.stub_closure && p.leg_weight >= params.stub_leg_weight;
 }
 
-/// Mean over the piece's vertices of their weight on joints of region "thigh" or "leg" (each
-/// welded vertex read through its first original vertex).
-double leg_weight(const SkinWeights& sw, const std::vector<std::string>& region,
-                  const std::vector<int>& first, const Piece& p) {
+/// Mean of `share` (leg_share) over the piece's vertices that have one.
+double leg_weight(const std::vector<double>& share, const Piece& p) {
   double sum = 0;
   std::size_t n = 0;
-  for (int v : p.vertices) {
-    int o = first[std::size_t(v)];
-    if (o < 0 || std::size_t(o) >= sw.joint.size()) continue;
-    ++n;
-    for (int k = 0; k < SkinWeights::kMax; ++k) {
-      int j = sw.joint[std::size_t(o)][std::size_t(k)];
-      if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
-        sum += sw.weight[std::size_t(o)][std::size_t(k)];
-    }
-  }
+  for (int v : p.vertices)
+    if (!std::isnan(share[std::size_t(v)])) sum += share[std::size_t(v)], ++n;
   return n ? sum / double(n) : 0;
 }
 
@@ -433,9 +423,10 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   det.segments = bone_segments(c, deforming, params.distance);
   det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
   std::vector<std::string> region = joint_regions(c);
+  const std::vector<double> legs = leg_share(m, sw, region);
   BaseCues cues;
   cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
-  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, sw, c, region);
+  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, legs, c);
   cues.beyond_end.assign(m.size(), 0);
   for (std::size_t v = 0; v < m.size(); ++v) {
     const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
@@ -445,8 +436,6 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
   const std::vector<double> areas = vertex_areas(m);
-  std::vector<int> first(m.size(), -1); // each welded vertex's first original vertex
-  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
     if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
@@ -460,7 +449,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     p.region = p.attachment >= 0 ? region[std::size_t(p.attachment)] : "other";
     measure(m, det.field, det.segments, areas, p);
     p.crosses_midline = crosses_midline(m, c, p);
-    p.leg_weight = leg_weight(sw, region, first, p);
+    p.leg_weight = leg_weight(legs, p);
     decide(params, c.height, p);
     if (!p.selected.empty()) {
       p.reason = "selected with --tail '" + p.selected +

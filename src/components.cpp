@@ -117,8 +117,7 @@ std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, c
   std::vector<std::vector<int>> of_joint(c.joints.size()); // segments each joint heads
   for (std::size_t s = 0; s < segments.size(); ++s)
     if (segments[s].joint >= 0) of_joint[std::size_t(segments[s].joint)].push_back(int(s));
-  std::vector<int> first(m.size(), -1);
-  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+  const std::vector<int> first = first_originals(m);
   std::vector<char> out(m.size(), 0);
   for (std::size_t w = 0; w < m.size(); ++w) {
     if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
@@ -140,18 +139,10 @@ std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, c
   return out;
 }
 
-std::vector<double> leg_midline_distance(const WeldedMesh& m, const SkinWeights& sw,
-                                         const Character& c,
-                                         const std::vector<std::string>& region) {
-  std::vector<double> out(m.size(), INFINITY);
-  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
-  if (l < 0 || r < 0) return out;
-  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
-  if (!(axis.norm() > 0)) return out;
-  axis.normalize();
-  const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
-  std::vector<int> first(m.size(), -1);
-  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+std::vector<double> leg_share(const WeldedMesh& m, const SkinWeights& sw,
+                              const std::vector<std::string>& region) {
+  std::vector<double> out(m.size(), NAN);
+  const std::vector<int> first = first_originals(m);
   for (std::size_t w = 0; w < m.size(); ++w) {
     if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
     double legs = 0;
@@ -160,8 +151,23 @@ std::vector<double> leg_midline_distance(const WeldedMesh& m, const SkinWeights&
       if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
         legs += sw.weight[std::size_t(first[w])][std::size_t(k)];
     }
-    if (legs >= 0.5) out[w] = std::abs(m.welded.row(Eigen::Index(w)).dot(axis.transpose()) - mid);
+    out[w] = legs;
   }
+  return out;
+}
+
+std::vector<double> leg_midline_distance(const WeldedMesh& m, const std::vector<double>& legs,
+                                         const Character& c) {
+  std::vector<double> out(m.size(), INFINITY);
+  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
+  if (l < 0 || r < 0) return out;
+  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
+  if (!(axis.norm() > 0)) return out;
+  axis.normalize();
+  const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
+  for (std::size_t w = 0; w < m.size(); ++w)
+    if (legs[w] >= 0.5)
+      out[w] = std::abs(m.welded.row(Eigen::Index(w)).dot(axis.transpose()) - mid);
   return out;
 }
 

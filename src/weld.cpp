@@ -132,6 +132,12 @@ void WeldParams::validate() const {
   if (!(weld_tolerance_h >= 0)) throw Error(ExitCode::Usage, "weld tolerance must not be negative");
 }
 
+std::vector<int> first_originals(const WeldedMesh& m) {
+  std::vector<int> first(m.size(), -1);
+  for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
+  return first;
+}
+
 WeldedMesh weld_character(const Document& doc, const Model& model, const Character& c,
                           const WeldParams& params) {
   params.validate();

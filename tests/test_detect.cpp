@@ -409,7 +409,8 @@ TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsew
   retail::Character c = retail::build_characters(rig.doc, model, {})[0];
   retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
   retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> d = retail::leg_midline_distance(m, sw, c, retail::joint_regions(c));
+  std::vector<double> d =
+      retail::leg_midline_distance(m, retail::leg_share(m, sw, retail::joint_regions(c)), c);
   REQUIRE(d.size() == m.size());
   std::size_t finite = 0, infinite = 0;
   for (std::size_t v = 0; v < d.size(); ++v) {

@@ -145,13 +145,17 @@ std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& we
                                    const Character& character, const std::vector<Segment>& segments,
                                    const DistanceField& field, const DetectParams& params);
 
+/// Per welded vertex: the share of its weight (first original vertex) on joints of region
+/// "thigh" or "leg"; NaN where no original vertex with weights maps to it. `region` from
+/// joint_regions.
+std::vector<double> leg_share(const WeldedMesh& mesh, const SkinWeights& weights,
+                              const std::vector<std::string>& region);
+
 /// Per welded vertex: its distance from the body's midline plane (through the upper-leg joints'
-/// midpoint, normal right -> left thigh) when at least half its weight (first original vertex)
-/// is on joints of region "thigh" or "leg"; +infinity elsewhere, and everywhere when the
-/// character has no upper-leg roles. `region` from joint_regions.
-std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const SkinWeights& weights,
-                                         const Character& character,
-                                         const std::vector<std::string>& region);
+/// midpoint, normal right -> left thigh) where `legs` (leg_share) is at least one half; +infinity
+/// elsewhere, and everywhere when the character has no upper-leg roles.
+std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vector<double>& legs,
+                                         const Character& character);
 
 /// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
 /// it. Either vector may be empty (that cue off); both empty: no base growth.

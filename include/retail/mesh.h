@@ -45,6 +45,9 @@ struct WeldedMesh {
   std::size_t size() const { return std::size_t(welded.rows()); }
 };
 
+/// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
+std::vector<int> first_originals(const WeldedMesh& mesh);
+
 /// Sorts edges (pairs a < b, both < `vertices`) ascending and drops repeats, in linear time: a
 /// counting pass by a, then each a's short list of b sorted. The same result as std::sort and
 /// std::unique.
