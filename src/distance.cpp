@@ -18,7 +18,6 @@ SkinWeights read_skin_weights(const Document& doc, const Model& model, const Cha
   none.fill(-1);
   sw.joint.assign(n, none);
   sw.weight.assign(n, std::array<double, SkinWeights::kMax>{});
-  sw.deforming.assign(c.joints.size(), false);
   for (const auto& src : mesh.sources) {
     const Primitive& prim =
         model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
@@ -34,13 +33,24 @@ SkinWeights read_skin_weights(const Document& doc, const Model& model, const Cha
   for (std::size_t v = 0; v < n; ++v) {
     double sum = 0;
     for (double w : sw.weight[v]) sum += w;
-    for (std::size_t k = 0; k < SkinWeights::kMax; ++k) {
-      if (sum > 0) sw.weight[v][k] /= sum;
-      if (sw.joint[v][k] >= 0 && sw.weight[v][k] > 0)
-        sw.deforming[std::size_t(sw.joint[v][k])] = true;
-    }
+    if (sum > 0)
+      for (double& w : sw.weight[v]) w /= sum;
   }
+  sw.deforming = carries_weight(sw, c.joints.size());
   return sw;
+}
+
+std::vector<bool> carries_weight(const SkinWeights& sw, std::size_t joints) {
+  std::vector<double> held(joints, 0.0); // per joint: its weights summed over the vertices
+  for (std::size_t v = 0; v < sw.joint.size(); ++v)
+    for (std::size_t k = 0; k < SkinWeights::kMax; ++k) {
+      const int j = sw.joint[v][k];
+      if (j >= 0 && std::size_t(j) < joints && sw.weight[v][k] > 0)
+        held[std::size_t(j)] += sw.weight[v][k];
+    }
+  std::vector<bool> out(joints, false);
+  for (std::size_t j = 0; j < joints; ++j) out[j] = held[j] >= SkinWeights::kLeastHeld;
+  return out;
 }
 
 void DistanceParams::validate() const {

@@ -193,11 +193,8 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
   for (int w : piece.vertices) inside[std::size_t(w)] = true;
   auto fixed = [&](int w) {
     Influences inf;
-    if (inside[std::size_t(w)]) { // the collar's own weights: the chain's at g = 0
-      ChainWeight cw = chain_weight(0.0, piece.length, r.chain.bones);
-      for (int k = 0; k < cw.count; ++k)
-        inf.push_back({chain_node(cw.bone[std::size_t(k)], c.roles.hips, r.nodes),
-                       cw.weight[std::size_t(k)]});
+    if (inside[std::size_t(w)]) { // the tail's side: the hips (the root blends into them)
+      inf.push_back({c.roles.hips, 1.0});
       return inf;
     }
     std::size_t v = SIZE_MAX; // its first original vertex (they share the weld's weights)

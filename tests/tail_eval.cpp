@@ -89,13 +89,19 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
       if (node == hips) on_hips += w;
       if (w > largest) largest = w, largest_added = std::size_t(node) >= nodes_in;
     }
-    const bool major = changed && (largest_added || on_hips > 0.999);
+    double was_on_hips = 0; // a band vertex already mostly on the hips that goes wholly to
+    for (const auto& [node, w] : a.weights[v]) // them is blended, not re-rigged
+      if (node == hips) was_on_hips += w;
+    const bool to_hips = on_hips > 0.999 && was_on_hips < 0.5;
+    const bool major = changed && (largest_added || to_hips);
     major_rerigged += major, major_both += major && truth[v];
     e.kept_other += truth[v] && 1 - added - on_hips >= 0.05;
-    bool rerigged = changed && (added >= 0.25 || on_hips > 0.999);
+    bool rerigged = changed && (added >= 0.25 || to_hips);
     e.truth += truth[v];
     e.rerigged += rerigged;
     e.both += truth[v] && rerigged;
+    e.false_major += major && !truth[v];
+    e.false_band += rerigged && !major && !truth[v];
   }
   e.recall = e.truth ? double(e.both) / double(e.truth) : 1.0;
   e.precision = e.rerigged ? double(e.both) / double(e.rerigged) : 1.0;

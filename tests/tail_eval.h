@@ -29,6 +29,8 @@ struct TailEval {
   /// Truth vertices that still carry >= 5% of their weight on an input bone other than the
   /// hips (a leg, the spine: issue 14's "the whole tail owns its weights").
   std::size_t kept_other = 0;
+  std::size_t false_major = 0; ///< re-rigged by majority, not the artist's tail (detection)
+  std::size_t false_band = 0;  ///< re-rigged (band blend), not by majority, not the artist's tail
   /// The same with both sides by majority: the output's largest weight on a node retail added
   /// (or all on the hips) against the artist's largest on a tail bone; the root band's blend
   /// then counts on neither side.

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
                         {"recall", e.recall},
                         {"precision", e.precision},
                         {"kept_other", e.kept_other},
+                        {"false_major", e.false_major},
+                        {"false_band", e.false_band},
                         {"recall_major", e.recall_major},
                         {"precision_major", e.precision_major},
                         {"clips", nlohmann::json::array()}};

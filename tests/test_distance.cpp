@@ -68,3 +68,24 @@ TEST_CASE(
   f = retail::skeleton_distance(pts, segs, 0.3);
   CHECK(f.distance[3] == Approx(0.0).margin(1e-12));
 }
+
+TEST_CASE("distance: a joint deforms when its weights sum to a whole vertex", "[distance]") {
+  // Joint 0 holds 0.6 + 0.5 = 1.1 vertices; joint 1 0.4 + 0.5 = 0.9; joint 2 holds stray
+  // weight (0.08 on four vertices, as a floor-level root did on the stegosaurus: 0.32) and
+  // joint 3 none.
+  retail::SkinWeights sw;
+  auto vertex = [&](std::array<int, 2> j, std::array<double, 2> w) {
+    std::array<int, retail::SkinWeights::kMax> jj;
+    jj.fill(-1);
+    std::array<double, retail::SkinWeights::kMax> ww{};
+    jj[0] = j[0], jj[1] = j[1], ww[0] = w[0], ww[1] = w[1];
+    sw.joint.push_back(jj), sw.weight.push_back(ww);
+  };
+  vertex({0, 1}, {0.6, 0.4});
+  vertex({0, 1}, {0.5, 0.5});
+  for (int i = 0; i < 4; ++i) vertex({2, 1}, {0.08, 0.0});
+  vertex({7, -1}, {1.0, 0.0}); // a joint id past the character's: ignored
+  CHECK(retail::carries_weight(sw, 4) == std::vector<bool>{true, false, false, false});
+  vertex({1, -1}, {0.1, 0.0});
+  CHECK(retail::carries_weight(sw, 4) == std::vector<bool>{true, true, false, false});
+}

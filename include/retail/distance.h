@@ -13,16 +13,24 @@ namespace retail {
 
 /// Influences of every original vertex of a WeldedMesh, as character joint indices.
 struct SkinWeights {
-  static constexpr int kMax = 8;                ///< JOINTS_0 + JOINTS_1
+  static constexpr int kMax = 8; ///< JOINTS_0 + JOINTS_1
+  /// A joint deforms when its weights, summed over the vertices, come to at least one whole
+  /// vertex: stray weight (a floor-level root holding 8% of four vertices) makes no bone.
+  static constexpr double kLeastHeld = 1.0;
   std::vector<std::array<int, kMax>> joint;     ///< #N: character joint index, -1 unused
   std::vector<std::array<double, kMax>> weight; ///< #N: weights as stored (normalised here)
-  std::vector<bool> deforming;                  ///< per character joint: carries weight somewhere
+  std::vector<bool> deforming; ///< per character joint: carries weight (kLeastHeld)
 };
 
 /// Reads JOINTS_n/WEIGHTS_n of every source primitive and maps skin joint indices to character
-/// joints. Weights are normalised to sum 1 (a zero-sum vertex keeps zeros).
+/// joints. Weights are normalised to sum 1 (a zero-sum vertex keeps zeros). `deforming`: the
+/// joints whose weights summed over the vertices reach kLeastHeld.
 SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& character,
                               const WeldedMesh& mesh);
+
+/// Per joint 0..joints-1: do its weights, summed over every vertex of `sw`, reach
+/// SkinWeights::kLeastHeld? Joint ids outside [0, joints) are ignored.
+std::vector<bool> carries_weight(const SkinWeights& sw, std::size_t joints);
 
 /// A bone segment a -> b in world space at bind (a == b: a point).
 struct Segment {

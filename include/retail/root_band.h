@@ -2,7 +2,7 @@
 // why and what it costs: docs/spring.md).
 //
 // The welded vertices within `width` of the piece (geodesic, outside it) get the harmonic blend
-// between the collar's weights (the chain's at g = 0: half hips, half Tail_1) and the body's own
+// between the hips (on the piece's side: the root blends into them) and the body's own
 // weights just past the band: per joint the graph-harmonic function with those boundary values
 // (edge weights 1 / length), so smooth, summing to 1, within [0, 1].
 #pragma once
@@ -46,7 +46,7 @@ RootBand solve_root_band(const WeldedMesh& mesh, const std::vector<int>& band,
                          const std::map<int, Influences>& boundary, const RootBandParams& params);
 
 /// The root band of a piece: band_vertices(mesh, inside, width), with boundary values
-/// `fixed(w)` for every neighbour outside the band (inside the piece: the collar's weights;
+/// `fixed(w)` for every neighbour outside the band (inside the piece: the hips;
 /// outside: the body's own).
 template <class Fixed>
 RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
