@@ -15,7 +15,7 @@ import sys
 # Lowest first. A module may include modules of its own layer or below, never above.
 LAYERS = [
     ("base", ["error", "document", "model", "files", "sha256", "parallel"]),
-    ("io", ["io", "accessor", "builder", "validate", "validate_graph"]),
+    ("io", ["io", "container", "accessor", "builder", "validate", "validate_graph"]),
     ("rig", ["transform", "skeleton", "roles", "mesh", "animation", "skinning"]),
     ("detect", ["weld", "distance", "geodesic", "detect", "components", "classify", "selector"]),
     ("grow", ["chain", "root_band", "rerig"]),

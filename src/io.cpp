@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <memory>
 
 namespace fs = std::filesystem;
 
@@ -204,7 +205,7 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
       auto comma = uri.find(',');
       if (comma == std::string::npos || uri.rfind(";base64", comma) == std::string::npos)
         fail_invalid(where + ": data URI is not base64");
-      if (!base64_decode(uri, comma + 1, doc.buffers[i]))
+      if (!decode_data_uri(uri, doc.buffers[i]))
         fail_invalid(where + ": data URI is not valid base64");
       continue;
     }
@@ -272,6 +273,16 @@ Document parse_glb(const Bytes& bytes, const std::string& base_dir) {
 }
 
 } // namespace
+
+bool decode_data_uri(const std::string& uri, Bytes& out, std::string* media_type) {
+  if (uri.rfind("data:", 0) != 0) return false;
+  auto comma = uri.find(',');
+  if (comma == std::string::npos) return false;
+  auto base64 = uri.rfind(";base64", comma);
+  if (base64 == std::string::npos) return false;
+  if (media_type) *media_type = uri.substr(5, uri.find(';', 5) - 5);
+  return base64_decode(uri, comma + 1, out);
+}
 
 Document parse_document(const Bytes& bytes, const std::string& base_dir) {
   if (bytes.size() >= 4 && read_u32(bytes, 0) == kGlbMagic) return parse_glb(bytes, base_dir);
@@ -352,12 +363,14 @@ Bytes serialize_document(const Document& doc) {
   return out;
 }
 
-void write_document(const Document& doc, const std::string& path, const Bytes* serialized) {
+std::vector<std::string> write_document(const Document& doc, const std::string& path,
+                                        const Bytes* serialized) {
   Bytes own;
   if (!serialized) own = serialize_document(doc);
   const Bytes& main = serialized ? *serialized : own;
   fs::path dir = fs::path(path).parent_path();
   std::vector<fs::path> created;
+  std::vector<std::unique_ptr<RemoveOnSignal>> guards; // created sidecars, until OUT is written
   try {
     for (const auto& ext : doc.external) {
       fs::path target = dir / ext.path;
@@ -379,7 +392,10 @@ void write_document(const Document& doc, const std::string& path, const Bytes* s
                              ec);
       bool existed = fs::exists(target, ec);
       write_file_atomic(target.string(), ext.bytes);
-      if (!existed) created.push_back(target);
+      if (!existed) {
+        created.push_back(target);
+        guards.push_back(std::make_unique<RemoveOnSignal>(target.string()));
+      }
     }
     write_file_atomic(path, main);
   } catch (...) {
@@ -387,6 +403,9 @@ void write_document(const Document& doc, const std::string& path, const Bytes* s
     for (const auto& c : created) fs::remove(c, ec);
     throw;
   }
+  std::vector<std::string> out;
+  for (const auto& c : created) out.push_back(c.string());
+  return out;
 }
 
 } // namespace retail

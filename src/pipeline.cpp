@@ -2,6 +2,7 @@
 #include "retail/pipeline.h"
 
 #include "retail/clip_pass.h"
+#include "retail/container.h"
 #include "retail/error.h"
 #include "retail/files.h"
 #include "retail/report.h"
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <future>
 #include <map>
+#include <memory>
 #include <regex>
 
 namespace fs = std::filesystem;
@@ -34,38 +36,27 @@ std::size_t buffer_bytes(const Document& doc) {
   return bytes;
 }
 
-std::string lower_extension(const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  for (char& ch : ext) ch = char(std::tolower((unsigned char)ch));
-  return ext;
-}
-
-void check_output_path(const std::string& in_path, const std::string& out_path,
-                       Container container) {
+/// The container OUT is written in (its extension; container.h). Failure: Error(Usage) when OUT
+/// is IN or has another extension, Error(OutputFailed) when its folder is missing or OUT is one.
+Container check_output_path(const std::string& in_path, const std::string& out_path) {
   std::error_code ec;
   if (fs::exists(out_path, ec) && fs::equivalent(in_path, out_path, ec))
     throw Error(ExitCode::Usage,
                 "the output '" + out_path + "' is the input file; retail never modifies its input");
-  std::string ext = lower_extension(out_path);
-  bool want_glb = ext == ".glb" || ext == ".vrm";
-  if (!want_glb && ext != ".gltf")
-    throw Error(ExitCode::Usage, "the output '" + out_path + "' must end in .glb, .vrm or .gltf");
-  if (want_glb != (container == Container::Glb))
-    throw Error(ExitCode::Usage, std::string("the input is a ") +
-                                     (container == Container::Glb ? "GLB" : ".gltf") +
-                                     " file; write the output as " +
-                                     (container == Container::Glb ? ".glb/.vrm" : ".gltf") +
-                                     " (retail does not convert containers)");
+  const Container container = container_for_path(out_path);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
     throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
   if (fs::is_directory(out_path, ec))
     throw Error(ExitCode::OutputFailed, "the output '" + out_path + "' is a folder");
+  return container;
 }
 
 /// Everything run() writes differs from everything it read and from each other (files.h).
-/// Sidecars written where the input's own are (OUT beside IN) are identical and skipped.
-void check_run_paths(const Input& in, const std::string& out_path, const std::string& report) {
+/// Sidecars written where the input's own are (OUT beside IN) are identical and skipped; a GLB
+/// written as .gltf adds its .bin.
+void check_run_paths(const Input& in, const std::string& out_path, const std::string& report,
+                     Container out_container) {
   std::vector<PathUse> reads = input_files(in.path, in.doc), writes;
   writes.push_back({out_path, "the output"});
   writes.push_back({report == "-" ? "" : report, "the report"});
@@ -75,7 +66,23 @@ void check_run_paths(const Input& in, const std::string& out_path, const std::st
     if (resolved_path(target) != resolved_path(reads[i + 1].path))
       writes.push_back({target, "the output's sidecar '" + in.doc.external[i].uri + "'"});
   }
+  if (in.doc.container == Container::Glb && out_container == Container::Gltf)
+    writes.push_back({(out_dir / bin_sidecar_name(out_path)).string(), "the output's .bin"});
   check_distinct_paths(reads, writes);
+}
+
+/// A `.vrm` name on a file without VRM metadata: said once, the file is still written (a GLB).
+void warn_vrm_name(const Document& doc, const std::string& out_path,
+                   std::vector<std::string>& warnings) {
+  std::string ext = fs::path(out_path).extension().string();
+  for (char& ch : ext) ch = char(std::tolower((unsigned char)ch));
+  const Json& ext_json = doc.gltf.contains("extensions") ? doc.gltf["extensions"] : Json();
+  const bool vrm =
+      ext_json.is_object() && (ext_json.contains("VRM") || ext_json.contains("VRMC_vrm"));
+  if (ext == ".vrm" && !vrm)
+    warnings.push_back("the output '" + out_path +
+                       "' is named .vrm but the input has no VRM metadata (no VRM or VRMC_vrm "
+                       "extension): it is written as a plain GLB, not a VRM avatar");
 }
 
 /// Re-rigs every character of `in` (with the harm check's overrides) and runs the clip pass;
@@ -380,9 +387,12 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   params.validate();
   RunResult result;
   Input in = load_input(in_path, params.bind, result.stages, true);
-  check_output_path(in_path, out_path, in.doc.container);
+  const Container out_container = check_output_path(in_path, out_path);
+  check_convertible(in.doc, out_container, out_path);
   check_run_paths(in, out_path,
-                  params.report_path.empty() ? default_report_path(out_path) : params.report_path);
+                  params.report_path.empty() ? default_report_path(out_path) : params.report_path,
+                  out_container);
+  warn_vrm_name(in.doc, out_path, result.warnings);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
     require_measurable(c);
@@ -425,19 +435,25 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   result.report_path =
       params.report_path.empty() ? default_report_path(out_path) : params.report_path;
   auto t0 = Clock::now();
+  if (out_container != in.doc.container)
+    in.doc = convert_container(std::move(in.doc), out_container, out_path);
   const Bytes out = serialize_document(in.doc);
   // The output's hash on a worker while the output is written (the task reads only `out`; the
   // future is waited for on every path, a throw included, before `out` goes away). The record
   // is complete with the write stage; the report is built from it after.
   std::future<std::string> out_sha256 =
       std::async(std::launch::async, [&] { return sha256_hex(out); });
+  std::vector<std::string> sidecars; // created by this write: they go with OUT
   try {
-    write_document(in.doc, out_path, &out);
+    sidecars = write_document(in.doc, out_path, &out);
   } catch (...) {
     out_sha256.wait();
     throw;
   }
   RemoveOnSignal provisional(out_path); // until its report is written too
+  std::vector<std::unique_ptr<RemoveOnSignal>> provisional_sidecars;
+  for (const auto& p : sidecars)
+    provisional_sidecars.push_back(std::make_unique<RemoveOnSignal>(p));
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
   try { // no partial result: the output goes with its report, built or written
@@ -450,6 +466,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   } catch (...) {
     std::error_code ec;
     fs::remove(out_path, ec);
+    for (const auto& p : sidecars) fs::remove(p, ec);
     throw;
   }
   return result;

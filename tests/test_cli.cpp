@@ -84,8 +84,8 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   CHECK(test::run_retail({in, in}, nullptr, &err) == 1); // never overwrite the input
   CHECK(err.find("is the input file") != std::string::npos);
   CHECK(retail::read_file(in) == original);
-  CHECK(test::run_retail({in, dir + "/x.gltf"}, nullptr, &err) == 1); // no container conversion
-  CHECK_FALSE(fs::exists(dir + "/x.gltf"));
+  CHECK(test::run_retail({in, dir + "/x.obj"}, nullptr, &err) == 1); // not a glTF container
+  CHECK(err.find("must end in .glb, .vrm or .gltf") != std::string::npos);
   CHECK(test::run_retail({dir + "/missing.glb", dir + "/x.glb"}, nullptr, &err) == 2);
   CHECK(err == "error: " + dir + "/missing.glb: cannot read the file\n");
   CHECK(test::run_retail({in, dir + "/no/such/dir/x.glb"}, nullptr, &err) == 4);
@@ -140,4 +140,29 @@ TEST_CASE("cli: retail batch - exit 5 with a failed file - no progress bar off a
   CHECK(fs::exists(root + "/out/sub/a.glb"));
   CHECK_FALSE(fs::exists(root + "/out/b.glb"));
   CHECK(test::run_retail({"batch", root + "/in", root + "/out", "--shard", "3/2"}) == 1);
+}
+
+TEST_CASE("cli: --help names every command with an example - no stale text", "[cli]") {
+  std::string out, err;
+  REQUIRE(test::run_retail({"--help"}, &out, &err) == 0);
+  for (const char* cmd :
+       {"retail IN OUT", "retail info IN", "retail report IN", "retail batch IN_DIR OUT_DIR",
+        "e.g. retail fox.glb", "e.g. retail info", "e.g. retail report", "e.g. retail batch"})
+    CHECK(out.find(cmd) != std::string::npos);
+  for (const char* sub : {"info", "report", "batch"}) {
+    INFO(sub);
+    std::string sub_out;
+    REQUIRE(test::run_retail({sub, "--help"}, &sub_out, &err) == 0);
+    CHECK(sub_out.find(std::string("Example:\n  retail ") + sub) != std::string::npos);
+    out += sub_out;
+  }
+  for (const char* stale : {"until detection lands", "same container as IN", "does not convert"})
+    CHECK(out.find(stale) == std::string::npos);
+  CHECK(out.find("clips to bake, judge and measure") != std::string::npos); // what --clips does
+  // README's command list: the four commands, and no claim that containers do not convert.
+  retail::Bytes readme = retail::read_file(std::string(RETAIL_SOURCE_DIR) + "/README.md");
+  std::string text(readme.begin(), readme.end());
+  for (const char* cmd : {"retail IN OUT", "retail info IN", "retail report IN", "retail batch"})
+    CHECK(text.find(cmd) != std::string::npos);
+  CHECK(text.find("same container:") == std::string::npos);
 }

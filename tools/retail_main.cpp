@@ -18,6 +18,24 @@
 
 namespace {
 
+/// `retail --help`'s header: every command with one example (README.md, "Commands").
+constexpr const char* kHeader =
+    "retail: finds the tail an auto-rigger weighted to the legs, grows a bone chain along it,\n"
+    "re-weights its skin, bakes spring motion into every clip and writes a JSON report that\n"
+    "measures the tail's edge stretch before and after. Exit codes: docs/exit-codes.md.\n"
+    "\n"
+    "Commands (each has its own --help):\n"
+    "  retail IN OUT [OPTIONS]         re-rig IN into OUT, report in OUT.report.json; OUT's\n"
+    "                                  extension picks the container (.glb/.vrm, or .gltf + .bin)\n"
+    "      e.g. retail fox.glb fox-rigged.glb --clips Walk,Run --fail-on 'torn>0'\n"
+    "  retail info IN [--json]         what retail sees: meshes, skins, roles, clips, H, scale\n"
+    "      e.g. retail info fox.glb --json\n"
+    "  retail report IN [OPTIONS]      edge stretch of any rig under its clips; changes nothing\n"
+    "      e.g. retail report fox-rigged.glb --clips Walk --json stretch.json\n"
+    "  retail batch IN_DIR OUT_DIR [OPTIONS]\n"
+    "                                  every .glb/.vrm/.gltf below IN_DIR into OUT_DIR\n"
+    "      e.g. retail batch assets/ rigged/ -j 4 --summary rigged/summary.jsonl\n";
+
 /// stderr, every line through terminal_safe: names from files cannot forge lines or send
 /// escape sequences to the terminal.
 class SafeStderrSink : public spdlog::sinks::base_sink<std::mutex> {
@@ -161,13 +179,16 @@ void bind_log_level(CLI::App& app, Cli& cli) {
 /// `retail IN OUT`'s own arguments, the bind skeleton's and the mode.
 void bind_run(CLI::App& app, Cli& cli) {
   app.add_option("IN", cli.in_path, "input .glb/.vrm/.gltf");
-  app.add_option("OUT", cli.out_path, "output file (same container as IN)");
+  app.add_option("OUT", cli.out_path,
+                 "output .glb/.vrm (GLB) or .gltf (+ OUT-stem.bin beside it); IN converts when "
+                 "the container differs (docs/containers.md)");
   bind_log_level(app, cli);
   app.add_option("--reference-height", cli.params.bind.reference_height_m,
                  "model height (m) at which metre-given defaults apply unscaled")
       ->capture_default_str();
   app.add_option("--mode", cli.mode,
-                 "chain (bones along the tail), rigid (tail on the hips), detect (report only)")
+                 "chain (bones along the tail), rigid (tail on the hips), detect (report only: "
+                 "OUT is a faithful copy, converted if asked)")
       ->check(CLI::IsMember({"chain", "rigid", "detect"}))
       ->capture_default_str();
   app.add_option("--report", cli.params.report_path,
@@ -240,9 +261,10 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
   auto& sp = params.bake.spring;
   app.add_option("--fps", params.bake.fps, "baked keys per second")->capture_default_str();
   app.add_option("--no-loop", params.bake.no_loop,
-                 "bake this clip from rest without looping (repeatable)");
+                 "bake this clip (its full name) from rest without looping (repeatable)");
   app.add_option("--loop", params.bake.loop,
-                 "treat this clip as a loop even if its name reads one-shot");
+                 "bake this clip (its full name) as a loop even if its name reads one-shot "
+                 "(repeatable)");
   app.add_option("--frequency", sp.root_frequency_hz, "spring frequency at the root, Hz")
       ->capture_default_str();
   app.add_option("--tip-frequency", sp.tip_frequency_hz, "spring frequency at the tip, Hz")
@@ -281,7 +303,11 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
 
 /// The stretch and its checks (stretch.h, qa.h), the worker threads and the units.
 void bind_measure(CLI::App& app, Cli& cli) {
-  app.add_option("--clips", cli.clips, "clips to measure (default: all)")->delimiter(',');
+  app.add_option("--clips", cli.clips,
+                 "clips to bake, judge and measure, comma-separated: a full name or the part "
+                 "after 'Armature|' (default: all; a clip left out gets no tail keys, the tail "
+                 "follows the hips rigidly in it)")
+      ->delimiter(',');
   app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
       ->capture_default_str();
   app.add_option("--fail-on", cli.fail_on,
@@ -296,6 +322,7 @@ void bind_measure(CLI::App& app, Cli& cli) {
 
 CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
   auto* cmd = app.add_subcommand("info", "what retail sees: meshes, skins, roles, clips, H, scale");
+  cmd->footer("Example:\n  retail info fox.glb --json > fox.info.json");
   cmd->add_option("IN", cli.info_in, "input file")->required();
   cmd->add_flag("--json", cli.info_json,
                 "print retail.info/1 JSON on stdout (docs/info-schema.md)");
@@ -306,9 +333,14 @@ CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
 CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
   auto* cmd =
       app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
+  cmd->footer("Example:\n  retail report fox-rigged.glb --clips Walk --json stretch.json "
+              "--fail-on 'torn>0'");
   cmd->add_option("IN", cli.report_in, "input file")->required();
   cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
-  cmd->add_option("--clips", cli.clips, "clips to measure (default: all)")->delimiter(',');
+  cmd->add_option("--clips", cli.clips,
+                  "clips to measure, comma-separated: a full name or the part after "
+                  "'Armature|' (default: all)")
+      ->delimiter(',');
   cmd->add_option("--region-bones", cli.region_bones,
                   "tail region: largest weight on a bone matching this regex")
       ->capture_default_str();
@@ -326,6 +358,9 @@ CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
       "batch", "re-rig every .glb/.vrm/.gltf below IN_DIR into OUT_DIR (docs/batch.md); "
                "the options of `retail IN OUT` apply to every file");
   cmd->fallthrough();
+  cmd->footer("Outputs keep their input's container (convert single files with retail IN OUT).\n"
+              "Example:\n  retail batch assets/ rigged/ -j 4 --summary rigged/summary.jsonl "
+              "--fail-on 'torn>0'");
   cmd->add_option("IN_DIR", cli.batch_in, "input folder (recursive)")->required();
   cmd->add_option("OUT_DIR", cli.batch_out, "output folder (mirrors IN_DIR)")->required();
   cmd->add_option("-j,--jobs", cli.batch.jobs, "worker threads (0: one per core)")
@@ -435,10 +470,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
-  CLI::App app{
-      "retail: finds a tail an auto-rigger missed, gives it bones, and re-rigs the file.\n"
-      "  retail IN OUT          re-rig IN into OUT (a faithful copy until detection lands)\n"
-      "  retail info IN [--json] what retail sees in IN"};
+  CLI::App app{kHeader};
   app.set_version_flag("--version", std::string("retail ") + RETAIL_VERSION);
   Cli cli;
   bind_run(app, cli);

@@ -65,7 +65,14 @@ Bytes serialize_document(const Document& doc);
 /// already there), then the main file via temp file in the target folder + rename. On failure
 /// nothing new is left behind. Failure: Error OutputFailed naming the path.
 /// `main`: the already serialised document (serialize_document(doc)), to avoid doing it twice.
-void write_document(const Document& doc, const std::string& path, const Bytes* main = nullptr);
+/// Returns the sidecars it created (paths that did not exist before), for a caller that must
+/// remove them should a later step fail.
+std::vector<std::string> write_document(const Document& doc, const std::string& path,
+                                        const Bytes* main = nullptr);
+
+/// Decodes a base64 `data:` URI into `out` (appended); `media_type`, when non-null, receives
+/// the type before `;base64` ("" when none). Returns false when it is not a base64 data URI.
+bool decode_data_uri(const std::string& uri, Bytes& out, std::string* media_type = nullptr);
 
 /// Writes `bytes` to `path` atomically (temp file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const Bytes& bytes);

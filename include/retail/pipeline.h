@@ -69,9 +69,11 @@ struct RunResult : RunRecord {
 };
 
 /// `retail IN OUT`: load, validate, bind skeleton, then per character detect / chain / weights
-/// (mode), write OUT atomically and the report. Nothing found: OUT is a faithful copy.
-/// Failure: Error with the exit-code class (Usage when OUT is IN or the container differs;
-/// OutputFailed when OUT or the report cannot be written, in which case neither is left).
+/// (mode), write OUT atomically and the report. Nothing found: OUT is a faithful copy. OUT's
+/// extension picks its container (container.h): IN converts when it differs.
+/// Failure: Error with the exit-code class (Usage when OUT is IN or not .glb/.vrm/.gltf;
+/// Unsupported when the conversion would lose data; OutputFailed when OUT or the report cannot
+/// be written, in which case neither is left, nor a sidecar this run created).
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params);
 
 /// Indices of the clips named in `names` (all clips when empty). A name matches a clip's full

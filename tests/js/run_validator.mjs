@@ -1,6 +1,8 @@
 // Runs `retail IN OUT` on each input and the Khronos glTF-Validator on IN and OUT; fails when OUT
 // has an error or warning code more often than IN (no new issues), or retail did not exit 0.
-//   node run_validator.mjs --retail PATH --out DIR [--retail-arg ARG] [--rigs DIR] [--shared DIR] [INPUT...]
+//   node run_validator.mjs --retail PATH --out DIR [--retail-arg ARG] [--convert] [--rigs DIR] [--shared DIR] [INPUT...]
+// --convert writes OUT in the other container (.glb/.vrm -> .gltf + .bin, .gltf -> .glb;
+// docs/containers.md), so the converted output is what is validated.
 // --rigs / --shared add every .glb/.vrm/.gltf found below those folders (--shared: skipped, and
 // said so, when the folder does not exist).
 import { execFileSync } from 'node:child_process';
@@ -13,6 +15,8 @@ const opt = (name) => { const i = args.indexOf(name); const v = args[i + 1]; arg
 const retail = opt('--retail');
 const outDir = opt('--out');
 const extra = args.includes('--retail-arg') ? [opt('--retail-arg')] : []; // e.g. --no-bake
+const convert = args.includes('--convert');
+if (convert) args.splice(args.indexOf('--convert'), 1);
 const listDir = (dir) => fs.readdirSync(dir, { recursive: true }).map((f) => path.join(dir, f))
   .filter((f) => /\.(glb|vrm|gltf)$/i.test(f)).sort();
 if (args.includes('--rigs')) args.push(...listDir(opt('--rigs')));
@@ -47,7 +51,8 @@ async function validate(file) {
 let failed = 0, passed = 0;
 for (const input of args) {
   const ext = path.extname(input).toLowerCase();
-  const out = path.join(outDir, path.basename(path.dirname(input)) + '-' + path.basename(input, ext) + '.out' + ext);
+  const outExt = !convert ? ext : ext === '.gltf' ? '.glb' : '.gltf';
+  const out = path.join(outDir, path.basename(path.dirname(input)) + '-' + path.basename(input, ext) + '.out' + outExt);
   try {
     execFileSync(retail, ['-q', ...extra, input, out], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (e) {
