@@ -25,7 +25,10 @@ struct BatchParams {
   int shard_count = 1;
   std::string summary_path; ///< JSON lines, one per file in list order ("" none, "-" stdout)
   bool force = false;       ///< re-rig even when the output is newer than its input
-  void validate() const;    ///< Failure: Error(Usage)
+  /// --html: a QA page beside every output (OUT with .html, html_page.h) and OUT_DIR/index.html
+  /// (html_index.h) listing every file of the shard.
+  bool html = false;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 /// "I/N" with 0 <= I < N. Failure: Error(Usage).
