@@ -94,6 +94,25 @@ std::string json_in_script(const Json& j) {
   return out;
 }
 
+std::string fill_template(std::string_view tmpl, const std::map<std::string, std::string>& values) {
+  std::string out;
+  std::size_t at = 0;
+  while (true) {
+    const std::size_t open = tmpl.find("{{", at);
+    if (open == std::string_view::npos) break;
+    const std::size_t close = tmpl.find("}}", open + 2);
+    if (close == std::string_view::npos) break;
+    const std::string name(tmpl.substr(open + 2, close - open - 2));
+    auto it = values.find(name);
+    if (it == values.end()) throw std::logic_error("html template: no value for {{" + name + "}}");
+    out.append(tmpl.substr(at, open - at));
+    out += it->second;
+    at = close + 2;
+  }
+  out.append(tmpl.substr(at));
+  return out;
+}
+
 namespace {
 
 /// A media type for an image sidecar, from its file name (the page's browser decodes by content).
@@ -161,27 +180,6 @@ std::vector<PageClip> page_clips(const Document& doc, const Model& model,
 }
 
 namespace {
-
-/// `tmpl` with every {{name}} replaced by values.at(name), in one pass (inserted text is not
-/// scanned again). Failure: std::logic_error for a marker without a value (a template bug).
-std::string fill_template(std::string_view tmpl, const std::map<std::string, std::string>& values) {
-  std::string out;
-  std::size_t at = 0;
-  while (true) {
-    const std::size_t open = tmpl.find("{{", at);
-    if (open == std::string_view::npos) break;
-    const std::size_t close = tmpl.find("}}", open + 2);
-    if (close == std::string_view::npos) break;
-    const std::string name(tmpl.substr(open + 2, close - open - 2));
-    auto it = values.find(name);
-    if (it == values.end()) throw std::logic_error("html template: no value for {{" + name + "}}");
-    out.append(tmpl.substr(at, open - at));
-    out += it->second;
-    at = close + 2;
-  }
-  out.append(tmpl.substr(at));
-  return out;
-}
 
 /// One primitive's slice of per-vertex bytes, as base64.
 std::string slice64(const std::vector<std::uint8_t>& bytes, const SourcePrimitive& s) {

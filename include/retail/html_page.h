@@ -14,7 +14,9 @@
 #include "retail/model.h"
 #include "retail/skeleton.h"
 
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace retail {
@@ -83,6 +85,10 @@ std::string json_in_script(const Json& j);
 
 /// `text` as HTML text content: & < > " ' escaped.
 std::string html_text(const std::string& text);
+
+/// `tmpl` with every {{name}} replaced by values.at(name), in one pass (inserted text is never
+/// scanned for markers). Failure: std::logic_error for a marker without a value (a template bug).
+std::string fill_template(std::string_view tmpl, const std::map<std::string, std::string>& values);
 
 /// Standard base64 (RFC 4648, with '=' padding).
 std::string base64(const std::uint8_t* data, std::size_t size);
