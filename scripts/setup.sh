@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake g++ make libtinygltf-dev libeigen3-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev catch2
-      parallel clang clang-format python3 blender python3-numpy)
+      parallel clang clang-format python3 blender python3-numpy chromium)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 missing=()

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 
 namespace fs = std::filesystem;
@@ -105,17 +106,52 @@ bool newer_than(const fs::path& path, const fs::path& in) {
   return !ec && t > t_in;
 }
 
+/// What the run found, in a few words: "1 tail chain; 6 pieces: 1 tail_chain, 5 limb".
+std::string found_text(const RunResult& r) {
+  std::size_t chains = 0, pieces = 0;
+  std::map<std::string, std::size_t> decisions;
+  for (const auto& c : r.characters) {
+    chains += c.chains.size();
+    pieces += c.detection.pieces.size();
+  }
+  for (const auto& c : r.report["characters"])
+    for (const auto& p : c.value("pieces", Json::array())) ++decisions[p.value("decision", "?")];
+  std::string text = std::to_string(chains) + (chains == 1 ? " tail chain" : " tail chains") +
+                     "; " + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces");
+  std::string sep = ": ";
+  for (const auto& [d, n] : decisions) text += sep + std::to_string(n) + " " + d, sep = ", ";
+  return text;
+}
+
+/// The index row's figures of a run: the clip where the input's tail tears most (its torn share
+/// before and after) and whether any clip tears more after than before.
+void index_figures(const RunResult& r, IndexRow& row) {
+  double worst = -1;
+  for (const auto& rows : r.stretch)
+    for (const auto& s : rows) {
+      if (s.original.torn_percent > worst) {
+        worst = s.original.torn_percent;
+        row.figures = true;
+        row.worst_clip = s.name;
+        row.torn_before = s.original.torn_percent;
+        row.torn_after = s.result.torn_percent;
+      }
+      if (s.result.torn_percent > s.original.torn_percent + 1e-9) row.worse = true;
+    }
+}
+
 /// One file: skipped when up to date (its output and its report both newer than it: a run
 /// killed between writing the two left an incomplete item, which is redone), else run; every
 /// failure becomes the entry's status.
 BatchEntry process(const fs::path& in, const fs::path& out, const std::string& rel,
                    const BatchParams& params, const std::string& report_path,
-                   const std::string& in_root) {
+                   const std::string& page_path, const std::string& in_root) {
   BatchEntry e;
   e.path = rel;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
-  if (!params.force && newer_than(out, in) && newer_than(report_path, in)) {
+  if (!params.force && newer_than(out, in) && newer_than(report_path, in) &&
+      (!params.html || newer_than(page_path, in))) {
     e.status = "skipped";
     return e;
   }
@@ -127,7 +163,11 @@ BatchEntry process(const fs::path& in, const fs::path& out, const std::string& r
       throw Error(ExitCode::OutputFailed, "cannot create '" + out.parent_path().string() + "'");
     RunParams rp = params.run;
     rp.report_path = report_path;
+    if (params.html) rp.html_path = page_path;
     RunResult r = run(in.string(), out.string(), rp);
+    e.row.found = found_text(r);
+    e.row.warnings = r.warnings;
+    index_figures(r, e.row);
     for (const auto& c : r.characters) e.chains += c.chains.size();
     for (const auto& pieces : r.judge)
       for (const auto& pj : pieces) e.stepped_down += pj.verdict != "kept";
@@ -163,7 +203,42 @@ std::vector<std::string> report_paths(const std::vector<fs::path>& outs) {
   return paths;
 }
 
+/// The index of a finished batch: one row per entry (its page relative to OUT_DIR when it has
+/// one), written atomically to OUT_DIR/index.html.
+void write_index(const std::string& in_dir, const std::string& out_dir,
+                 std::vector<BatchEntry>& entries, const std::vector<std::string>& pages) {
+  std::vector<IndexRow> rows;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    BatchEntry& e = entries[i];
+    e.row.path = e.path;
+    e.row.status = e.status;
+    e.row.error = e.error;
+    e.row.stepped_down = e.stepped_down;
+    e.row.ms = e.ms;
+    std::error_code ec;
+    if (e.status != "failed" && fs::exists(pages[i], ec))
+      e.row.page = fs::relative(pages[i], out_dir, ec).generic_string();
+    rows.push_back(e.row);
+  }
+  const std::string text = make_batch_index(in_dir, rows);
+  write_file_atomic((fs::path(out_dir) / "index.html").string(), Bytes(text.begin(), text.end()));
+}
+
 } // namespace
+
+std::vector<std::string> page_paths(const std::vector<std::string>& outs,
+                                    const std::string& out_dir) {
+  std::vector<std::string> paths;
+  std::vector<std::string> taken = {(fs::path(out_dir) / "index.html").lexically_normal().string()};
+  for (const auto& o : outs) {
+    std::string p = fs::path(o).replace_extension(".html").lexically_normal().string();
+    if (std::find(taken.begin(), taken.end(), p) != taken.end())
+      p = fs::path(o + ".html").lexically_normal().string();
+    taken.push_back(p);
+    paths.push_back(p);
+  }
+  return paths;
+}
 
 BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
                       const BatchParams& params,
@@ -183,7 +258,9 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
     throw Error(ExitCode::OutputFailed, "cannot create the output folder '" + out_dir + "'");
   std::vector<fs::path> outs;
   for (const auto& f : files) outs.push_back(fs::path(out_dir) / fs::path(f));
-  std::vector<std::string> reports = report_paths(outs);
+  std::vector<std::string> reports = report_paths(outs), out_names;
+  for (const auto& o : outs) out_names.push_back(o.string());
+  const std::vector<std::string> pages = page_paths(out_names, out_dir);
 
   if (params.summary_path != "-" && !params.summary_path.empty()) {
     // Written as the files run: never over a file of IN_DIR, an output or a report.
@@ -223,7 +300,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   std::size_t finished = 0, flushed = 0;
   parallel_for(files.size(), int(n), [&](std::size_t i) {
     BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
-                           reports[i], in_dir);
+                           reports[i], pages[i], in_dir);
     std::lock_guard<std::mutex> lock(mutex);
     result.entries[i] = std::move(e);
     done[i] = true;
@@ -236,6 +313,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   });
   if (summary_file && !*summary_file)
     throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
+  if (params.html) write_index(in_dir, out_dir, result.entries, pages);
   result.exit_code = result.failed ? int(ExitCode::BatchFailed) : 0;
   return result;
 }

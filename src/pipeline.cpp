@@ -5,6 +5,7 @@
 #include "retail/container.h"
 #include "retail/error.h"
 #include "retail/files.h"
+#include "retail/html_page.h"
 #include "retail/report.h"
 #include "retail/selector.h"
 #include "retail/sha256.h"
@@ -56,10 +57,11 @@ Container check_output_path(const std::string& in_path, const std::string& out_p
 /// Sidecars written where the input's own are (OUT beside IN) are identical and skipped; a GLB
 /// written as .gltf adds its .bin.
 void check_run_paths(const Input& in, const std::string& out_path, const std::string& report,
-                     Container out_container) {
+                     const std::string& page, Container out_container) {
   std::vector<PathUse> reads = input_files(in.path, in.doc), writes;
   writes.push_back({out_path, "the output"});
   writes.push_back({report == "-" ? "" : report, "the report"});
+  writes.push_back({page, "the page"});
   fs::path out_dir = fs::path(out_path).parent_path();
   for (std::size_t i = 0; i < in.doc.external.size(); ++i) {
     std::string target = (out_dir / in.doc.external[i].path).string();
@@ -265,6 +267,111 @@ void record_facts(const Input& in, const std::string& out_path, const RunParams&
   }
 }
 
+/// The page with the run's report (its timings left out: the page is deterministic), written
+/// atomically to `path`; the time it took is added to result.page_ms.
+void write_page(PageData& page, const Json& report, const std::string& path, RunResult& result) {
+  auto t0 = Clock::now();
+  page.report = report;
+  page.report.erase("timings_ms");
+  page.report.erase("work_ms");
+  const std::string text = make_page(page);
+  write_file_atomic(path, Bytes(text.begin(), text.end()));
+  result.page_ms += ms_since(t0);
+  result.page_bytes = text.size();
+}
+
+/// --html PAGE: three.js is built in, PAGE's folder exists and PAGE is no folder.
+/// Failure: Error(Unsupported) without three.js, Error(OutputFailed) for the path.
+void check_page_path(const std::string& page) {
+  if (!page_supported()) make_page({}); // throws the error that says how to build with it
+  std::error_code ec;
+  fs::path dir = fs::path(page).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    throw Error(ExitCode::OutputFailed, "the page's folder '" + dir.string() + "' does not exist");
+  if (fs::is_directory(page, ec))
+    throw Error(ExitCode::OutputFailed, "the page '" + page + "' is a folder");
+}
+
+/// The input read again for the page, checked to be the bytes the run read (`sha256`).
+Input reread_input(const std::string& path, const BindParams& bind, const std::string& sha256) {
+  std::vector<StageStat> stats;
+  Input in = load_input(path, bind, stats, true);
+  if (in.sha256 != sha256)
+    throw Error(ExitCode::InvalidInput, "the file changed while retail was reading it");
+  return in;
+}
+
+/// The QA page of `retail IN OUT --html` but its report (added once written): the input as read,
+/// the rigid reference (the same job in mode rigid, in memory, never written) and the output
+/// `out` (the re-rigged document with its keys), each with its heat map under `clips`; the tail
+/// (every chain's re-weighted vertices) and the output's chain nodes.
+PageData rerig_page(const std::string& in_path, const std::string& sha256, const Document& out,
+                    const std::vector<int>& clips, const RunParams& params,
+                    const RunResult& result) {
+  PageData page;
+  page.kind = "rerig";
+  page.title = fs::path(in_path).filename().string();
+  page.torn_above = params.stretch.torn_above;
+  page.torn_below = params.stretch.torn_below;
+  const int samples = params.stretch.samples, threads = params.threads;
+  {
+    const Input orig = reread_input(in_path, params.bind, sha256);
+    page.clips = page_clips(orig.doc, orig.model, clips);
+    page.views.push_back(make_view("input", "Input rig", orig.doc, orig.model, orig.characters,
+                                   clips, samples, threads));
+  }
+  {
+    Input rigid = reread_input(in_path, params.bind, sha256);
+    RerigParams rp = params.rerig;
+    rp.mode = Mode::Rigid;
+    for (const Character& c : rigid.characters) rerig_character(rigid.doc, rigid.model, c, rp);
+    const Model model = parse_model(rigid.doc);
+    page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid.doc, model,
+                                   build_characters(rigid.doc, model, params.bind), clips, samples,
+                                   threads));
+  }
+  const Model model = parse_model(out);
+  page.views.push_back(make_view("output", "Re-rigged output", out, model,
+                                 build_characters(out, model, params.bind), clips, samples,
+                                 threads));
+  for (const CharacterResult& c : result.characters) {
+    page.tail.emplace_back();
+    for (const ChainResult& ch : c.chains) {
+      page.tail.back().insert(page.tail.back().end(), ch.original_vertices.begin(),
+                              ch.original_vertices.end());
+      page.views.back().chain_nodes.insert(page.views.back().chain_nodes.end(), ch.nodes.begin(),
+                                           ch.nodes.end());
+    }
+  }
+  return page;
+}
+
+/// The QA page of `retail report IN --html`: the one rig with its heat map; "tail motion off"
+/// holds the joints whose names match `region_bones` still; the tail box covers `regions`.
+std::string report_page(const Input& in, const std::vector<int>& clips,
+                        const StretchParams& stretch, int threads,
+                        const std::vector<std::vector<std::size_t>>& regions,
+                        const std::string& region_bones, const Json& report) {
+  PageData page;
+  page.kind = "report";
+  page.title = fs::path(in.path).filename().string();
+  page.torn_above = stretch.torn_above;
+  page.torn_below = stretch.torn_below;
+  page.clips = page_clips(in.doc, in.model, clips);
+  page.views.push_back(
+      make_view("rig", "Rig", in.doc, in.model, in.characters, clips, stretch.samples, threads));
+  const std::regex pattern(region_bones, std::regex::icase);
+  std::vector<bool> joint(in.model.nodes.size(), false);
+  for (const Character& c : in.characters)
+    for (int j : c.joints) joint[std::size_t(j)] = true;
+  for (std::size_t i = 0; i < joint.size(); ++i)
+    if (joint[i] && std::regex_search(in.model.nodes[i].name, pattern))
+      page.views[0].chain_nodes.push_back(int(i));
+  page.tail = regions;
+  page.report = report;
+  return make_page(page);
+}
+
 } // namespace
 
 std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names) {
@@ -300,8 +407,9 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
 MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                           const StretchParams& stretch, const std::vector<std::string>& clip_names,
                           const std::string& region_bones, const std::vector<FailCheck>& fail_on,
-                          int threads) {
+                          int threads, bool page) {
   stretch.validate();
+  if (page && !page_supported()) make_page({}); // says how to build with three.js
   std::regex pattern;
   try {
     pattern = std::regex(region_bones, std::regex::icase);
@@ -315,6 +423,7 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
   std::vector<int> clips = select_clips(in.model, clip_names);
   auto t0 = Clock::now();
   Json chars = Json::array();
+  std::vector<std::vector<std::size_t>> regions; // per character: its tail region's vertex ids
   for (const auto& c : in.characters) {
     SkinSampler skin(in.doc, in.model, c);
     std::vector<int> dominant = skin.dominant_node();
@@ -325,6 +434,9 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
     std::size_t n = 0;
     for (std::size_t v = 0; v < tail.size(); ++v)
       if (dominant[v] >= 0 && matches[std::size_t(dominant[v])]) tail[v] = true, ++n;
+    regions.emplace_back();
+    for (std::size_t v = 0; v < tail.size(); ++v)
+      if (tail[v]) regions.back().push_back(v);
     auto measured =
         measure_stretch_rigs(in.doc, {{&in.model, &skin, true}}, mesh_edges(in.doc, in.model, skin),
                              tail, clips, stretch, threads)[0];
@@ -354,6 +466,7 @@ MeasureResult measure_rig(const std::string& path, const BindParams& bind,
             {"region_bones", region_bones},
             {"characters", chars},
             {"failures", r.failures}};
+  if (page) r.page = report_page(in, clips, stretch, threads, regions, region_bones, r.json);
   return r;
 }
 
@@ -391,8 +504,9 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   check_convertible(in.doc, out_container, out_path);
   check_run_paths(in, out_path,
                   params.report_path.empty() ? default_report_path(out_path) : params.report_path,
-                  out_container);
+                  params.html_path, out_container);
   warn_vrm_name(in.doc, out_path, result.warnings);
+  if (!params.html_path.empty()) check_page_path(params.html_path);
   for (const auto& c : in.characters) {
     require_roles(in.model, c);
     require_measurable(c);
@@ -431,6 +545,12 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     break;
   }
 
+  PageData page; // everything the page shows but the report, before anything is written
+  if (!params.html_path.empty()) {
+    auto t0 = Clock::now();
+    page = rerig_page(in_path, in.sha256, in.doc, clips, params, result);
+    result.page_ms = ms_since(t0);
+  }
   record_facts(in, out_path, params, result);
   result.report_path =
       params.report_path.empty() ? default_report_path(out_path) : params.report_path;
@@ -456,17 +576,24 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     provisional_sidecars.push_back(std::make_unique<RemoveOnSignal>(p));
   result.stages.push_back(
       {"write", ms_since(t0), out_path + " (" + std::to_string(out.size()) + " bytes)"});
-  try { // no partial result: the output goes with its report, built or written
+  bool report_written = false;
+  try { // no partial result: the output goes with its report and page, built or written
     result.output_sha256 = out_sha256.get();
     result.report = make_report(result);
     if (result.report_path != "-") {
       std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+      RemoveOnSignal report_provisional(result.report_path); // until the page is written too
       write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
+      report_written = true;
+      if (!params.html_path.empty()) write_page(page, result.report, params.html_path, result);
+    } else if (!params.html_path.empty()) {
+      write_page(page, result.report, params.html_path, result);
     }
   } catch (...) {
     std::error_code ec;
     fs::remove(out_path, ec);
     for (const auto& p : sidecars) fs::remove(p, ec);
+    if (report_written) fs::remove(result.report_path, ec);
     throw;
   }
   return result;

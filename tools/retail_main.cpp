@@ -165,7 +165,7 @@ struct Cli {
   std::vector<std::string> clips, fail_on;
   std::string info_in;
   bool info_json = false;
-  std::string report_in, report_json, region_bones = "tail";
+  std::string report_in, report_json, report_html, region_bones = "tail";
   std::string batch_in, batch_out, shard = "0/1";
   retail::RunParams params;
   retail::BatchParams batch;
@@ -193,6 +193,9 @@ void bind_run(CLI::App& app, Cli& cli) {
       ->capture_default_str();
   app.add_option("--report", cli.params.report_path,
                  "report path (default: OUT with .report.json; - for stdout)");
+  app.add_option("--html", cli.params.html_path,
+                 "also write a self-contained QA page: input, rigid reference and output side by "
+                 "side with the heat map and the report (docs/html-page.md)");
 }
 
 /// Detection (detect.h).
@@ -337,6 +340,9 @@ CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
               "--fail-on 'torn>0'");
   cmd->add_option("IN", cli.report_in, "input file")->required();
   cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
+  cmd->add_option("--html", cli.report_html,
+                  "write a self-contained QA page: the rig with its heat map and the stretch "
+                  "(docs/html-page.md)");
   cmd->add_option("--clips", cli.clips,
                   "clips to measure, comma-separated: a full name or the part after "
                   "'Armature|' (default: all)")
@@ -370,6 +376,9 @@ CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--summary", cli.batch.summary_path,
                   "one JSON line per file (- for stdout; docs/batch.md)");
   cmd->add_flag("--force", cli.batch.force, "re-rig even outputs newer than their input");
+  cmd->add_flag("--html", cli.batch.html,
+                "a QA page beside every output (OUT with .html) and OUT_DIR/index.html "
+                "listing them (docs/html-page.md)");
   bind_log_level(*cmd, cli);
   return cmd;
 }
@@ -408,9 +417,15 @@ int info_command(const Cli& cli) {
 int report_command(const Cli& cli) {
   const retail::RunParams& params = cli.params;
   try {
-    retail::MeasureResult m =
-        retail::measure_rig(cli.report_in, params.bind, params.stretch, params.clips,
-                            cli.region_bones, params.fail_on, params.threads);
+    if (!cli.report_html.empty()) {
+      const std::vector<retail::PathUse> writes = {
+          {cli.report_json == "-" ? "" : cli.report_json, "the report"},
+          {cli.report_html, "the page"}};
+      retail::check_distinct_paths({{cli.report_in, "the input"}}, writes);
+    }
+    retail::MeasureResult m = retail::measure_rig(cli.report_in, params.bind, params.stretch,
+                                                  params.clips, cli.region_bones, params.fail_on,
+                                                  params.threads, !cli.report_html.empty());
     log_stages(m.stages);
     for (std::size_t k = 0; k < m.stretch.size(); ++k) {
       spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
@@ -423,6 +438,11 @@ int report_command(const Cli& cli) {
       retail::check_distinct_paths(m.inputs, {{cli.report_json, "the report"}});
       std::string text = m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
       retail::write_file_atomic(cli.report_json, retail::Bytes(text.begin(), text.end()));
+    }
+    if (!cli.report_html.empty()) {
+      retail::check_distinct_paths(m.inputs, {{cli.report_html, "the page"}});
+      retail::write_file_atomic(cli.report_html, retail::Bytes(m.page.begin(), m.page.end()));
+      spdlog::info("wrote {} ({} bytes)", cli.report_html, m.page.size());
     }
     for (const auto& f : m.failures) spdlog::error("check failed: {}", f);
     return m.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
@@ -451,6 +471,8 @@ int rerig_command(const Cli& cli) {
     if (r.report_path == "-")
       std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
     spdlog::info("wrote {}{}", cli.out_path, r.report_path == "-" ? "" : " and " + r.report_path);
+    if (!cli.params.html_path.empty())
+      spdlog::info("wrote {} ({} bytes, {:.1f} ms)", cli.params.html_path, r.page_bytes, r.page_ms);
     for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
     return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
   } catch (const retail::Error& e) {

@@ -8,6 +8,7 @@
 // machine, and results do not depend on N workers.
 #pragma once
 
+#include "retail/html_index.h"
 #include "retail/pipeline.h"
 
 #include <functional>
@@ -25,7 +26,10 @@ struct BatchParams {
   int shard_count = 1;
   std::string summary_path; ///< JSON lines, one per file in list order ("" none, "-" stdout)
   bool force = false;       ///< re-rig even when the output is newer than its input
-  void validate() const;    ///< Failure: Error(Usage)
+  /// --html: a QA page beside every output (OUT with .html, html_page.h) and OUT_DIR/index.html
+  /// (html_index.h) listing every file of the shard.
+  bool html = false;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 /// "I/N" with 0 <= I < N. Failure: Error(Usage).
@@ -44,6 +48,7 @@ struct BatchEntry {
   Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
   double ms = 0;
   std::string error; ///< the message when failed, and failed checks
+  IndexRow row;      ///< its row of the index (--html; filled whatever the params)
 };
 
 struct BatchResult {
@@ -56,10 +61,18 @@ struct BatchResult {
 /// One summary line (without the newline).
 std::string summary_line(const BatchEntry& e);
 
+/// The page paths: OUT with .html, unless two outputs in one folder share a stem (a.glb and
+/// a.gltf) or the page would be OUT_DIR/index.html, when the output's name is kept (a.gltf.html).
+std::vector<std::string> page_paths(const std::vector<std::string>& outs,
+                                    const std::string& out_dir);
+
 /// Runs the batch. `progress(done, total, failed)` is called from the workers, serialised, after
 /// each file (may be empty). Summary lines are written in list order as files complete.
+/// With params.html each file's page is written beside its output and, after every file,
+/// OUT_DIR/index.html (atomically) lists them all.
 /// Failure: Error(Usage) for bad params or OUT_DIR inside IN_DIR's files, Error(InvalidInput)
-/// when IN_DIR cannot be listed, Error(OutputFailed) when OUT_DIR or the summary cannot be made.
+/// when IN_DIR cannot be listed, Error(OutputFailed) when OUT_DIR, the summary or the index
+/// cannot be made.
 BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
                       const BatchParams& params,
                       const std::function<void(std::size_t, std::size_t, std::size_t)>& progress);

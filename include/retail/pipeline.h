@@ -39,6 +39,9 @@ struct RunParams {
   BindParams bind;
   RerigParams rerig;
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
+  /// The QA page (--html PAGE, docs/html-page.md): "" none. Written after OUT and its report,
+  /// atomically; when it cannot be, OUT and the report are removed too.
+  std::string html_path;
   StretchParams stretch;
   BakeParams bake;
   bool bake_enabled = true; ///< the spring bake into the selected clips (--no-bake: off)
@@ -66,6 +69,8 @@ struct RunResult : RunRecord {
   std::vector<std::string> notes; ///< how ambiguities were settled (logged at info level)
   Json report;                    ///< retail.report/1, built from the record once complete
   std::string report_path;        ///< where it was written ("-": not written, the caller prints it)
+  double page_ms = 0;             ///< --html: building and writing the page (not in the report)
+  std::size_t page_bytes = 0;     ///< --html: the page's size
 };
 
 /// `retail IN OUT`: load, validate, bind skeleton, then per character detect / chain / weights
@@ -84,6 +89,7 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
 
 struct MeasureResult {
   std::vector<StageStat> stages;
+  std::string page; ///< the QA page's HTML, when measure_rig was asked for it (else empty)
   std::vector<std::vector<StretchRow>> stretch; ///< per character
   std::vector<std::size_t> region_vertices;     ///< per character
   std::vector<std::string> failures;
@@ -93,10 +99,12 @@ struct MeasureResult {
 
 /// `retail report IN`: the edge stretch of any rig under its clips; changes nothing. The tail
 /// region: vertices whose largest weight is on a bone whose name matches `region_bones`.
-/// Clips are measured on up to `threads` worker threads (0: one per core).
+/// Clips are measured on up to `threads` worker threads (0: one per core). `page`: also build
+/// the QA page (the rig with its heat map and the stretch; Error(Unsupported) when built
+/// without three.js).
 MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                           const StretchParams& stretch, const std::vector<std::string>& clips,
                           const std::string& region_bones, const std::vector<FailCheck>& fail_on,
-                          int threads = 0);
+                          int threads = 0, bool page = false);
 
 } // namespace retail

@@ -1,0 +1,106 @@
+// retail QA page: the report beside the rigs (docs/html-page.md), from the run's report JSON
+// embedded in the page (retail.report/1 for `retail IN OUT`, retail.stretch/1 for `retail
+// report`, without timings). Every text from the file goes in as text, never as markup.
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v; else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+const fmt = (x, digits = 3) => (typeof x === 'number' ? x.toFixed(digits) : x == null ? '—' : String(x));
+
+/// A table from a header row and rows of cells; a cell is a value or {text, class}.
+function table(head, rows) {
+  const t = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))));
+  const body = el('tbody');
+  for (const r of rows) {
+    body.append(el('tr', {}, ...r.map((c) => (c && typeof c === 'object' && 'text' in c
+      ? el('td', { class: c.class || '' }, c.text) : el('td', {}, c)))));
+  }
+  t.append(body);
+  return t;
+}
+
+const num = (x, digits) => ({ text: fmt(x, digits), class: 'num' });
+const torn = (x) => ({ text: `${fmt(x, 2)}%`, class: x > 0 ? 'num torn' : 'num' });
+
+/// One clip's row: for each region present its p95, p99, max and torn share.
+function stretchTable(stretch, regions) {
+  const head = ['clip', 'duration (s)'];
+  for (const [, label] of regions) head.push(`${label} p95`, 'p99', 'max', 'torn');
+  const rows = stretch.clips.map((c) => {
+    const row = [c.name, num(c.duration_s, 2)];
+    for (const [key] of regions) {
+      const r = c[key];
+      row.push(num(r?.p95, 2), num(r?.p99, 2), num(r?.max, 2), torn(r?.torn_percent ?? 0));
+    }
+    return row;
+  });
+  return table(head, rows);
+}
+
+function piecesTable(c) {
+  const verdicts = new Map((c.harm_check || []).map((h) => [h.piece, h.verdict]));
+  return table(['piece', 'vertices', 'region', 'hangs from', 'length', 'decision', 'reason'],
+    (c.pieces || []).map((p) => [p.id, num(p.vertices, 0), p.region, p.attachment?.name ?? '—',
+      num(p.length, 3), { text: p.decision, class: `decision-${p.decision}` },
+      p.reason + (verdicts.has(p.id) && verdicts.get(p.id) !== 'kept'
+        ? ` (${verdicts.get(p.id)})` : '')]));
+}
+
+function chainsTable(c) {
+  return table(['piece', 'bones', 'K', 'L', 'vertices', 'root band', 'weighted bone distance'],
+    (c.chains || []).map((ch) => [ch.piece,
+      ch.rigid ? 'rigid on the hips' : `${ch.bones[0] ?? ''} … ${ch.bones[ch.bones.length - 1] ?? ''}`,
+      num(ch.K, 0), num(ch.L, 3), num(ch.vertices, 0), num(ch.root_band_vertices, 0),
+      `${fmt(ch.weighted_bone_distance.before)} → ${fmt(ch.weighted_bone_distance.after)}`]));
+}
+
+function list(items, cls) {
+  return el('ul', { class: cls }, ...items.map((w) => el('li', {}, w)));
+}
+
+function rerigReport(r, root, subtitle) {
+  subtitle.textContent = `${r.input.path} → ${r.output.path} · mode ${r.mode} · retail ${r.tool.version}`;
+  r.characters.forEach((c, k) => {
+    root.append(el('h2', {}, `Character ${k + 1}`),
+      el('p', {}, `skins ${c.skins.join(', ')} · H ${fmt(c.height)} · ` +
+        `${c.vertices?.source ?? '?'} skinned vertices`));
+    if (c.stretch) {
+      root.append(el('h3', {}, 'Edge stretch of the tail per clip'),
+        el('p', {}, 'original: the input rig · rigid: the tail on the hips (reads 1.00) · ' +
+          'result: the output · body: the output\'s body, the baseline'),
+        stretchTable(c.stretch, [['original', 'original'], ['rigid', 'rigid'],
+          ['result', 'result'], ['body', 'body']]));
+    }
+    root.append(el('h3', {}, 'Pieces found'), piecesTable(c));
+    if ((c.chains || []).length) root.append(el('h3', {}, 'Chains'), chainsTable(c));
+  });
+}
+
+function stretchReport(r, root, subtitle) {
+  subtitle.textContent = `${r.file} · tail region: bones matching /${r.region_bones}/i`;
+  r.characters.forEach((c, k) => {
+    root.append(el('h2', {}, `Character ${k + 1}`),
+      el('p', {}, `skins ${c.skins.join(', ')} · H ${fmt(c.height)} · ` +
+        `${c.region_vertices} vertices in the tail region`),
+      el('h3', {}, 'Edge stretch per clip'),
+      stretchTable(c.stretch, [['result', 'region'], ['body', 'body']]));
+  });
+}
+
+/// Fills `root` with the report of `data` and `subtitle` with what was run.
+export function renderReport(data, root, subtitle) {
+  const r = data.report;
+  root.replaceChildren(el('h2', {}, 'Report'));
+  if (data.kind === 'rerig') rerigReport(r, root, subtitle);
+  else stretchReport(r, root, subtitle);
+  root.append(el('h3', {}, 'Warnings'));
+  const warnings = r.warnings || [];
+  root.append(warnings.length ? list(warnings, 'warnings') : el('p', {}, 'none'));
+  if ((r.failures || []).length) root.append(el('h3', {}, 'Failed checks'), list(r.failures, 'failures'));
+}
