@@ -98,7 +98,11 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
     rp.overrides = overrides[k];
-    result.characters.push_back(rerig_character(in.doc, in.model, in.characters[k], rp));
+    // Plan from the document as it is, then write the plan (each character's new nodes are
+    // numbered from the node count its predecessors left).
+    CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp);
+    apply_rig_edit(in.doc, in.model, plan.edit);
+    result.characters.push_back(std::move(plan.result));
     const CharacterResult& r = result.characters.back();
     chains += r.chains.size();
     pieces += r.detection.pieces.size();

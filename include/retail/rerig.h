@@ -1,14 +1,12 @@
-// retail — writing a re-rig into the document (SPEC §1 output, §5, §6).
+// retail — planning a re-rig (SPEC §1 output, §5, §6); writing it is rig_edit.h's.
 //
-// Per character: detect pieces; for each tail chain (mode chain) add bones Tail_1..Tail_K and
+// Per character: detect pieces; for each tail chain (mode chain) plan bones Tail_1..Tail_K and
 // a weightless Tail_End under the hips, sharing the hips' bind rotation (each bone's local
 // transform a pure translation); append them to every skin of the character with inverse
 // bind matrices in that skin's space (existing joint indices unchanged); re-weight the piece's
-// vertices with the chain formula. Mode rigid: the piece's vertices get weight 1 on the hips.
-// Mode detect: nothing changes. Worn pieces go rigid on their bone only with --rigid-worn.
-// Weights are written as new JOINTS_n/WEIGHTS_n accessors in each primitive's own component
-// types (normalized weights quantised to sum exactly to the maximum); the old accessors stay
-// in the file untouched, so other primitives sharing them are unaffected.
+// vertices with the chain formula and blend the body into the hips over the root band. Mode
+// rigid: the piece's vertices get weight 1 on the hips. Mode detect: nothing changes. Worn
+// pieces go rigid on their bone only with --rigid-worn.
 #pragma once
 
 #include "retail/chain.h"
@@ -16,6 +14,7 @@
 #include "retail/document.h"
 #include "retail/mesh.h"
 #include "retail/model.h"
+#include "retail/rig_edit.h"
 #include "retail/root_band.h"
 #include "retail/skeleton.h"
 
@@ -70,13 +69,21 @@ struct CharacterResult {
   std::vector<bool> selector_matched;
 };
 
-/// Re-rigs one character into `doc`. Pre: model = parse_model(doc) before any edit of this
-/// call; characters from build_characters with roles resolved. Deterministic.
+/// A character's re-rig: what was found and decided, and the edit that writes it.
+struct CharacterPlan {
+  CharacterResult result; ///< chains name the node indices the edit's nodes will take
+  RigEdit edit;
+};
+
+/// Plans the re-rig of one character; reads `doc`, changes nothing. Pre: model =
+/// parse_model(doc) as it is now; character from build_characters with roles resolved. The
+/// edit's nodes are numbered from doc's node count, so plan and apply one character at a time.
+/// Deterministic. Failure: Error(Usage) for bad params.
+CharacterPlan plan_character(const Document& doc, const Model& model, const Character& character,
+                             const RerigParams& params);
+
+/// plan_character, then apply_rig_edit into `doc`; returns the plan's result.
 CharacterResult rerig_character(Document& doc, const Model& model, const Character& character,
                                 const RerigParams& params);
-
-/// Splits weights into integers in [0, max] that sum exactly to `max` (largest remainder;
-/// ties to the lower index). Pre: weights >= 0 with a positive sum.
-std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max);
 
 } // namespace retail

@@ -1,0 +1,74 @@
+// retail — a re-rig as a value, and the one step that writes it (issue 15: plan, then apply).
+//
+// A RigEdit lists everything a re-rig adds to or changes in a document: new nodes (the chain's
+// bones), joints appended to skins with their bind transforms, and new influences per vertex
+// of the primitives it touches. Building one reads the document and touches nothing
+// (plan_character, rerig.h); apply_rig_edit writes it. So a plan can be judged, logged or
+// dropped before anything changes, and what is written is exactly what was planned.
+//
+// Applying writes, in this order: the nodes (each appended to `nodes` and to its parent's
+// `children`), then per skin its new joints and a new inverse-bind-matrix accessor (old
+// matrices, then the new ones in that skin's space), then per primitive new JOINTS_n/WEIGHTS_n
+// accessors in the primitive's own component types (normalized weights quantised to sum
+// exactly to their maximum; a vertex the edit does not name keeps its stored values). Old
+// accessors stay in the file untouched, so other primitives sharing them are unaffected.
+#pragma once
+
+#include "retail/document.h"
+#include "retail/mesh.h"
+#include "retail/model.h"
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace retail {
+
+/// Influences as (node index, weight) pairs.
+using NodeInfluences = std::vector<std::pair<int, double>>;
+
+/// A node the edit adds: named, under `parent` (a node index: one the document has, or one
+/// this edit adds earlier), with a pure translation in the parent's frame.
+struct NewNode {
+  std::string name;
+  int parent = -1;
+  Eigen::Vector3d translation = Eigen::Vector3d::Zero();
+};
+
+/// Joints appended to one skin: (node, world bind transform), after its existing joints.
+struct SkinJoints {
+  int skin = -1;
+  Eigen::Matrix4d skin_to_world = Eigen::Matrix4d::Identity(); ///< the skin's space (M_s)
+  std::vector<std::pair<int, Eigen::Matrix4d>> add;
+};
+
+/// New influences for the vertices of one primitive the edit changes.
+struct PrimitiveWeights {
+  SourcePrimitive source;        ///< which primitive, and its original vertex range
+  std::map<int, int> skin_index; ///< node -> joint index in the primitive's skin, after edit
+  int hips_node = -1;            ///< where a vertex whose influences all fall away goes
+  std::map<std::size_t, NodeInfluences> vertices; ///< original vertex id -> influences
+};
+
+struct RigEdit {
+  int first_node = 0; ///< the index the first new node takes (the document's node count)
+  std::vector<NewNode> nodes;
+  std::vector<SkinJoints> skins;
+  std::vector<PrimitiveWeights> primitives;
+  bool empty() const { return nodes.empty() && skins.empty() && primitives.empty(); }
+};
+
+/// Writes `edit` into `doc`. Pre: `model` = parse_model(doc) before any edit; doc's node count
+/// is edit.first_node; every node, skin and primitive the edit names exists. Deterministic:
+/// the same edit on the same document writes the same bytes. Failure: Error(InvalidInput) when
+/// the document no longer matches the plan (node count), from the accessor reads otherwise.
+void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit);
+
+/// Splits weights into integers in [0, max] that sum exactly to `max` (largest remainder;
+/// ties to the lower index). Pre: weights >= 0 with a positive sum.
+std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max);
+
+} // namespace retail

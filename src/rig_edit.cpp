@@ -1,0 +1,142 @@
+// apply_rig_edit: a planned re-rig (rig_edit.h) written into the document.
+#include "retail/rig_edit.h"
+
+#include "retail/accessor.h"
+#include "retail/builder.h"
+#include "retail/error.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+
+std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max) {
+  double sum = 0;
+  for (double w : weights) sum += w;
+  std::vector<std::uint32_t> q(weights.size(), 0);
+  if (!(sum > 0)) return q;
+  std::vector<std::pair<double, std::size_t>> rest;
+  std::uint32_t total = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    double exact = weights[i] / sum * max;
+    q[i] = std::uint32_t(std::floor(exact));
+    total += q[i];
+    rest.push_back({-(exact - q[i]), i});
+  }
+  std::sort(rest.begin(), rest.end());
+  for (std::size_t k = 0; total < max; ++k, ++total) ++q[rest[k % rest.size()].second];
+  return q;
+}
+
+namespace {
+
+/// Appends joints (node, world bind transform) to skin `s` with IBMs in its skin space; the
+/// skin's IBM accessor is replaced by a new one holding the old matrices then the new ones.
+void extend_skin(Document& doc, const Model& model, int s, const Eigen::Matrix4d& skin_to_world,
+                 const std::vector<std::pair<int, Eigen::Matrix4d>>& add) {
+  const Skin& skin = model.skins[std::size_t(s)];
+  Json& js = doc.gltf["skins"][std::size_t(s)];
+  std::size_t old = js["joints"].size();
+  AccessorData ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
+  std::vector<float> data;
+  data.reserve((old + add.size()) * 16);
+  for (std::size_t k = 0; k < old; ++k)
+    for (int e = 0; e < 16; ++e) data.push_back(float(ibm(Eigen::Index(k), e)));
+  for (const auto& [node, world] : add) {
+    Eigen::Matrix4d m = world.inverse() * skin_to_world;
+    for (int e = 0; e < 16; ++e) data.push_back(float(m.data()[e]));
+    js["joints"].push_back(node);
+  }
+  js["inverseBindMatrices"] = add_float_accessor(doc, data, "MAT4", 0, false);
+}
+
+/// Rewrites JOINTS_n/WEIGHTS_n of one primitive with `changed` vertices replaced.
+void write_weights(Document& doc, const Model& model, const SourcePrimitive& src,
+                   const std::map<int, int>& skin_index, int hips_node,
+                   const std::map<std::size_t, NodeInfluences>& changed) {
+  const Primitive& prim =
+      model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
+  Json& attrs = doc.gltf["meshes"][std::size_t(src.where.mesh)]["primitives"]
+                        [std::size_t(src.where.primitive)]["attributes"];
+  int sets = prim.attributes.count("JOINTS_1") && prim.attributes.count("WEIGHTS_1") ? 2 : 1;
+  for (int set = 0; set < sets; ++set) {
+    std::string js = "JOINTS_" + std::to_string(set), ws = "WEIGHTS_" + std::to_string(set);
+    const Accessor& ja = model.accessors[std::size_t(prim.attributes.at(js))];
+    const Accessor& wa = model.accessors[std::size_t(prim.attributes.at(ws))];
+    std::vector<std::uint32_t> joints = read_accessor_uint(doc, model, prim.attributes.at(js));
+    AccessorData w = read_accessor(doc, model, prim.attributes.at(ws));
+    std::uint32_t wmax = wa.component_type == kUnsignedByte    ? 255u
+                         : wa.component_type == kUnsignedShort ? 65535u
+                                                               : 0u;
+    std::vector<std::uint32_t> wq; // quantised weights (normalized integer types)
+    std::vector<float> wf;         // float weights
+    for (std::size_t v = 0; v < src.count; ++v) {
+      auto it = changed.find(src.first + v);
+      std::vector<double> vals(4, 0.0);
+      if (it == changed.end()) {
+        for (int k = 0; k < 4; ++k) vals[std::size_t(k)] = w(Eigen::Index(v), k);
+      } else {
+        for (int k = 0; k < 4; ++k) joints[v * 4 + std::size_t(k)] = 0;
+        if (set == 0) {
+          // Influences on joints this primitive's skin lacks (a root band blending across two
+          // skins of one character) are dropped and the rest renormalised; hips is in every skin.
+          std::size_t slot = 0;
+          double sum = 0;
+          for (const auto& [node, weight] : it->second) {
+            auto found = skin_index.find(node);
+            if (found == skin_index.end() || slot == 4) continue;
+            joints[v * 4 + slot] = std::uint32_t(found->second);
+            vals[slot++] = weight, sum += weight;
+          }
+          if (sum > 0)
+            for (double& x : vals) x /= sum;
+          else
+            joints[v * 4] = std::uint32_t(skin_index.at(hips_node)), vals[0] = 1;
+        }
+      }
+      if (wmax == 0) {
+        for (double x : vals) wf.push_back(float(x));
+      } else if (it == changed.end()) {
+        for (double x : vals)
+          wq.push_back(std::uint32_t(std::lround(x * wmax))); // exact for stored values
+      } else {
+        std::vector<std::uint32_t> q =
+            set == 0 ? quantize_weights(vals, wmax) : std::vector<std::uint32_t>(4, 0);
+        wq.insert(wq.end(), q.begin(), q.end());
+      }
+    }
+    std::uint32_t max_joint = joints.empty() ? 0 : *std::max_element(joints.begin(), joints.end());
+    int jtype = ja.component_type == kUnsignedByte && max_joint > 255 ? int(kUnsignedShort)
+                                                                      : ja.component_type;
+    attrs[js] = add_uint_accessor(doc, joints, jtype, "VEC4", 34962, false);
+    attrs[ws] = wmax == 0 ? add_float_accessor(doc, wf, "VEC4", 34962, false)
+                          : add_uint_accessor(doc, wq, wa.component_type, "VEC4", 34962, true);
+  }
+}
+
+/// Appends the edit's nodes, each under its parent.
+void add_nodes(Document& doc, const RigEdit& edit) {
+  for (const NewNode& n : edit.nodes) {
+    Json node = {{"name", n.name},
+                 {"translation", {n.translation.x(), n.translation.y(), n.translation.z()}}};
+    int index = append_to_array(doc.gltf, "nodes", node);
+    Json& p = doc.gltf["nodes"][std::size_t(n.parent)];
+    if (!p.contains("children")) p["children"] = Json::array();
+    p["children"].push_back(index);
+  }
+}
+
+} // namespace
+
+void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit) {
+  if (edit.empty()) return;
+  if (doc.gltf["nodes"].size() != std::size_t(edit.first_node))
+    throw Error(ExitCode::InvalidInput, "the document changed since its re-rig was planned");
+  add_nodes(doc, edit);
+  for (const SkinJoints& s : edit.skins) extend_skin(doc, model, s.skin, s.skin_to_world, s.add);
+  for (const PrimitiveWeights& p : edit.primitives)
+    write_weights(doc, model, p.source, p.skin_index, p.hips_node, p.vertices);
+}
+
+} // namespace retail

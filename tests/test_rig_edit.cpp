@@ -1,0 +1,123 @@
+// The re-rig as a value (rig_edit.h, rerig.h): planning touches no byte of the document,
+// applying writes exactly the plan, a hand-made edit lands where it says.
+#include "retail/accessor.h"
+#include "retail/document.h"
+#include "retail/error.h"
+#include "retail/rerig.h"
+#include "retail/rig_generator.h"
+#include "support.h"
+
+#include <Eigen/Dense>
+#include <catch2/catch.hpp>
+
+namespace {
+
+struct Rig {
+  retail::GeneratedRig rig;
+  retail::Model model;
+  retail::Character c;
+};
+
+Rig tailed() {
+  Rig r;
+  r.rig = test::make_rig(retail::RigOptions{});
+  r.model = retail::parse_model(r.rig.doc);
+  r.c = retail::build_characters(r.rig.doc, r.model, {})[0];
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("rig edit: planning reads the document and changes none of its bytes", "[rig_edit]") {
+  Rig r = tailed();
+  const retail::Bytes before = retail::serialize_document(r.rig.doc);
+  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  CHECK(retail::serialize_document(r.rig.doc) == before);
+  // The plan holds one chain: K + 1 nodes numbered from the document's node count, the hips
+  // and every new joint appended to the skin, and the piece's vertices re-weighted.
+  REQUIRE(plan.result.chains.size() == 1);
+  const auto& ch = plan.result.chains[0];
+  const int nodes = int(r.rig.doc.gltf["nodes"].size());
+  CHECK(plan.edit.first_node == nodes);
+  REQUIRE(plan.edit.nodes.size() == std::size_t(ch.chain.bones + 1));
+  for (std::size_t i = 0; i < ch.nodes.size(); ++i) CHECK(ch.nodes[i] == nodes + int(i));
+  CHECK(plan.edit.nodes[0].parent == r.c.roles.hips);
+  for (std::size_t i = 1; i < plan.edit.nodes.size(); ++i)
+    CHECK(plan.edit.nodes[i].parent == nodes + int(i) - 1);
+  REQUIRE(plan.edit.skins.size() == 1);
+  CHECK(plan.edit.skins[0].add.size() >= plan.edit.nodes.size());
+  std::size_t planned = 0;
+  for (const auto& p : plan.edit.primitives) planned += p.vertices.size();
+  CHECK(planned >= ch.vertices);
+}
+
+TEST_CASE("rig edit: applying the plan writes what rerig_character writes, byte for byte",
+          "[rig_edit]") {
+  Rig r = tailed();
+  retail::Document planned = r.rig.doc, direct = r.rig.doc;
+  retail::CharacterPlan plan = retail::plan_character(planned, r.model, r.c, {});
+  retail::apply_rig_edit(planned, r.model, plan.edit);
+  retail::CharacterResult result = retail::rerig_character(direct, r.model, r.c, {});
+  CHECK(retail::serialize_document(planned) == retail::serialize_document(direct));
+  REQUIRE(result.chains.size() == plan.result.chains.size());
+  CHECK(result.chains[0].nodes == plan.result.chains[0].nodes);
+  // The written nodes are where the plan numbered them, named as planned.
+  for (std::size_t i = 0; i < plan.edit.nodes.size(); ++i)
+    CHECK(planned.gltf["nodes"][std::size_t(plan.edit.first_node) + i]["name"] ==
+          plan.edit.nodes[i].name);
+}
+
+TEST_CASE("rig edit: an empty edit changes nothing - a stale plan is refused", "[rig_edit]") {
+  Rig r = tailed();
+  const retail::Bytes before = retail::serialize_document(r.rig.doc);
+  retail::RigEdit none;
+  none.first_node = 12345; // not checked when there is nothing to write
+  retail::apply_rig_edit(r.rig.doc, r.model, none);
+  CHECK(retail::serialize_document(r.rig.doc) == before);
+  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  retail::apply_rig_edit(r.rig.doc, r.model, plan.edit);
+  // Applied twice: the document has grown since the plan (its node count moved on).
+  CHECK_THROWS_AS(retail::apply_rig_edit(r.rig.doc, r.model, plan.edit), retail::Error);
+}
+
+TEST_CASE("rig edit: a hand-made edit - a node, its joint and IBM, one vertex's weights",
+          "[rig_edit]") {
+  Rig r = tailed();
+  retail::Document doc = r.rig.doc;
+  const int hips = r.c.roles.hips, first = int(doc.gltf["nodes"].size());
+  retail::RigEdit e;
+  e.first_node = first;
+  e.nodes.push_back({"Extra", hips, Eigen::Vector3d(0, 0.5, 0)});
+  Eigen::Matrix4d world = Eigen::Matrix4d::Identity();
+  world(1, 3) = 2.0; // a bind at y = 2
+  e.skins.push_back({r.c.skins[0], r.c.skin_to_world[0], {{first, world}}});
+  const retail::Skin& skin = r.model.skins[std::size_t(r.c.skins[0])];
+  std::map<int, int> index;
+  for (std::size_t j = 0; j < skin.joints.size(); ++j) index[skin.joints[j]] = int(j);
+  index[first] = int(skin.joints.size());
+  retail::WeldedMesh mesh = retail::weld_character(doc, r.model, r.c, {});
+  retail::PrimitiveWeights pw{mesh.sources[0], index, hips, {}};
+  pw.vertices[0] = {{first, 0.75}, {hips, 0.25}};
+  e.primitives.push_back(pw);
+  retail::apply_rig_edit(doc, r.model, e);
+
+  const retail::Json& node = doc.gltf["nodes"][std::size_t(first)];
+  CHECK(node["name"] == "Extra");
+  CHECK(node["translation"][1].get<double>() == Approx(0.5));
+  const retail::Json& children = doc.gltf["nodes"][std::size_t(hips)]["children"];
+  CHECK(children.back().get<int>() == first);
+  retail::Model out = retail::parse_model(doc);
+  const retail::Skin& s = out.skins[std::size_t(r.c.skins[0])];
+  REQUIRE(s.joints.size() == skin.joints.size() + 1);
+  CHECK(s.joints.back() == first);
+  // Its IBM: inverse(world) * skin_to_world, stored as floats.
+  retail::AccessorData ibm = retail::read_accessor(doc, out, s.inverse_bind_matrices);
+  Eigen::Matrix4d expect = world.inverse() * r.c.skin_to_world[0];
+  for (int k = 0; k < 16; ++k)
+    CHECK(ibm(Eigen::Index(s.joints.size() - 1), k) == Approx(expect.data()[k]).margin(1e-6));
+  // Vertex 0: 0.75 on the new joint, 0.25 on the hips (quantised as the file stores them).
+  auto influences = test::mesh0_influences(doc, out);
+  CHECK(influences[0].at(first) == Approx(0.75).margin(1.0 / 255));
+  CHECK(influences[0].at(hips) == Approx(0.25).margin(1.0 / 255));
+  CHECK(influences[1] == test::mesh0_influences(r.rig.doc, r.model)[1]); // not named: as it was
+}
