@@ -24,7 +24,7 @@ int main() {
   double best = INFINITY, checksum = 0;
   for (int run = 0; run < 7; ++run) {
     retail::SpringChain chain(rig, params);
-    retail::HipsPose hips;
+    retail::AnchorPose hips;
     chain.reset(hips);
     auto t0 = std::chrono::steady_clock::now();
     for (int s = 0; s < steps; ++s) {

@@ -105,16 +105,22 @@ Eigen::Matrix3d rotation_of(const Eigen::Matrix4d& m) {
   return r;
 }
 
+/// The character joint index of `node`, or Error(Unsupported) naming what it was to be.
+int joint_of(const Character& c, int node, const char* what) {
+  int j = c.joint_index(node);
+  if (j < 0)
+    throw Error(ExitCode::Unsupported, std::string(what) + " nodes[" + std::to_string(node) +
+                                           "] is not a joint of the skin");
+  return j;
+}
+
 /// Bind positions of the chain's joints from the IBMs: heads of `bones`, then the end.
-std::vector<Eigen::Vector3d> chain_joints(const Character& c, const std::vector<int>& bones,
-                                          int end) {
+std::vector<Eigen::Vector3d> chain_joints(const Character& c, int anchor,
+                                          const std::vector<int>& bones, int end) {
   std::vector<Eigen::Vector3d> joints;
   std::vector<int> index;
   for (int node : bones) {
-    int j = c.joint_index(node);
-    if (j < 0)
-      throw Error(ExitCode::Unsupported,
-                  "chain bone nodes[" + std::to_string(node) + "] is not a joint of the skin");
+    int j = joint_of(c, node, "chain bone");
     index.push_back(j);
     joints.push_back(c.bind_position(j));
   }
@@ -123,7 +129,7 @@ std::vector<Eigen::Vector3d> chain_joints(const Character& c, const std::vector<
     joints.push_back(c.bind_position(e));
   } else { // no end node: continue the incoming bone in the last bone's own frame
     int last = index.back();
-    int parent = index.size() >= 2 ? index[index.size() - 2] : c.joint_index(c.roles.hips);
+    int parent = index.size() >= 2 ? index[index.size() - 2] : anchor;
     Eigen::Vector3d in = c.bind_position(last) - c.bind_position(parent);
     Eigen::Vector3d local = rotation_of(c.bind_world[std::size_t(parent)]).transpose() * in;
     joints.push_back(c.bind_position(last) + rotation_of(c.bind_world[std::size_t(last)]) * local);
@@ -133,12 +139,12 @@ std::vector<Eigen::Vector3d> chain_joints(const Character& c, const std::vector<
 
 } // namespace
 
-SpringRig spring_rig(const Character& c, const std::vector<int>& bones, int end,
-                     const std::vector<double>& skin_radius, double floor_y) {
+SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) {
   SpringRig rig;
-  const Eigen::Matrix4d& hips = c.bind_world[std::size_t(c.joint_index(c.roles.hips))];
+  const int anchor = joint_of(c, spec.anchor, "chain anchor");
+  const Eigen::Matrix4d& hips = c.bind_world[std::size_t(anchor)];
   Eigen::Matrix3d rt = rotation_of(hips).transpose();
-  std::vector<Eigen::Vector3d> joints = chain_joints(c, bones, end);
+  std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
   rig.root_offset = (hips.inverse() * joints[0].homogeneous()).head<3>();
   for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
     Eigen::Vector3d seg = joints[i + 1] - joints[i];
@@ -155,7 +161,9 @@ SpringRig spring_rig(const Character& c, const std::vector<int>& bones, int end,
   rig.up_local = rt * Eigen::Vector3d::UnitY();
   rig.scale = c.scale;
   rig.floor_y = floor_y;
-  rig.skin_radius = skin_radius;
+  rig.skin_radius = spec.skin_radius;
+  rig.forward_plane = spec.forward_plane;
+  rig.floor = spec.floor;
   return rig;
 }
 
@@ -267,7 +275,7 @@ public:
     if (duration_ < kMinDuration) duration_ = 0; // one pose
     auto pose_at = [&](double t) {
       Eigen::Matrix4d w = sampler.world(model, hips, t);
-      HipsPose h;
+      AnchorPose h;
       h.world = w;
       Eigen::Matrix3d r = w.topLeftCorner<3, 3>();
       for (int c = 0; c < 3; ++c) r.col(c).normalize();
@@ -284,7 +292,7 @@ public:
   }
   double duration() const { return duration_; }
   std::size_t states() const { return times_.size(); }
-  const HipsPose& start_pose() const { return poses_.front(); }
+  const AnchorPose& start_pose() const { return poses_.front(); }
   std::vector<Eigen::Quaterniond> locals() const {
     std::vector<Eigen::Quaterniond> out;
     for (std::size_t b = 0; b < spring_.tips().size(); ++b)
@@ -307,8 +315,8 @@ private:
   }
   SpringChain& spring_;
   double duration_ = 0;
-  std::vector<double> times_;   ///< substep ends: 0, dt, 2 dt, ..., duration
-  std::vector<HipsPose> poses_; ///< the hips at each of times_
+  std::vector<double> times_;     ///< substep ends: 0, dt, 2 dt, ..., duration
+  std::vector<AnchorPose> poses_; ///< the hips at each of times_
 };
 
 /// Cycles until every bone's state at the clip start repeats within tolerance (or the cap).
@@ -359,24 +367,24 @@ void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSample
       sampler.add_rotation_track(chain.nodes[b], baked.times, baked.values[b]);
 }
 
-std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<ChainResult>& chains,
+std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<ChainSpec>& chains,
                                      double floor_y, const BakeParams& params) {
   params.validate();
   std::vector<ChainBake> out;
-  for (const ChainResult& chain : chains) {
-    if (chain.nodes.empty()) continue;
+  for (const ChainSpec& spec : chains) {
     ChainBake cb;
-    cb.nodes = chain.nodes;
-    cb.bones = chain.bones;
-    std::vector<int> bones(chain.nodes.begin(), chain.nodes.end() - 1);
-    cb.rig = spring_rig(c, bones, chain.nodes.back(), chain.chain.radius, floor_y);
+    cb.anchor = spec.anchor;
+    cb.nodes = spec.bones;
+    if (spec.end >= 0) cb.nodes.push_back(spec.end);
+    cb.bones = spec.names;
+    cb.rig = spring_rig(c, spec, floor_y);
     out.push_back(std::move(cb));
   }
   return out;
 }
 
-BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
-                    const ChainBake& chain, int clip, const BakeParams& params) {
+BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& chain, int clip,
+                    const BakeParams& params) {
   const Animation& anim = model.animations[std::size_t(clip)];
   const SpringRig& rig = chain.rig;
   const std::size_t bones = rig.links();
@@ -395,7 +403,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const Character& c,
   for (std::size_t b = 0; b < bones; ++b)
     if (out.authored[b]) cb.kept_authored.push_back(chain.bones[b]);
   SpringChain spring(rig, params.spring);
-  ClipRun run(doc, model, clip, c.roles.hips, params.spring.substep_s, params.fps, spring);
+  ClipRun run(doc, model, clip, chain.anchor, params.spring.substep_s, params.fps, spring);
   spring.reset(run.start_pose());
   if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb);
   spring.clear_floor_penetration();

@@ -13,6 +13,17 @@
 #include <set>
 
 namespace retail {
+
+ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
+  ChainSpec spec;
+  spec.anchor = c.roles.hips;
+  spec.bones.assign(chain.nodes.begin(), chain.nodes.end() - 1);
+  spec.end = chain.nodes.back();
+  spec.names = chain.bones;
+  spec.skin_radius = chain.chain.radius;
+  return spec;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -107,9 +118,9 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   if (params.bake) {
     w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
                                                         : body_floor(*w.result, rigged, cr);
-    std::vector<ChainResult> grown; // chains with bones (a rigid fallback has none)
+    std::vector<ChainSpec> grown; // chains with bones (a rigid fallback has none)
     for (const auto& ch : cr.chains)
-      if (!ch.nodes.empty()) grown.push_back(ch);
+      if (!ch.nodes.empty()) grown.push_back(tail_chain_spec(rigged, ch));
     w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
   }
 }
@@ -143,8 +154,7 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   for (const CharacterWork& w : works) {
     out.baked.emplace_back();
     for (const ChainBake& chain : w.chains) {
-      out.baked.back().push_back(bake_clip(*in.doc, rigged.model, rigged.characters[w.character],
-                                           chain, clip, params.bake_params));
+      out.baked.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
       add_baked_tracks(out.baked.back().back(), chain, output_clip);
     }
   }

@@ -139,6 +139,7 @@ void SpringParams::validate() const {
 SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
     : rig_(rig), params_(params) {
   params_.validate();
+  floor_on_ = rig_.floor && params_.floor;
   for (Vector3d& a : rig_.authored) a.normalize(); // unit to the last bit the step assumes
   std::size_t n = rig_.links();
   p_.assign(n, Vector3d::Zero());
@@ -197,7 +198,7 @@ void SpringChain::build_rest_arc() {
   }
 }
 
-void SpringChain::reset(const HipsPose& hips) {
+void SpringChain::reset(const AnchorPose& hips) {
   penetration_ = 0;
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
   floor_ = rig_.floor_y + params_.floor_clearance_m * rig_.scale;
@@ -242,7 +243,7 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, d
 
 } // namespace
 
-void SpringChain::step(const HipsPose& hips, double dt) {
+void SpringChain::step(const AnchorPose& hips, double dt) {
   const std::size_t n = rig_.links();
   const Quaterniond I = Quaterniond::Identity();
   if (!(dt == step_dt_)) { // the substep's constants, once per substep length
@@ -259,7 +260,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
   forward_ = forward;
   // The plane keeps a standing tail from swinging between the legs; it applies while the hips
   // are within 60 degrees of upright (a body lying down has no "between the legs" to keep).
-  plane_ = (hips.rotation * rig_.up_local.normalized()).y() >= 0.5;
+  plane_ = rig_.forward_plane && (hips.rotation * rig_.up_local.normalized()).y() >= 0.5;
   old_ = q_; // the snapshot coupling reads (a member: no allocation per step)
   const std::vector<Quaterniond>& old = old_;
   Quaterniond cum = I; // product of solved local rotations so far (hips space)
@@ -325,7 +326,7 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     }
     // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
     contact_[i] = false;
-    if (params_.floor && p.y() < floor_) {
+    if (floor_on_ && p.y() < floor_) {
       p = h + len * floor_direction(h, p - h, len, rest_dir);
       v_[i] = step_contact_decay_ * Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
       contact_[i] = true;
@@ -340,10 +341,10 @@ void SpringChain::step(const HipsPose& hips, double dt) {
     cum = unit(cum * local_[i]);
     h = p;
   }
-  if (params_.floor) spread_contact(hips);
+  if (floor_on_) spread_contact(hips);
 }
 
-Vector3d SpringChain::forward_axis(const HipsPose& hips) const {
+Vector3d SpringChain::forward_axis(const AnchorPose& hips) const {
   // left x up (its length is the sine between them) fades into the carried bind forward as
   // the left axis turns vertical, where left x up alone would spin.
   Vector3d left = hips.rotation * rig_.left_local;
@@ -354,7 +355,7 @@ Vector3d SpringChain::forward_axis(const HipsPose& hips) const {
   return forward.norm() > 1e-9 ? Vector3d(forward.normalized()) : Vector3d::UnitZ();
 }
 
-const Quaterniond& SpringChain::parent_frame(const HipsPose& hips, std::size_t i) {
+const Quaterniond& SpringChain::parent_frame(const AnchorPose& hips, std::size_t i) {
   if (frames_valid_ == 0) {
     frame_cum_[0] = Quaterniond::Identity();
     frames_[0] = unit(hips.rotation * frame_cum_[0]);
@@ -507,7 +508,7 @@ void SpringChain::turn_behind_plane(std::size_t first, const Quaterniond& r) {
   rotate_from(first, slerp(Quaterniond::Identity(), r, a));
 }
 
-void SpringChain::spread_contact(const HipsPose& hips) {
+void SpringChain::spread_contact(const AnchorPose& hips) {
   const std::size_t n = rig_.links();
   bool any = false;
   for (std::size_t i = 0; i < n; ++i) any = any || contact_[i];
@@ -567,7 +568,7 @@ void SpringChain::spread_contact(const HipsPose& hips) {
   read_back(hips);
 }
 
-void SpringChain::read_back(const HipsPose& hips) {
+void SpringChain::read_back(const AnchorPose& hips) {
   Quaterniond cum = Quaterniond::Identity();
   for (std::size_t i = 0; i < rig_.links(); ++i) {
     Quaterniond parent = unit(hips.rotation * cum);

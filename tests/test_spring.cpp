@@ -4,6 +4,7 @@
 // the output frame rate.
 #include "retail/animation.h"
 #include "retail/bake.h"
+#include "retail/clip_pass.h"
 #include "retail/pipeline.h"
 #include "retail/rerig.h"
 #include "retail/spring.h"
@@ -29,8 +30,8 @@ retail::SpringRig straight_tail(int links, double total = 0.8) {
   return rig;
 }
 
-retail::HipsPose hips_at(double x, double y = 0, double yaw = 0) {
-  retail::HipsPose h;
+retail::AnchorPose hips_at(double x, double y = 0, double yaw = 0) {
+  retail::AnchorPose h;
   h.rotation = Quaterniond(Eigen::AngleAxisd(yaw, Vector3d::UnitY()));
   h.world.setIdentity();
   h.world.topLeftCorner<3, 3>() = h.rotation.toRotationMatrix();
@@ -296,6 +297,15 @@ retail::Character character_of(const retail::Document& doc) {
   return retail::build_characters(doc, m, {})[0];
 }
 
+/// The tail chain's bones under the hips, ending in `end` (-1: none), no skin radius.
+retail::ChainSpec spec_of(const retail::Character& c, const Rerigged& r, int end) {
+  retail::ChainSpec s;
+  s.anchor = c.roles.hips;
+  s.bones = r.bones;
+  s.end = end;
+  return s;
+}
+
 } // namespace
 
 TEST_CASE("bake: baked keys added as tracks sample to the same bits as the clip written and read",
@@ -306,11 +316,12 @@ TEST_CASE("bake: baked keys added as tracks sample to the same bits as the clip 
   retail::Model m = retail::parse_model(r.doc);
   retail::Character c = character_of(r.doc);
   retail::BakeParams params;
-  std::vector<retail::ChainBake> chains = retail::prepare_bakes(c, {r.chain}, c.min_y, params);
+  std::vector<retail::ChainBake> chains =
+      retail::prepare_bakes(c, {retail::tail_chain_spec(c, r.chain)}, c.min_y, params);
   REQUIRE(chains.size() == 1);
   REQUIRE(!m.animations.empty());
   for (int clip = 0; clip < int(m.animations.size()); ++clip) {
-    retail::BakedClip baked = retail::bake_clip(r.doc, m, c, chains[0], clip, params);
+    retail::BakedClip baked = retail::bake_clip(r.doc, m, chains[0], clip, params);
     REQUIRE(baked.times.size() >= 2);
     retail::ClipSampler added(r.doc, m, clip);
     retail::add_baked_tracks(baked, chains[0], added);
@@ -333,8 +344,8 @@ TEST_CASE("bake: baked keys added as tracks sample to the same bits as the clip 
 
 TEST_CASE("spring: rest comes from the IBMs - not from a saved 28 degree pose", "[spring]") {
   Rerigged r = rerigged();
-  retail::SpringRig plain =
-      retail::spring_rig(character_of(r.doc), r.bones, r.chain.nodes.back(), {}, 0.0);
+  const retail::Character rc = character_of(r.doc);
+  retail::SpringRig plain = retail::spring_rig(rc, spec_of(rc, r, r.chain.nodes.back()), 0.0);
   // A file saved mid-clip: the last tail joint's TRS holds 28 degrees that is not the bind pose.
   retail::Document posed = r.doc;
   Quaterniond q(Eigen::AngleAxisd(28 * M_PI / 180, Vector3d::UnitX()));
@@ -343,8 +354,8 @@ TEST_CASE("spring: rest comes from the IBMs - not from a saved 28 degree pose", 
   auto saved = retail::compose_world(pm, retail::saved_locals(pm));
   Vector3d end_saved = saved[std::size_t(r.chain.nodes.back())].topRightCorner<3, 1>();
   CHECK((end_saved - r.chain.chain.joints.back()).norm() > 0.01); // the saved pose is off
-  retail::SpringRig from_posed =
-      retail::spring_rig(character_of(posed), r.bones, r.chain.nodes.back(), {}, 0.0);
+  const retail::Character pc = character_of(posed);
+  retail::SpringRig from_posed = retail::spring_rig(pc, spec_of(pc, r, r.chain.nodes.back()), 0.0);
   REQUIRE(from_posed.links() == plain.links());
   for (std::size_t i = 0; i < plain.links(); ++i) {
     CHECK(from_posed.length[i] == Approx(plain.length[i]).margin(1e-6));
@@ -366,8 +377,8 @@ TEST_CASE("spring: an end bone rotated from its parent and no Tail_End - the tan
   Eigen::Matrix3d turn = Eigen::AngleAxisd(20 * M_PI / 180, Vector3d::UnitX()).toRotationMatrix();
   c.bind_world[std::size_t(last)].topLeftCorner<3, 3>() =
       turn * c.bind_world[std::size_t(last)].topLeftCorner<3, 3>();
-  retail::SpringRig with_end = retail::spring_rig(c, r.bones, r.chain.nodes.back(), {}, 0.0);
-  retail::SpringRig without = retail::spring_rig(c, r.bones, -1, {}, 0.0);
+  retail::SpringRig with_end = retail::spring_rig(c, spec_of(c, r, r.chain.nodes.back()), 0.0);
+  retail::SpringRig without = retail::spring_rig(c, spec_of(c, r, -1), 0.0);
   std::size_t n = with_end.links();
   REQUIRE(without.links() == n);
   for (std::size_t i = 0; i + 1 < n; ++i) // every link but the last: the same
@@ -380,7 +391,7 @@ TEST_CASE("spring: an end bone rotated from its parent and no Tail_End - the tan
   CHECK(without.length[n - 1] == Approx(without.length[n - 2]).margin(1e-9));
   // Unturned, it would be the straight continuation.
   retail::Character plain = character_of(r.doc);
-  retail::SpringRig straight = retail::spring_rig(plain, r.bones, -1, {}, 0.0);
+  retail::SpringRig straight = retail::spring_rig(plain, spec_of(plain, r, -1), 0.0);
   CHECK((straight.authored[n - 1] - straight.authored[n - 2]).norm() < 1e-6);
 }
 
@@ -458,7 +469,7 @@ TEST_CASE("spring: the forward plane holds when the hips lurch back under a hang
   chain.reset(hips_at(0));
   for (int s = 1; s <= 240; ++s) {
     double z = -0.6 * std::min(s * dt / 0.4, 1.0); // 0.6 m back in 0.4 s, then stop
-    retail::HipsPose h = hips_at(0);
+    retail::AnchorPose h = hips_at(0);
     h.world(2, 3) = z;
     chain.step(h, dt);
     for (std::size_t i = 0; i < 4; ++i) worst = std::max(worst, chain.tips()[i].z() - (z - 0.1));
@@ -545,4 +556,65 @@ TEST_CASE("bake: one warning names every looping clip whose warm-up did not sett
   warnings.clear();
   retail::warn_unsettled(bakes, chain, warnings);
   CHECK(warnings.empty());
+}
+
+TEST_CASE(
+    "spring: the forward plane and the floor are the rig's to ask for - hair asks for neither",
+    "[spring]") {
+  // A chain hanging forward and down from its anchor (as hair falls over a face), its tip 0.48
+  // below the anchor and ahead of it, over a floor 0.3 below the anchor.
+  retail::SpringRig rig = straight_tail(4, 0.6);
+  for (auto& a : rig.authored) a = Vector3d(0, -0.8, 0.6);
+  rig.root_offset = Vector3d::Zero();
+  rig.floor_y = -0.3;
+  retail::SpringParams params;
+  params.floor_clearance_m = 0;
+  params.carry_deg = 0; // rest on the authored arc
+  auto settle = [&](bool plane, bool floor) {
+    retail::SpringRig r = rig;
+    r.forward_plane = plane;
+    r.floor = floor;
+    retail::SpringChain chain(r, params);
+    chain.reset(hips_at(0));
+    for (int k = 0; k < 240; ++k) chain.step(hips_at(0), params.substep_s);
+    return chain.tips().back();
+  };
+  const Vector3d free = settle(false, false), tail = settle(true, true);
+  CHECK(free.z() > 0.15);         // ahead of the anchor, as authored (gravity sags it from 0.36)
+  CHECK(free.y() < -0.45);        // below the floor a tail would touch
+  CHECK(tail.z() <= 1e-9);        // a tail is kept behind the forward plane...
+  CHECK(tail.y() >= -0.3 - 1e-9); // ... and on or above the floor
+  const Vector3d no_floor = settle(true, false), no_plane = settle(false, true);
+  CHECK(no_floor.z() <= 1e-9);
+  INFO("no floor " << no_floor.transpose() << " no plane " << no_plane.transpose());
+  CHECK(no_plane.z() > 0);
+  CHECK(no_plane.y() >= -0.3 - 1e-9);
+}
+
+TEST_CASE("spring: a chain hangs from any joint - its rig is built in the anchor's frame",
+          "[spring]") {
+  // The tail's bones 2..K hanging from Tail_1: one link fewer, the same links, and the root
+  // where Tail_2's node says it is in Tail_1's frame (the bones share the hips' bind rotation).
+  Rerigged r = rerigged();
+  const retail::Character c = character_of(r.doc);
+  REQUIRE(r.bones.size() >= 3);
+  retail::ChainSpec sub = spec_of(c, r, r.chain.nodes.back());
+  sub.anchor = r.bones[0];
+  sub.bones.erase(sub.bones.begin());
+  retail::SpringRig part = retail::spring_rig(c, sub, 0.0);
+  retail::SpringRig whole = retail::spring_rig(c, spec_of(c, r, r.chain.nodes.back()), 0.0);
+  REQUIRE(part.links() + 1 == whole.links());
+  for (std::size_t i = 0; i < part.links(); ++i) {
+    CHECK(part.length[i] == Approx(whole.length[i + 1]).margin(1e-9));
+    CHECK((part.authored[i] - whole.authored[i + 1]).norm() < 1e-9);
+  }
+  const retail::Json& t = r.doc.gltf["nodes"][std::size_t(r.bones[1])]["translation"];
+  CHECK((part.root_offset - Vector3d(t[0], t[1], t[2])).norm() < 1e-5); // float32 IBMs
+  // An anchor that is not a joint of the skin is refused, naming it.
+  sub.anchor = -1;
+  for (int n = 0; n < int(r.doc.gltf["nodes"].size()) && sub.anchor < 0; ++n)
+    if (c.joint_index(n) < 0) sub.anchor = n; // the mesh's node, say
+  REQUIRE(sub.anchor >= 0);
+  CHECK_THROWS_WITH(retail::spring_rig(c, sub, 0.0),
+                    Catch::Contains("chain anchor nodes[" + std::to_string(sub.anchor) + "]"));
 }

@@ -12,7 +12,6 @@
 #include "retail/animation.h"
 #include "retail/document.h"
 #include "retail/model.h"
-#include "retail/rerig.h"
 #include "retail/skeleton.h"
 #include "retail/spring.h"
 
@@ -52,21 +51,33 @@ struct ClipBake {
 /// (idle, loop, cycle, walk, run). Tokens as for bone names (camelCase, '_', '|', digits).
 bool is_one_shot(const std::string& clip_name);
 
+/// A chain of bones to bake, whatever grew it (a tail chain, a hair chain, a VRM spring): the
+/// joint it hangs from, its bones, and the constraints it obeys.
+struct ChainSpec {
+  int anchor = -1;                 ///< node the first bone hangs from (a joint of the character)
+  std::vector<int> bones;          ///< bone nodes, root first (joints of the character)
+  int end = -1;                    ///< weightless end node (a joint), or -1
+  std::vector<std::string> names;  ///< the bones' names, then the end's when there is one
+  std::vector<double> skin_radius; ///< per link, as Chain::radius (may be empty)
+  bool forward_plane = true;       ///< stays behind the anchor's forward plane (tails)
+  bool floor = true;               ///< touches the floor (tails)
+};
+
 /// One chain ready to bake: its nodes and its spring rig.
 struct ChainBake {
-  std::vector<int> nodes;         ///< the chain's bones root first, then its end (as ChainResult)
-  std::vector<std::string> bones; ///< their names (as ChainResult)
+  int anchor = -1;                ///< as ChainSpec
+  std::vector<int> nodes;         ///< the chain's bones root first, then its end if any
+  std::vector<std::string> bones; ///< their names
   SpringRig rig;
 };
 
-/// The chains of one character that have bones, ready to bake. Pre: `model` = parse_model of
-/// the re-rigged document, `character` its character (chain joints included), `chains` from
-/// rerig_character. `floor_y`: g_0 as the springs will use it - params.floor_y when set, else
-/// the lowest bind point of the body's skin with tail-dominated skin excluded (a tail hanging
-/// below the feet must not define the ground); the caller decides, since it reports it
+/// The chains of one character ready to bake. Pre: `character` is the re-rigged document's
+/// (chain joints included). `floor_y`: g_0 as the springs will use it - params.floor_y when
+/// set, else the lowest bind point of the body's skin with tail-dominated skin excluded (a tail
+/// hanging below the feet must not define the ground); the caller decides, since it reports it
 /// (clip_pass.cpp). Failure: Error(Usage) for bad params; as spring_rig.
 std::vector<ChainBake> prepare_bakes(const Character& character,
-                                     const std::vector<ChainResult>& chains, double floor_y,
+                                     const std::vector<ChainSpec>& chains, double floor_y,
                                      const BakeParams& params);
 
 /// One chain baked into one clip: its figures and keys, nothing written yet.
@@ -80,8 +91,8 @@ struct BakedClip {
 
 /// Bakes `chain` into clip `clip` of `model` (see the top of this header). Reads only its
 /// arguments: clips bake independently, on any thread, to the same bits.
-BakedClip bake_clip(const Document& doc, const Model& model, const Character& character,
-                    const ChainBake& chain, int clip, const BakeParams& params);
+BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& chain, int clip,
+                    const BakeParams& params);
 
 /// The baked keys as the clip holds them once written (write_baked_clip): one LINEAR rotation
 /// track per bone the clip did not animate, added to `sampler` (a sampler of the same clip).
@@ -104,13 +115,12 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                     std::vector<std::string>& warnings);
 
 /// The spring rig of a chain of bones from the character's bind pose, which comes from the
-/// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there).
-/// `bones`: the chain's bone nodes root first (each a joint of the character, parented in that
-/// order under the hips); `end`: the weightless end node (a joint), or -1 when there is none, in
-/// which case the last link extends the incoming bone (its direction in the parent's frame,
-/// carried into the last bone's own frame, at the same length). `skin_radius`: per link, as
-/// Chain::radius (may be empty). Failure: Error(Unsupported) when a bone is not a joint.
-SpringRig spring_rig(const Character& character, const std::vector<int>& bones, int end,
-                     const std::vector<double>& skin_radius, double floor_y);
+/// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there),
+/// in the frame of `spec.anchor`. `spec.bones`: root first, each a joint of the character,
+/// parented in that order under the anchor; `spec.end`: the weightless end node (a joint), or
+/// -1 when there is none, in which case the last link extends the incoming bone (its direction
+/// in the parent's frame, carried into the last bone's own frame, at the same length).
+/// Failure: Error(Unsupported) when the anchor or a bone is not a joint.
+SpringRig spring_rig(const Character& character, const ChainSpec& spec, double floor_y);
 
 } // namespace retail

@@ -23,6 +23,10 @@
 
 namespace retail {
 
+/// A tail chain as a ChainSpec: under the hips, its end Tail_End, both constraints.
+/// Pre: chain.nodes holds the bones then the end (a chain with bones).
+ChainSpec tail_chain_spec(const Character& character, const ChainResult& chain);
+
 /// What the pass reads. The document is the re-rigged one (rerig_character applied to every
 /// character), read only during the pass; `input_model`/`input_characters` are the input's
 /// (the original rig's weights stay in the document, rerig.h). The pass reads the re-rigged

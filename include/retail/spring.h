@@ -1,7 +1,10 @@
 // retail — the spring chain that moves a tail (SPEC §7, and what retail adds: docs/spring.md).
-// A runtime component: no file I/O, no glTF; it steps world-space particles given the hips'
-// world transform, at a fixed substep, and writes only its own particles (never hips, root or
-// feet). Links i = 0..N-1 run from head h_i to tip p_i (h_0 rides the hips; h_{i+1} = p_i).
+// A runtime component: no file I/O, no glTF; it steps world-space particles given its anchor's
+// world transform (the joint the chain hangs from: the hips for a tail), at a fixed substep,
+// and writes only its own particles (never the anchor, root or feet). Links i = 0..N-1 run
+// from head h_i to tip p_i (h_0 rides the anchor; h_{i+1} = p_i). The forward plane and the
+// floor are constraints a rig opts into (SpringRig): tails use both, hair and VRM springs
+// neither.
 #pragma once
 
 #include <Eigen/Geometry>
@@ -29,22 +32,25 @@ struct SpringParams {
   void validate() const; ///< Failure: Error(Usage)
 };
 
-/// The chain's fixed description, in the hips' local frame at bind.
+/// The chain's fixed description, in its anchor's local frame at bind ("hips-local" below, the
+/// anchor of a tail).
 struct SpringRig {
-  Eigen::Vector3d root_offset;           ///< Tail_1's head in hips-local coordinates
+  Eigen::Vector3d root_offset;           ///< the first bone's head in hips-local coordinates
   std::vector<double> length;            ///< l_i, world units at bind (hips scale applied)
   std::vector<Eigen::Vector3d> authored; ///< a_i: unit direction of link i in hips-local axes
   Eigen::Vector3d left_local = Eigen::Vector3d::UnitX(); ///< right thigh -> left thigh, hips-local
   Eigen::Vector3d up_local = Eigen::Vector3d::UnitY();   ///< world +Y at bind, hips-local
-  double scale = 1;   ///< model scale (H / 1.8): gravity and clearance
-  double floor_y = 0; ///< g_0, world
+  bool forward_plane = true; ///< keep the chain behind the anchor's forward plane (a tail)
+  bool floor = true;         ///< floor contact (a tail; also needs SpringParams::floor)
+  double scale = 1;          ///< model scale (H / 1.8): gravity and clearance
+  double floor_y = 0;        ///< g_0, world
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
   std::size_t links() const { return length.size(); }
 };
 
-/// The hips' pose for one step: rotation (unit) and the world transform of hips-local points.
-struct HipsPose {
+/// The anchor's pose for one step: rotation (unit) and the world transform of its local points.
+struct AnchorPose {
   Eigen::Quaterniond rotation = Eigen::Quaterniond::Identity();
   Eigen::Matrix4d world = Eigen::Matrix4d::Identity();
 };
@@ -55,10 +61,10 @@ public:
   SpringChain(const SpringRig& rig, const SpringParams& params);
 
   /// Places every particle on its rest target with zero velocity (the chain at rest).
-  void reset(const HipsPose& hips);
+  void reset(const AnchorPose& hips);
 
   /// Advances by one substep of `dt` seconds with the hips at `hips` (the end of the step).
-  void step(const HipsPose& hips, double dt);
+  void step(const AnchorPose& hips, double dt);
 
   /// Local rotation of bone i relative to its parent (the hips for i = 0), in the bones' shared
   /// bind frame (= the hips' bind frame): the value written into the bone's glTF rotation.
@@ -89,12 +95,12 @@ public:
 private:
   void build_rest_arc();
   /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
-  Eigen::Vector3d forward_axis(const HipsPose& hips) const;
+  Eigen::Vector3d forward_axis(const AnchorPose& hips) const;
   /// World frame of link i's parent from the current particles (read-back rotations), kept
   /// across one contact pass (spread_contact): frames [0, frames_valid_) match the particles,
   /// and moved_from(k) after an edit of particles k.. keeps frames 0..k (frame i depends only on
   /// the particles before i). The same products in the same order as computing them afresh.
-  const Eigen::Quaterniond& parent_frame(const HipsPose& hips, std::size_t i);
+  const Eigen::Quaterniond& parent_frame(const AnchorPose& hips, std::size_t i);
   void moved_from(std::size_t k) { frames_valid_ = std::min(frames_valid_, k + 1); }
   /// Rotates particles first..N-1 about head(first) by `r` (bone lengths kept).
   void rotate_from(std::size_t first, const Eigen::Quaterniond& r);
@@ -104,7 +110,7 @@ private:
   /// plane, or no further ahead than they were).
   void turn_behind_plane(std::size_t first, const Eigen::Quaterniond& r);
   /// Floor contact that would bend a joint past its skin limit is taken up by the joints above.
-  void spread_contact(const HipsPose& hips);
+  void spread_contact(const AnchorPose& hips);
   /// Raises particle `target` towards the floor by turning links k.. about head(k), no further
   /// than joint k's skin limit allows.
   void lift(std::size_t k, std::size_t target, const Eigen::Quaterniond& parent_frame);
@@ -116,7 +122,7 @@ private:
   Eigen::Vector3d floor_direction(const Eigen::Vector3d& h, Eigen::Vector3d t, double len,
                                   const Eigen::Vector3d& fallback) const;
   /// Step 8 for every link: local rotations and bends from the particles.
-  void read_back(const HipsPose& hips);
+  void read_back(const AnchorPose& hips);
   SpringRig rig_;
   SpringParams params_;
   std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
@@ -132,6 +138,7 @@ private:
   std::vector<double> contact_cos_; ///< cos(skin_limit_ + 1e-9) (the contact pass), or -2
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
+  bool floor_on_ = true; ///< rig_.floor && params_.floor
   double penetration_ = 0;
   Eigen::Vector3d forward_ = Eigen::Vector3d::UnitZ(); ///< this step's forward axis
   bool plane_ = true; ///< this step enforces the forward plane (hips within 60 deg of upright)
