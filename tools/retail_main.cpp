@@ -353,7 +353,7 @@ void bind_head_turn(CLI::App& cmd, Cli& cli) {
 CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
   auto* cmd =
       app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
-  cmd->footer("Examples:\n  retail report fox-rigged.glb --clips Walk --json stretch.json "
+  cmd->footer("Example:\n  retail report fox-rigged.glb --clips Walk --json stretch.json "
               "--fail-on 'torn>0'\n  retail report godette.vrm --head-turn --json headturn.json");
   cmd->add_option("IN", cli.report_in, "input file")->required();
   cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
