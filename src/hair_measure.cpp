@@ -17,17 +17,6 @@ void positive(double v, const char* name) {
   if (!(v > 0) || !std::isfinite(v)) usage(std::string("head turn: ") + name + " must be positive");
 }
 
-/// How deep point p lies inside proxy `p` (negative: outside), world units.
-double depth(const Eigen::Vector3d& x, const HairProxy& proxy, const Eigen::Affine3d& pose) {
-  WorldCapsule c = place(proxy, pose);
-  if (proxy.plane) {
-    Eigen::Vector3d n = (pose.linear().inverse().transpose() * proxy.normal_local).normalized();
-    return -(x - c.a).dot(n);
-  }
-  double d = segment_distance(x, x, c.a, c.b);
-  return proxy.inside ? d - c.radius_m : c.radius_m - d;
-}
-
 double chain_penetration(const HairRig& rig, const HairPoses& poses, const HairState& state,
                          std::size_t c, int points) {
   const HairChain& ch = rig.chains[c];
@@ -39,7 +28,7 @@ double chain_penetration(const HairRig& rig, const HairPoses& poses, const HairS
       Eigen::Vector3d p = o + (double(k) / (points - 1)) * (x - o);
       for (int pi : ch.colliders) {
         const HairProxy& proxy = rig.proxies[std::size_t(pi)];
-        worst = std::max(worst, depth(p, proxy, poses.proxies[std::size_t(proxy.proxy)]));
+        worst = std::max(worst, proxy_depth(p, proxy, poses.proxies[std::size_t(proxy.proxy)]));
       }
     }
   }
@@ -55,6 +44,16 @@ double quantile(std::vector<double> v, double q) {
 }
 
 } // namespace
+
+double proxy_depth(const Eigen::Vector3d& x, const HairProxy& proxy, const Eigen::Affine3d& pose) {
+  WorldCapsule c = place(proxy, pose);
+  if (proxy.plane) {
+    Eigen::Vector3d n = (pose.linear().inverse().transpose() * proxy.normal_local).normalized();
+    return -(x - c.a).dot(n);
+  }
+  double d = segment_distance(x, x, c.a, c.b);
+  return proxy.inside ? d - c.radius_m : c.radius_m - d;
+}
 
 void HeadTurnParams::validate() const {
   positive(turn_s, "turn_s");

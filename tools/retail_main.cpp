@@ -2,6 +2,7 @@
 #include "retail/batch.h"
 #include "retail/error.h"
 #include "retail/files.h"
+#include "retail/head_turn.h"
 #include "retail/info.h"
 #include "retail/pipeline.h"
 
@@ -32,6 +33,9 @@ constexpr const char* kHeader =
     "      e.g. retail info fox.glb --json\n"
     "  retail report IN [OPTIONS]      edge stretch of any rig under its clips; changes nothing\n"
     "      e.g. retail report fox-rigged.glb --clips Walk --json stretch.json\n"
+    "  retail report IN --head-turn [--json PATH|-]\n"
+    "                                  the article's head turn on the file's spring chains\n"
+    "      e.g. retail report godette.vrm --head-turn --json headturn.json\n"
     "  retail batch IN_DIR OUT_DIR [OPTIONS]\n"
     "                                  every .glb/.vrm/.gltf below IN_DIR into OUT_DIR\n"
     "      e.g. retail batch assets/ rigged/ -j 4 --summary rigged/summary.jsonl\n";
@@ -166,6 +170,8 @@ struct Cli {
   std::string info_in;
   bool info_json = false;
   std::string report_in, report_json, report_html, region_bones = "tail";
+  bool head_turn = false;
+  retail::HeadTurnReportParams head_turn_params;
   std::string batch_in, batch_out, shard = "0/1";
   retail::RunParams params;
   retail::BatchParams batch;
@@ -333,11 +339,22 @@ CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
   return cmd;
 }
 
+/// `retail report --head-turn` (head_turn.h).
+void bind_head_turn(CLI::App& cmd, Cli& cli) {
+  cmd.add_flag("--head-turn", cli.head_turn,
+               "instead of the clips: the article's head turn (4 s of turns, 8 s to settle, "
+               "120 Hz solver, mesh sampled at 30 Hz) on the file's VRM spring chains; "
+               "--json writes retail.headturn/1 (docs/hair.md)");
+  cmd.add_option("--head-turn-sample-hz", cli.head_turn_params.turn.sample_hz,
+                 "--head-turn: mesh samples per second (a whole divisor of 120)")
+      ->capture_default_str();
+}
+
 CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
   auto* cmd =
       app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
   cmd->footer("Example:\n  retail report fox-rigged.glb --clips Walk --json stretch.json "
-              "--fail-on 'torn>0'");
+              "--fail-on 'torn>0'\n  retail report godette.vrm --head-turn --json headturn.json");
   cmd->add_option("IN", cli.report_in, "input file")->required();
   cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
   cmd->add_option("--html", cli.report_html,
@@ -355,6 +372,7 @@ CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--fail-on", cli.fail_on, "QA checks on the tail region (exit 6 when one fails)");
   cmd->add_option("--threads", cli.params.threads, "worker threads (0: one per core)")
       ->capture_default_str();
+  bind_head_turn(*cmd, cli);
   bind_log_level(*cmd, cli);
   return cmd;
 }
@@ -413,8 +431,53 @@ int info_command(const Cli& cli) {
   }
 }
 
+/// `retail report IN --head-turn`: the table on stderr, retail.headturn/1 where --json says.
+int head_turn_command(const Cli& cli) {
+  try {
+    if (!cli.report_html.empty() || !cli.fail_on.empty() || !cli.clips.empty())
+      throw retail::Error(retail::ExitCode::Usage,
+                          "--head-turn runs its own sequence: --html, --fail-on and --clips do "
+                          "not apply to it");
+    cli.head_turn_params.validate();
+    std::vector<retail::StageStat> stats;
+    retail::Input in = retail::load_input(cli.report_in, cli.params.bind, stats, true);
+    log_stages(stats);
+    retail::HeadTurnReport r =
+        retail::head_turn_report(in.doc, in.model, in.characters, cli.head_turn_params);
+    for (const auto& w : r.warnings) spdlog::warn("{}", w);
+    if (r.chains.empty())
+      spdlog::info("head turn: {} has no spring chains (no VRM secondaryAnimation or "
+                   "VRMC_springBone): nothing to measure",
+                   cli.report_in);
+    else if (!cli.quiet)
+      std::cerr << retail::terminal_safe(retail::format_head_turn_table(r), true);
+    if (r.torso.fitted)
+      for (const auto& c : r.chains)
+        if (c.torso_capsule_added)
+          spdlog::info("head turn: chain '{}': its colliders cover {:.0f}% of the trunk; a torso "
+                       "capsule (radius {:.3f}) was added",
+                       c.name, 100 * c.torso_covered_fraction, r.torso.capsule.radius_m);
+    retail::Json j =
+        retail::head_turn_json(r, in.model, cli.head_turn_params, cli.report_in, in.sha256);
+    std::string text = j.dump(2, ' ', false, retail::Json::error_handler_t::replace) + "\n";
+    if (cli.report_json == "-")
+      std::cout << text;
+    else if (!cli.report_json.empty()) {
+      retail::check_distinct_paths(retail::input_files(cli.report_in, in.doc),
+                                   {{cli.report_json, "the report"}});
+      retail::write_file_atomic(cli.report_json, retail::Bytes(text.begin(), text.end()));
+    }
+    return 0;
+  } catch (const retail::Error& e) {
+    return report_error(cli.report_in, e);
+  } catch (const std::exception& e) {
+    return internal_error(cli.report_in, e);
+  }
+}
+
 /// `retail report IN`: the stretch table on stderr, the JSON where asked, exit 6 on a failed check.
 int report_command(const Cli& cli) {
+  if (cli.head_turn) return head_turn_command(cli);
   const retail::RunParams& params = cli.params;
   try {
     if (!cli.report_html.empty()) {

@@ -60,6 +60,11 @@ double head_turn_yaw(double t_s, const HeadTurnParams& params);
 /// The poses at time t: head-riding anchors and proxies turned about the pivot.
 HairPoses head_turn_poses(const HeadTurnScene& scene, double t_s, const HeadTurnParams& params);
 
+/// How deep world point x lies inside `proxy` placed at `pose` (negative: outside), world units,
+/// centreline (no hair radius): a plane's depth behind it, an `inside` shape's distance beyond
+/// its surface.
+double proxy_depth(const Eigen::Vector3d& x, const HairProxy& proxy, const Eigen::Affine3d& pose);
+
 /// Runs the sequence from the rest state. Pre: scene.rig validates; flags sized as the poses.
 /// Failure: Error(Usage) for bad params or a scene that does not fit its rig.
 HeadTurnResult measure_head_turn(const HeadTurnScene& scene, const HeadTurnParams& params = {});
