@@ -23,7 +23,7 @@ LAYERS = [
     ("motion", ["spring", "bake", "clip_pass", "vrm_springs", "hair_solver", "hair_vrm",
                 "hair_measure", "vrm_spring_export", "head_turn"]),
     ("record", ["run_record", "report", "html_page", "html_assets", "html_index"]),
-    ("app", ["pipeline", "batch", "info"]),
+    ("app", ["pipeline", "pipeline_page", "batch", "info"]),
     ("tools", ["retail_main", "make_test_rig", "skin_positions", "rig_generator",
                "rig_generator_anim", "rig_generator_tails", "reference_skinning"]),
 ]
