@@ -396,31 +396,14 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
   return in;
 }
 
-RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params) {
-  params.validate();
-  RunResult result;
-  Input in = load_input(in_path, params.bind, result.stages, true);
-  const Container out_container = check_output_path(in_path, out_path);
-  check_convertible(in.doc, out_container, out_path);
-  check_run_paths(in, out_path,
-                  params.report_path.empty() ? default_report_path(out_path) : params.report_path,
-                  params.html_path, out_container);
-  warn_vrm_name(in.doc, out_path, result.warnings);
-  if (!params.html_path.empty()) check_page_path(params.html_path);
-  for (const auto& c : in.characters) {
-    require_roles(in.model, c);
-    require_measurable(c);
-    for (const auto& w : c.warnings) result.warnings.push_back(w);
-    for (const auto& n : c.roles.notes) result.notes.push_back(n);
-  }
-  for (const auto& t : in.model.tolerated) result.warnings.push_back(t);
-  if (in.characters.empty())
-    result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
+namespace {
 
-  std::vector<int> clips = select_clips(in.model, params.clips);
-  // Re-rig, bake and measure; then the harm check judges every grown piece against the input
-  // under the input's own clips and, where one does harm, the whole job runs again from a fresh
-  // read of the input with that piece stepped down (harm_review). Nothing is written before.
+/// Re-rigs, bakes and measures; then the harm check judges every grown piece against the input
+/// under the input's own clips and, where one does harm, the whole job runs again from a fresh
+/// read of the input (its bytes checked unchanged) with that piece stepped down (harm_review).
+/// Leaves the re-rigged document with its baked keys in `in`; nothing is written to disk.
+void rerig_with_harm_check(Input& in, const std::string& in_path, const std::vector<int>& clips,
+                           const RunParams& params, RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
@@ -444,16 +427,12 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     write_clip_pass(in.doc, pass);
     break;
   }
+}
 
-  PageData page; // everything the page shows but the report, before anything is written
-  if (!params.html_path.empty()) {
-    auto t0 = Clock::now();
-    page = rerig_page(in_path, in.sha256, in.doc, clips, params, result);
-    result.page_ms = ms_since(t0);
-  }
-  record_facts(in, out_path, params, result);
-  result.report_path =
-      params.report_path.empty() ? default_report_path(out_path) : params.report_path;
+/// Writes OUT (converted to `out_container`), then its report and page: all of them or, on a
+/// failure, none (OUT and the sidecars it created are removed, also on a signal).
+void write_run(Input& in, const std::string& out_path, Container out_container,
+               const RunParams& params, PageData& page, RunResult& result) {
   auto t0 = Clock::now();
   if (out_container != in.doc.container)
     in.doc = convert_container(std::move(in.doc), out_container, out_path);
@@ -496,6 +475,44 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     if (report_written) fs::remove(result.report_path, ec);
     throw;
   }
+}
+
+} // namespace
+
+RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params) {
+  params.validate();
+  RunResult result;
+  Input in = load_input(in_path, params.bind, result.stages, true);
+  const Container out_container = check_output_path(in_path, out_path);
+  check_convertible(in.doc, out_container, out_path);
+  check_run_paths(in, out_path,
+                  params.report_path.empty() ? default_report_path(out_path) : params.report_path,
+                  params.html_path, out_container);
+  warn_vrm_name(in.doc, out_path, result.warnings);
+  if (!params.html_path.empty()) check_page_path(params.html_path);
+  for (const auto& c : in.characters) {
+    require_roles(in.model, c);
+    require_measurable(c);
+    for (const auto& w : c.warnings) result.warnings.push_back(w);
+    for (const auto& n : c.roles.notes) result.notes.push_back(n);
+  }
+  for (const auto& t : in.model.tolerated) result.warnings.push_back(t);
+  if (in.characters.empty())
+    result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
+
+  std::vector<int> clips = select_clips(in.model, params.clips);
+  rerig_with_harm_check(in, in_path, clips, params, result);
+
+  PageData page; // everything the page shows but the report, before anything is written
+  if (!params.html_path.empty()) {
+    auto t0 = Clock::now();
+    page = rerig_page(in_path, in.sha256, in.doc, clips, params, result);
+    result.page_ms = ms_since(t0);
+  }
+  record_facts(in, out_path, params, result);
+  result.report_path =
+      params.report_path.empty() ? default_report_path(out_path) : params.report_path;
+  write_run(in, out_path, out_container, params, page, result);
   return result;
 }
 
