@@ -242,59 +242,59 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
       m.tolerated.push_back(at("nodes", i) + ": has a skin but no mesh");
 }
 
-void parse_animations_and_scenes(const Json& gltf, Model& m) {
-  const Json& anims = list(gltf, "animations", "");
-  for (std::size_t ai = 0; ai < anims.size(); ++ai) {
-    std::string w = at("animations", ai);
-    if (!anims[ai].is_object()) fail_invalid(w + ": not an object");
-    Animation anim;
-    anim.name = name_of(anims[ai]);
-    const Json& samplers = list(anims[ai], "samplers", w);
-    for (std::size_t si = 0; si < samplers.size(); ++si) {
-      std::string sw = w + "." + at("samplers", si);
-      if (!samplers[si].is_object()) fail_invalid(sw + ": not an object");
-      AnimationSampler s;
-      s.input = optional_index(samplers[si], "input", m.accessors.size(), sw, "accessor");
-      s.output = optional_index(samplers[si], "output", m.accessors.size(), sw, "accessor");
-      if (s.input < 0 || s.output < 0) fail_invalid(sw + ": input and output are required");
-      s.interpolation = samplers[si].value("interpolation", std::string("LINEAR"));
-      if (s.interpolation != "LINEAR" && s.interpolation != "STEP" &&
-          s.interpolation != "CUBICSPLINE")
-        fail_invalid(sw + ".interpolation: '" + s.interpolation + "'");
-      const Accessor& in = m.accessors[s.input];
-      if (in.type != "SCALAR" || in.component_type != kFloat)
-        fail_invalid(at("accessors", std::size_t(s.input)) + " (" + in.usage +
-                     "): animation input must be float scalars");
-      std::uint64_t need = in.count * (s.interpolation == "CUBICSPLINE" ? 3 : 1);
-      if (m.accessors[s.output].count < need)
-        fail_invalid(at("accessors", std::size_t(s.output)) + " (" + m.accessors[s.output].usage +
-                     "): " + std::to_string(m.accessors[s.output].count) + " values for " +
-                     std::to_string(need) + " keys");
-      anim.samplers.push_back(s);
-    }
-    const Json& channels = list(anims[ai], "channels", w);
-    for (std::size_t ci = 0; ci < channels.size(); ++ci) {
-      std::string cw = w + "." + at("channels", ci);
-      const Json& c = channels[ci];
-      if (!c.is_object() || !c.contains("target") || !c["target"].is_object())
-        fail_invalid(cw + ": target missing");
-      AnimationChannel ch;
-      ch.sampler = optional_index(c, "sampler", anim.samplers.size(), cw, "sampler");
-      if (ch.sampler < 0) fail_invalid(cw + ": sampler missing");
-      ch.node = optional_index(c["target"], "node", m.nodes.size(), cw + ".target", "node");
-      ch.path = c["target"].value("path", std::string());
-      int comps = ch.path == "translation" || ch.path == "scale" ? 3
-                  : ch.path == "rotation"                        ? 4
-                                                                 : 0;
-      const Accessor& out = m.accessors[anim.samplers[ch.sampler].output];
-      if (comps && out.components != comps)
-        fail_invalid(at("accessors", std::size_t(anim.samplers[ch.sampler].output)) + " (" +
-                     out.usage + "): " + ch.path + " needs " + std::to_string(comps) +
-                     " components");
-      anim.channels.push_back(ch);
-    }
-    m.animations.push_back(anim);
+namespace {
+
+/// animations[ai].samplers into anim (input float scalars; enough output values for the keys).
+void parse_samplers(const Json& a, const std::string& w, const Model& m, Animation& anim) {
+  const Json& samplers = list(a, "samplers", w);
+  for (std::size_t si = 0; si < samplers.size(); ++si) {
+    std::string sw = w + "." + at("samplers", si);
+    if (!samplers[si].is_object()) fail_invalid(sw + ": not an object");
+    AnimationSampler s;
+    s.input = optional_index(samplers[si], "input", m.accessors.size(), sw, "accessor");
+    s.output = optional_index(samplers[si], "output", m.accessors.size(), sw, "accessor");
+    if (s.input < 0 || s.output < 0) fail_invalid(sw + ": input and output are required");
+    s.interpolation = samplers[si].value("interpolation", std::string("LINEAR"));
+    if (s.interpolation != "LINEAR" && s.interpolation != "STEP" &&
+        s.interpolation != "CUBICSPLINE")
+      fail_invalid(sw + ".interpolation: '" + s.interpolation + "'");
+    const Accessor& in = m.accessors[s.input];
+    if (in.type != "SCALAR" || in.component_type != kFloat)
+      fail_invalid(at("accessors", std::size_t(s.input)) + " (" + in.usage +
+                   "): animation input must be float scalars");
+    std::uint64_t need = in.count * (s.interpolation == "CUBICSPLINE" ? 3 : 1);
+    if (m.accessors[s.output].count < need)
+      fail_invalid(at("accessors", std::size_t(s.output)) + " (" + m.accessors[s.output].usage +
+                   "): " + std::to_string(m.accessors[s.output].count) + " values for " +
+                   std::to_string(need) + " keys");
+    anim.samplers.push_back(s);
   }
+}
+
+/// animations[ai].channels into anim (a sampler, a node, a path whose output width matches).
+void parse_channels(const Json& a, const std::string& w, const Model& m, Animation& anim) {
+  const Json& channels = list(a, "channels", w);
+  for (std::size_t ci = 0; ci < channels.size(); ++ci) {
+    std::string cw = w + "." + at("channels", ci);
+    const Json& c = channels[ci];
+    if (!c.is_object() || !c.contains("target") || !c["target"].is_object())
+      fail_invalid(cw + ": target missing");
+    AnimationChannel ch;
+    ch.sampler = optional_index(c, "sampler", anim.samplers.size(), cw, "sampler");
+    if (ch.sampler < 0) fail_invalid(cw + ": sampler missing");
+    ch.node = optional_index(c["target"], "node", m.nodes.size(), cw + ".target", "node");
+    ch.path = c["target"].value("path", std::string());
+    int comps = ch.path == "translation" || ch.path == "scale" ? 3 : ch.path == "rotation" ? 4 : 0;
+    const Accessor& out = m.accessors[anim.samplers[ch.sampler].output];
+    if (comps && out.components != comps)
+      fail_invalid(at("accessors", std::size_t(anim.samplers[ch.sampler].output)) + " (" +
+                   out.usage + "): " + ch.path + " needs " + std::to_string(comps) + " components");
+    anim.channels.push_back(ch);
+  }
+}
+
+/// scenes (roots that are roots) and the default scene's roots (every root node when none).
+void parse_scenes(const Json& gltf, Model& m) {
   const Json& scenes = list(gltf, "scenes", "");
   for (std::size_t si = 0; si < scenes.size(); ++si) {
     if (!scenes[si].is_object()) fail_invalid(at("scenes", si) + ": not an object");
@@ -314,7 +314,10 @@ void parse_animations_and_scenes(const Json& gltf, Model& m) {
     for (std::size_t i = 0; i < m.nodes.size(); ++i)
       if (m.nodes[i].parent < 0) m.scene_roots.push_back(int(i));
   }
-  // Other references: textures, images, samplers, material texture slots.
+}
+
+/// Other references: textures, images, samplers, material texture slots.
+void check_texture_references(const Json& gltf, const Model& m) {
   std::size_t n_images = count_of(gltf, "images"), n_samplers = count_of(gltf, "samplers");
   std::size_t n_textures = count_of(gltf, "textures");
   const Json& textures = list(gltf, "textures", "");
@@ -346,6 +349,23 @@ void parse_animations_and_scenes(const Json& gltf, Model& m) {
       }
     }
   }
+}
+
+} // namespace
+
+void parse_animations_and_scenes(const Json& gltf, Model& m) {
+  const Json& anims = list(gltf, "animations", "");
+  for (std::size_t ai = 0; ai < anims.size(); ++ai) {
+    std::string w = at("animations", ai);
+    if (!anims[ai].is_object()) fail_invalid(w + ": not an object");
+    Animation anim;
+    anim.name = name_of(anims[ai]);
+    parse_samplers(anims[ai], w, m, anim);
+    parse_channels(anims[ai], w, m, anim);
+    m.animations.push_back(anim);
+  }
+  parse_scenes(gltf, m);
+  check_texture_references(gltf, m);
 }
 
 void check_data(const Document& doc, Model& m) {
