@@ -142,7 +142,10 @@ void parse_meshes(const Json& gltf, Model& m) {
   }
 }
 
-void parse_nodes_and_skins(const Json& gltf, Model& m) {
+namespace {
+
+/// nodes: name, mesh, skin, camera, matrix or TRS (finite), children (one parent each).
+void parse_nodes(const Json& gltf, Model& m) {
   const Json& nodes = list(gltf, "nodes", "");
   std::size_t n = nodes.size();
   std::size_t n_cameras = count_of(gltf, "cameras");
@@ -193,7 +196,11 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
       node.children.push_back(ci);
     }
   }
-  // With at most one parent each, a cycle is a parent walk that never reaches a root.
+}
+
+/// With at most one parent each, a cycle is a parent walk that never reaches a root.
+void check_node_cycles(const Model& m) {
+  const std::size_t n = m.nodes.size();
   std::vector<int> state(n, 0); // 0 unknown, 1 on the current walk, 2 reaches a root
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<int> walk;
@@ -208,6 +215,11 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
                    m.nodes[cur].name + "'");
     for (int w : walk) state[w] = 2;
   }
+}
+
+/// skins: joints (distinct nodes), skeleton, inverse bind matrices (MAT4 float, one per joint).
+void parse_skins(const Json& gltf, Model& m) {
+  const std::size_t n = m.nodes.size();
   const Json& skins = list(gltf, "skins", "");
   for (std::size_t si = 0; si < skins.size(); ++si) {
     std::string w = at("skins", si);
@@ -237,6 +249,15 @@ void parse_nodes_and_skins(const Json& gltf, Model& m) {
     }
     m.skins.push_back(skin);
   }
+}
+
+} // namespace
+
+void parse_nodes_and_skins(const Json& gltf, Model& m) {
+  parse_nodes(gltf, m);
+  check_node_cycles(m);
+  parse_skins(gltf, m);
+  const std::size_t n = m.nodes.size();
   for (std::size_t i = 0; i < n; ++i)
     if (m.nodes[i].skin >= 0 && m.nodes[i].mesh < 0)
       m.tolerated.push_back(at("nodes", i) + ": has a skin but no mesh");
