@@ -389,8 +389,10 @@ void parse_animations_and_scenes(const Json& gltf, Model& m) {
   check_texture_references(gltf, m);
 }
 
-void check_data(const Document& doc, Model& m) {
-  // Finite floats everywhere retail reads them.
+namespace {
+
+/// Finite floats everywhere retail reads them.
+void check_finite(const Document& doc, const Model& m) {
   for (std::size_t i = 0; i < m.accessors.size(); ++i) {
     const Accessor& a = m.accessors[i];
     std::int64_t bad = first_non_finite(doc, m, int(i));
@@ -398,7 +400,10 @@ void check_data(const Document& doc, Model& m) {
       fail_invalid(at("accessors", i) + (a.usage.empty() ? "" : " (" + a.usage + ")") +
                    ": element " + std::to_string(bad) + " is not finite");
   }
-  // Key times never decrease (equal times are tolerated: a one-pose clip has all keys at one).
+}
+
+/// Key times never decrease (equal times are tolerated: a one-pose clip has all keys at one).
+void check_key_times(const Document& doc, const Model& m) {
   std::set<int> inputs;
   for (const Animation& a : m.animations)
     for (const AnimationSampler& s : a.samplers) {
@@ -412,7 +417,10 @@ void check_data(const Document& doc, Model& m) {
                        std::to_string(k - 1) + " at " + std::to_string(t(k - 1, 0)) +
                        " s (key times must not decrease)");
     }
-  // Vertex indices in range; joints in range of the skins that use them; weights not all zero.
+}
+
+/// Vertex indices in range; JOINTS_n and WEIGHTS_n together; weights not all zero, none negative.
+void check_primitives(const Document& doc, const Model& m) {
   for (std::size_t mi = 0; mi < m.meshes.size(); ++mi)
     for (std::size_t pi = 0; pi < m.meshes[mi].primitives.size(); ++pi) {
       const Primitive& p = m.meshes[mi].primitives[pi];
@@ -446,6 +454,10 @@ void check_data(const Document& doc, Model& m) {
                          " has a negative weight");
       }
     }
+}
+
+/// Joints in range of the skin each skinned node draws its mesh with (where weighted).
+void check_skinned_joints(const Document& doc, const Model& m) {
   for (std::size_t ni = 0; ni < m.nodes.size(); ++ni) {
     const Node& node = m.nodes[ni];
     if (node.mesh < 0 || node.skin < 0) continue;
@@ -464,6 +476,10 @@ void check_data(const Document& doc, Model& m) {
                          std::to_string(nj) + " (nodes[" + std::to_string(ni) + "])");
       }
   }
+}
+
+/// Every inverse bind matrix invertible.
+void check_inverse_binds(const Document& doc, const Model& m) {
   for (std::size_t si = 0; si < m.skins.size(); ++si) {
     const Skin& s = m.skins[si];
     if (s.inverse_bind_matrices < 0) continue;
@@ -476,6 +492,16 @@ void check_data(const Document& doc, Model& m) {
                      std::to_string(k) + " is singular");
     }
   }
+}
+
+} // namespace
+
+void check_data(const Document& doc, Model& m) {
+  check_finite(doc, m);
+  check_key_times(doc, m);
+  check_primitives(doc, m);
+  check_skinned_joints(doc, m);
+  check_inverse_binds(doc, m);
 }
 
 } // namespace retail
