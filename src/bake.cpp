@@ -196,8 +196,7 @@ void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
     HairLink link;
     link.rest_local = linear_inv * seg;
     link.length_m = seg.norm();
-    link.radius_m =
-        params.radius_scale * (i < spec.skin_radius.size() ? spec.skin_radius[i] : 0.0);
+    link.radius_m = params.radius_scale * (i < spec.skin_radius.size() ? spec.skin_radius[i] : 0.0);
     link.stiffness_per_s2 = params.stiffness_per_s2;
     link.damping_per_s = params.damping_per_s;
     link.gravity_mps2 = Eigen::Vector3d(0, -params.gravity_mps2 * c.scale, 0);
@@ -451,7 +450,7 @@ private:
   }
   ChainStepper& chain_;
   double duration_ = 0;
-  std::vector<double> times_;     ///< substep ends: 0, dt, 2 dt, ..., duration
+  std::vector<double> times_;      ///< substep ends: 0, dt, 2 dt, ..., duration
   std::vector<SubstepPose> poses_; ///< the anchor (and proxies) at each of times_
 };
 

@@ -5,8 +5,8 @@
 #include "retail/hair_measure.h"
 #include "retail/parallel.h"
 #include "retail/transform.h"
-#include "retail/vrm_springs.h"
 #include "retail/validate.h"
+#include "retail/vrm_springs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -195,7 +195,7 @@ struct HairWork {
 
 /// What one clip gave, per character with a chain (index into the works).
 struct ClipOutcome {
-  std::vector<std::vector<BakedClip>> hair; ///< [hair work][chain]
+  std::vector<std::vector<BakedClip>> hair;                  ///< [hair work][chain]
   std::vector<std::vector<ClipStretch>> input_rigs;          ///< [work][0 original, 1 rigid]
   std::vector<ClipStretch> output_rig;                       ///< [work]
   std::vector<std::vector<std::pair<double, double>>> judge; ///< [work][chain]: torn in, out
@@ -354,7 +354,8 @@ std::vector<HairWork> prepare_hair(const ClipPassInput& in, const Rigged& rigged
     const Character& c = rigged.characters[k];
     h.colliders = hair_colliders(*in.doc, rigged.model, c, hr.trunk);
     std::vector<ChainSpec> specs;
-    for (const HairChainResult& ch : hr.chains) specs.push_back(hair_chain_spec(c, ch, h.colliders));
+    for (const HairChainResult& ch : hr.chains)
+      specs.push_back(hair_chain_spec(c, ch, h.colliders));
     h.chains = prepare_bakes(c, specs, NAN, params.bake_params);
     out.push_back(std::move(h));
   }
@@ -403,7 +404,8 @@ void write_clip_pass(Document& doc, const ClipPassResult& pass) {
     for (std::size_t j = 0; k < pass.keys.size() && j < pass.keys[k].size(); ++j)
       for (const BakedClip& b : pass.keys[k][j]) write_baked_clip(doc, b, pass.chain_nodes[k][j]);
     for (std::size_t j = 0; k < pass.hair_keys.size() && j < pass.hair_keys[k].size(); ++j)
-      for (const BakedClip& b : pass.hair_keys[k][j]) write_baked_clip(doc, b, pass.hair_nodes[k][j]);
+      for (const BakedClip& b : pass.hair_keys[k][j])
+        write_baked_clip(doc, b, pass.hair_nodes[k][j]);
   }
 }
 

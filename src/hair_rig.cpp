@@ -65,8 +65,8 @@ struct HairContext {
   const Character& c;
   const WeldedMesh& mesh;
   const HairRigParams& params;
-  int head = -1;                  ///< the head's joint index
-  std::vector<Segment> segments;  ///< every bone, for the distance to the head's
+  int head = -1;                                   ///< the head's joint index
+  std::vector<Segment> segments;                   ///< every bone, for the distance to the head's
   std::vector<std::vector<std::size_t>> originals; ///< per welded vertex, ascending
 };
 
@@ -84,8 +84,7 @@ std::vector<int> clump_of(const HairContext& x, const std::vector<bool>& selecte
 std::vector<int> attachment_band(const HairContext& x, const std::vector<int>& clump) {
   std::vector<std::pair<double, int>> by;
   for (int w : clump)
-    by.push_back(
-        {bone_distance(x.mesh.welded.row(w).transpose(), x.head, x.segments, x.c), w});
+    by.push_back({bone_distance(x.mesh.welded.row(w).transpose(), x.head, x.segments, x.c), w});
   std::sort(by.begin(), by.end());
   std::size_t n = std::max<std::size_t>(
       1, std::size_t(std::ceil(x.params.attach_fraction * double(clump.size()))));
@@ -96,8 +95,8 @@ std::vector<int> attachment_band(const HairContext& x, const std::vector<int>& c
 }
 
 /// The clump as a piece: its reached vertices with g, L = P99(g), the band as collar.
-Piece clump_piece(const HairContext& x, const std::vector<int>& clump,
-                  const std::vector<int>& band, std::vector<double>& g) {
+Piece clump_piece(const HairContext& x, const std::vector<int>& clump, const std::vector<int>& band,
+                  std::vector<double>& g) {
   std::vector<bool> allowed(x.mesh.size(), false);
   for (int w : clump) allowed[std::size_t(w)] = true;
   g = geodesic_distance(x.mesh, band, allowed, kInf);
@@ -111,8 +110,7 @@ Piece clump_piece(const HairContext& x, const std::vector<int>& clump,
     }
   std::sort(sorted.begin(), sorted.end());
   piece.length =
-      sorted.empty() ? 0
-                     : sorted[std::size_t(std::ceil(0.99 * double(sorted.size()))) - 1];
+      sorted.empty() ? 0 : sorted[std::size_t(std::ceil(0.99 * double(sorted.size()))) - 1];
   piece.collar = band;
   return piece;
 }
@@ -180,8 +178,8 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
       for (int k = 0; k < cw.count; ++k) {
         int b = cw.bone[std::size_t(k)];
         if (!(cw.weight[std::size_t(k)] > 0)) continue;
-        nw.push_back({b == 0 ? x.c.roles.head : r.nodes[std::size_t(b - 1)],
-                      cw.weight[std::size_t(k)]});
+        nw.push_back(
+            {b == 0 ? x.c.roles.head : r.nodes[std::size_t(b - 1)], cw.weight[std::size_t(k)]});
       }
     }
     changed[v] = std::move(nw);
@@ -274,14 +272,14 @@ HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
   std::vector<std::vector<bool>> selected;
   for (const std::string& sel : params.hair) {
     selected.push_back(select_geometry(doc, mesh, sel));
-    plan.result.matched.push_back(std::count(selected.back().begin(), selected.back().end(), true) > 0);
+    plan.result.matched.push_back(std::count(selected.back().begin(), selected.back().end(), true) >
+                                  0);
   }
   if (std::count(plan.result.matched.begin(), plan.result.matched.end(), true) == 0) return plan;
   if (c.roles.head < 0 || c.joint_index(c.roles.head) < 0)
     fail_unsupported("--hair: the character has no head joint to hang the hair from");
   HairContext x{doc, c, mesh, params, c.joint_index(c.roles.head), {}, {}};
-  x.segments =
-      bone_segments(c, std::vector<bool>(c.joints.size(), true), DistanceParams{});
+  x.segments = bone_segments(c, std::vector<bool>(c.joints.size(), true), DistanceParams{});
   x.originals.resize(mesh.size());
   for (std::size_t v = 0; v < mesh.weld_of.size(); ++v)
     x.originals[std::size_t(mesh.weld_of[v])].push_back(v);

@@ -125,7 +125,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   result.stages.push_back(
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)" +
-           (params.hair.hair.empty() ? "" : ", " + std::to_string(hair_chains) + " hair chain(s)")});
+           (params.hair.hair.empty() ? ""
+                                     : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   result.stretch.assign(in.characters.size(), {});
   result.bakes.assign(in.characters.size(), {});
   result.floors.assign(in.characters.size(), NAN);

@@ -63,7 +63,7 @@ struct ClipPassInput {
   const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
   /// Per character, its --hair chains (hair_rig.h), baked with the hair solver; null: none.
   const std::vector<HairResult>* hair = nullptr;
-  std::vector<int> clips;                                ///< clip indices (select_clips)
+  std::vector<int> clips; ///< clip indices (select_clips)
 };
 
 struct ClipPassParams {

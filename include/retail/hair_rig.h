@@ -58,10 +58,10 @@ struct HairChainResult {
 /// The body's trunk skin at bind, for the torso capsule the bake may add (hair_measure.h's
 /// TorsoSkin, as plain data): vertices with some weight on hips, spine or chest.
 struct TrunkSkin {
-  std::vector<Eigen::Vector3d> positions;           ///< world, bind
-  std::vector<double> trunk_weight;                 ///< per position: summed trunk weight
-  Eigen::Vector3d hips = Eigen::Vector3d::Zero();   ///< hips joint, world
-  Eigen::Vector3d neck = Eigen::Vector3d::UnitY();  ///< neck joint (head if none), world
+  std::vector<Eigen::Vector3d> positions;          ///< world, bind
+  std::vector<double> trunk_weight;                ///< per position: summed trunk weight
+  Eigen::Vector3d hips = Eigen::Vector3d::Zero();  ///< hips joint, world
+  Eigen::Vector3d neck = Eigen::Vector3d::UnitY(); ///< neck joint (head if none), world
   int carrier = -1; ///< node the capsule rides: the chest, else the top spine joint, else hips
 };
 

@@ -39,7 +39,7 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 struct RunParams {
   BindParams bind;
   RerigParams rerig;
-  HairRigParams hair; ///< --hair clumps rebuilt as chains under the head (none by default)
+  HairRigParams hair;      ///< --hair clumps rebuilt as chains under the head (none by default)
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   /// The QA page (--html PAGE, docs/html-page.md): "" none. Written after OUT and its report,
   /// atomically; when it cannot be, OUT and the report are removed too.

@@ -107,9 +107,9 @@ void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn) {
     return p;
   });
   if (!head_turn) return;
-  // HeadTurn: 4 s loop: 2 s of looks left and right (the neck and head yaw together, up to
-  // +-40 deg, starting and ending still), then 2 s still (the hair settles).
-  add_clip(doc, sk, "HeadTurn", 4.0, [&](double t) {
+  // HeadTurn: 8 s loop: 2 s of looks left and right (the neck and head yaw together, up to
+  // +-40 deg, starting and ending still), then 6 s still (the hair settles).
+  add_clip(doc, sk, "HeadTurn", 8.0, [&](double t) {
     Pose p;
     double yaw = t < 2 ? 40 * deg * std::sin(M_PI * t) * std::sin(M_PI * t / 2) : 0.0;
     p.rotation[j("Neck")] = {Y, 0.4 * yaw};

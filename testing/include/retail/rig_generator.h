@@ -51,7 +51,8 @@ struct RigOptions {
   /// A ponytail as its own mesh "Ponytail" (material "Hair", drawn by node "Ponytail" with the
   /// character's skin): a tapering tube from inside the back of the head, out and down behind
   /// the back, weighted 1.0 to the head (as a hair mesh before re-rigging); with clips, also a
-  /// HeadTurn clip (4 s loop: 2 s of neck and head yaw up to ±40°, then 2 s still). Truth piece: "hair".
+  /// HeadTurn clip (8 s loop: 2 s of neck and head yaw up to ±40°, then 6 s still). Truth piece:
+  /// "hair".
   bool ponytail = false;
   bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
   int tube_segments = 12;   ///< vertices around each tube ring
