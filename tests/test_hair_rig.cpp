@@ -118,7 +118,7 @@ TEST_CASE("plan_hair: Hair_1_1..N and an end under the head, pure translations, 
   CHECK_THROWS(merge_rig_edits(p.hair.edit, p.tail.edit)); // numbered the other way round
 }
 
-TEST_CASE("plan_hair: only the clump is re-weighted; its pinned band on the head, the rest on "
+TEST_CASE("plan_hair: only the clump is re-weighted, its pinned band on the head, the rest on "
           "the head and its own bones",
           "[hair_rig]") {
   Planned p = plan(ponytail_rig());
@@ -185,7 +185,7 @@ TEST_CASE("plan_hair: reads the document, changes nothing, plans the same twice"
   CHECK(a.result.chains[0].chain.joints == b.result.chains[0].chain.joints);
 }
 
-TEST_CASE("plan_hair: selectors by mesh/primitive and material name; one naming nothing plans "
+TEST_CASE("plan_hair: selectors by mesh/primitive and material name, one naming nothing plans "
           "nothing",
           "[hair_rig]") {
   Planned by_index = plan(ponytail_rig(), {"1/0"});
