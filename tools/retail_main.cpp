@@ -253,7 +253,8 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
   app.add_option("--hair", params.hair.hair,
                  "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
                  "its weights erased, a pinned band on the head, baked with the hair solver "
-                 "(docs/hair.md)");
+                 "(docs/hair.md)")
+      ->allow_extra_args(false); // one value per --hair: `--hair H IN OUT` keeps IN and OUT
   app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
       ->capture_default_str();
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
