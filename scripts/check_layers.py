@@ -18,7 +18,7 @@ LAYERS = [
     ("io", ["io", "container", "accessor", "builder", "validate", "validate_graph"]),
     ("rig", ["transform", "skeleton", "roles", "mesh", "animation", "skinning"]),
     ("detect", ["weld", "distance", "geodesic", "detect", "components", "classify", "selector"]),
-    ("grow", ["chain", "root_band", "rig_edit", "rerig"]),
+    ("grow", ["chain", "root_band", "rig_edit", "rerig", "hair_rig"]),
     ("qa", ["simd", "skin_sampler", "order_stats", "stretch", "qa", "heat_map"]),
     ("motion", ["spring", "bake", "clip_pass", "vrm_springs", "hair_solver", "hair_vrm",
                 "hair_measure", "vrm_spring_export", "head_turn"]),

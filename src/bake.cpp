@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -78,8 +79,17 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                      " clip(s) (" + names + "); baked from the last cycle");
 }
 
+void HairBakeParams::validate() const {
+  if (!(stiffness_per_s2 >= 0 && std::isfinite(stiffness_per_s2)) ||
+      !(damping_per_s >= 0 && std::isfinite(damping_per_s)) ||
+      !(gravity_mps2 >= 0 && std::isfinite(gravity_mps2)) ||
+      !(radius_scale >= 0 && std::isfinite(radius_scale)))
+    throw Error(ExitCode::Usage, "hair solver parameters out of range");
+}
+
 void BakeParams::validate() const {
   spring.validate();
+  hair.validate();
   if (!(fps > 0 && fps <= 1000) || max_warmup_cycles < 1 || !(loop_tolerance_deg > 0))
     throw Error(ExitCode::Usage, "bake parameters out of range");
 }
@@ -165,6 +175,50 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.forward_plane = spec.forward_plane;
   rig.floor = spec.floor;
   return rig;
+}
+
+void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
+                   const HairBakeParams& params, ChainBake& out) {
+  const int anchor = joint_of(c, spec.anchor, "chain anchor");
+  const Eigen::Matrix4d& bind = c.bind_world[std::size_t(anchor)];
+  const Eigen::Matrix3d linear_inv = bind.topLeftCorner<3, 3>().inverse();
+  const Eigen::Matrix3d rt = rotation_of(bind).transpose();
+  const std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
+  HairChain chain;
+  chain.name = spec.names.empty() ? "" : spec.names.front();
+  chain.root_local = (bind.inverse() * joints[0].homogeneous()).head<3>();
+  out.bind_direction.clear();
+  for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
+    const Eigen::Vector3d seg = joints[i + 1] - joints[i];
+    if (!(seg.norm() > 0))
+      throw Error(ExitCode::InvalidInput,
+                  "hair chain " + chain.name + ": link " + std::to_string(i) + " has no length");
+    HairLink link;
+    link.rest_local = linear_inv * seg;
+    link.length_m = seg.norm();
+    link.radius_m = params.radius_scale * (i < spec.skin_radius.size() ? spec.skin_radius[i] : 0.0);
+    link.stiffness_per_s2 = params.stiffness_per_s2;
+    link.damping_per_s = params.damping_per_s;
+    link.gravity_mps2 = Eigen::Vector3d(0, -params.gravity_mps2 * c.scale, 0);
+    chain.links.push_back(link);
+    out.bind_direction.push_back(rt * seg / seg.norm()); // every bone shares the anchor's frame
+  }
+  HairRig& rig = out.hair_rig;
+  rig = HairRig{};
+  rig.substep_s = substep_s;
+  rig.anchor_count = 1;
+  out.proxy_nodes.clear();
+  for (const auto& [node, shape] : spec.colliders) {
+    HairProxy p = shape;
+    p.proxy = int(out.proxy_nodes.size());
+    chain.colliders.push_back(int(rig.proxies.size()));
+    rig.proxies.push_back(p);
+    out.proxy_nodes.push_back(node);
+  }
+  rig.proxy_count = out.proxy_nodes.size();
+  rig.chains.push_back(std::move(chain));
+  rig.validate();
+  out.hair = true;
 }
 
 namespace {
@@ -259,14 +313,99 @@ private:
   Keys keys_;
 };
 
-/// One clip played through a spring chain at the fixed substep (the last one shorter). The hips'
-/// pose at every substep is sampled once: warm-up cycles and the recorded pass replay it.
-/// Failure: Error(Unsupported) naming the clip (`where`) beyond the work limits above.
+/// One substep's poses: the chain's anchor and the nodes its proxies ride (hair only).
+struct SubstepPose {
+  AnchorPose anchor;
+  std::vector<Eigen::Matrix4d> proxies;
+};
+
+/// What a clip run drives: the tail spring or the hair solver, stepped from substep to substep.
+class ChainStepper {
+public:
+  virtual ~ChainStepper() = default;
+  /// The chain at rest at `pose`.
+  virtual void reset(const SubstepPose& pose) = 0;
+  /// One substep of dt seconds from `from` (the last step's end) to `to`.
+  virtual void step(const SubstepPose& from, const SubstepPose& to, double dt) = 0;
+  /// Per bone: its local rotation (the glTF value).
+  virtual std::vector<Eigen::Quaterniond> locals() const = 0;
+  /// The tip minus the root, world.
+  virtual Eigen::Vector3d tip_offset() const = 0;
+};
+
+/// The tail spring (spring.h): steps read only the step's end.
+class SpringStepper final : public ChainStepper {
+public:
+  SpringStepper(const SpringRig& rig, const SpringParams& params) : spring(rig, params) {}
+  void reset(const SubstepPose& pose) override { spring.reset(pose.anchor); }
+  void step(const SubstepPose&, const SubstepPose& to, double dt) override {
+    spring.step(to.anchor, dt);
+  }
+  std::vector<Eigen::Quaterniond> locals() const override {
+    std::vector<Eigen::Quaterniond> out;
+    for (std::size_t b = 0; b < spring.tips().size(); ++b) out.push_back(spring.local_rotation(b));
+    return out;
+  }
+  Eigen::Vector3d tip_offset() const override { return spring.tips().back() - spring.head(0); }
+  SpringChain spring;
+};
+
+/// The hair solver (hair_solver.h) on one chain; bones read back as the rotation taking their
+/// bind direction onto their link, in the parent's current frame.
+class HairStepper final : public ChainStepper {
+public:
+  explicit HairStepper(const ChainBake& chain) : chain_(chain), rig_(chain.hair_rig) {}
+  void reset(const SubstepPose& pose) override {
+    state_ = rest_state(rig_, poses(pose));
+    anchor_ = pose.anchor.rotation;
+    root_ = joint_position(rig_, poses(pose), state_, 0, 0);
+  }
+  void step(const SubstepPose& from, const SubstepPose& to, double dt) override {
+    rig_.substep_s = dt;
+    retail::step(rig_, poses(from), poses(to), state_);
+    anchor_ = to.anchor.rotation;
+    root_ = joint_position(rig_, poses(to), state_, 0, 0);
+  }
+  std::vector<Eigen::Quaterniond> locals() const override {
+    std::vector<Eigen::Quaterniond> out;
+    Eigen::Quaterniond parent = anchor_;
+    Eigen::Vector3d at = root_;
+    for (std::size_t b = 0; b < chain_.bind_direction.size(); ++b) {
+      const Eigen::Vector3d d = state_.chains[0].x[b] - at;
+      Eigen::Quaterniond q =
+          Eigen::Quaterniond::FromTwoVectors(chain_.bind_direction[b], parent.conjugate() * d)
+              .normalized();
+      out.push_back(q);
+      parent = (parent * q).normalized();
+      at = state_.chains[0].x[b];
+    }
+    return out;
+  }
+  Eigen::Vector3d tip_offset() const override { return state_.chains[0].x.back() - root_; }
+
+private:
+  static HairPoses poses(const SubstepPose& p) {
+    HairPoses h;
+    h.anchors.emplace_back(Eigen::Affine3d(p.anchor.world));
+    for (const auto& m : p.proxies) h.proxies.emplace_back(Eigen::Affine3d(m));
+    return h;
+  }
+  const ChainBake& chain_;
+  HairRig rig_;
+  HairState state_;
+  Eigen::Quaterniond anchor_ = Eigen::Quaterniond::Identity();
+  Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
+};
+
+/// One clip played through a chain at the fixed substep (the last one shorter). The anchor's
+/// pose (and its proxies') at every substep is sampled once: warm-up cycles and the recorded
+/// pass replay it. Failure: Error(Unsupported) naming the clip (`where`) beyond the work limits
+/// above.
 class ClipRun {
 public:
-  ClipRun(const Document& doc, const Model& model, int clip, int hips, double dt, double fps,
-          SpringChain& spring)
-      : spring_(spring) {
+  ClipRun(const Document& doc, const Model& model, int clip, int anchor,
+          const std::vector<int>& proxy_nodes, double dt, double fps, ChainStepper& chain)
+      : chain_(chain) {
     ClipSampler sampler(doc, model, clip);
     duration_ = sampler.duration();
     check_clip_work("animations[" + std::to_string(clip) + "] ('" +
@@ -274,13 +413,14 @@ public:
                     duration_, dt, fps);
     if (duration_ < kMinDuration) duration_ = 0; // one pose
     auto pose_at = [&](double t) {
-      Eigen::Matrix4d w = sampler.world(model, hips, t);
-      AnchorPose h;
-      h.world = w;
+      Eigen::Matrix4d w = sampler.world(model, anchor, t);
+      SubstepPose p;
+      p.anchor.world = w;
       Eigen::Matrix3d r = w.topLeftCorner<3, 3>();
       for (int c = 0; c < 3; ++c) r.col(c).normalize();
-      h.rotation = Eigen::Quaterniond(r).normalized();
-      return h;
+      p.anchor.rotation = Eigen::Quaterniond(r).normalized();
+      for (int node : proxy_nodes) p.proxies.push_back(sampler.world(model, node, t));
+      return p;
     };
     times_.push_back(0);
     poses_.push_back(pose_at(0));
@@ -292,31 +432,26 @@ public:
   }
   double duration() const { return duration_; }
   std::size_t states() const { return times_.size(); }
-  const AnchorPose& start_pose() const { return poses_.front(); }
-  std::vector<Eigen::Quaterniond> locals() const {
-    std::vector<Eigen::Quaterniond> out;
-    for (std::size_t b = 0; b < spring_.tips().size(); ++b)
-      out.push_back(spring_.local_rotation(b));
-    return out;
-  }
+  const SubstepPose& start_pose() const { return poses_.front(); }
+  std::vector<Eigen::Quaterniond> locals() const { return chain_.locals(); }
   /// Plays the clip once from the chain's current state; records every substep when asked.
   void cycle(KeyRecorder* keep) {
     if (keep) record(0, *keep);
     for (std::size_t k = 1; k < times_.size(); ++k) {
-      spring_.step(poses_[k], times_[k] - times_[k - 1]);
+      chain_.step(poses_[k - 1], poses_[k], times_[k] - times_[k - 1]);
       if (keep) record(k, *keep);
     }
   }
 
 private:
   void record(std::size_t k, KeyRecorder& r) const {
-    Eigen::Vector3d tip = spring_.tips().back() - spring_.head(0);
-    r.add(k, times_[k], locals(), (poses_[k].rotation.conjugate() * tip).normalized());
+    r.add(k, times_[k], locals(),
+          (poses_[k].anchor.rotation.conjugate() * chain_.tip_offset()).normalized());
   }
-  SpringChain& spring_;
+  ChainStepper& chain_;
   double duration_ = 0;
-  std::vector<double> times_;     ///< substep ends: 0, dt, 2 dt, ..., duration
-  std::vector<AnchorPose> poses_; ///< the hips at each of times_
+  std::vector<double> times_;      ///< substep ends: 0, dt, 2 dt, ..., duration
+  std::vector<SubstepPose> poses_; ///< the anchor (and proxies) at each of times_
 };
 
 /// Cycles until every bone's state at the clip start repeats within tolerance (or the cap).
@@ -377,7 +512,10 @@ std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<Chain
     cb.nodes = spec.bones;
     if (spec.end >= 0) cb.nodes.push_back(spec.end);
     cb.bones = spec.names;
-    cb.rig = spring_rig(c, spec, floor_y);
+    if (spec.hair)
+      hair_bake_rig(c, spec, params.spring.substep_s, params.hair, cb);
+    else
+      cb.rig = spring_rig(c, spec, floor_y);
     out.push_back(std::move(cb));
   }
   return out;
@@ -387,7 +525,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
                     const BakeParams& params) {
   const Animation& anim = model.animations[std::size_t(clip)];
   const SpringRig& rig = chain.rig;
-  const std::size_t bones = rig.links();
+  const std::size_t bones = chain.hair ? chain.bind_direction.size() : rig.links();
   BakedClip out;
   ClipBake& cb = out.bake;
   cb.clip = clip;
@@ -402,14 +540,23 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
       if (ch.node == chain.nodes[b] && ch.path == "rotation") out.authored[b] = true;
   for (std::size_t b = 0; b < bones; ++b)
     if (out.authored[b]) cb.kept_authored.push_back(chain.bones[b]);
-  SpringChain spring(rig, params.spring);
-  ClipRun run(doc, model, clip, chain.anchor, params.spring.substep_s, params.fps, spring);
-  spring.reset(run.start_pose());
+  std::unique_ptr<ChainStepper> stepper;
+  SpringStepper* spring = nullptr;
+  if (chain.hair) {
+    stepper = std::make_unique<HairStepper>(chain);
+  } else {
+    auto s = std::make_unique<SpringStepper>(rig, params.spring);
+    spring = s.get();
+    stepper = std::move(s);
+  }
+  ClipRun run(doc, model, clip, chain.anchor, chain.proxy_nodes, params.spring.substep_s,
+              params.fps, *stepper);
+  stepper->reset(run.start_pose());
   if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb);
-  spring.clear_floor_penetration();
+  if (spring) spring->spring.clear_floor_penetration();
   KeyRecorder rec(run.duration(), params.fps, bones, run.states());
   run.cycle(&rec);
-  cb.floor_penetration = spring.floor_penetration();
+  if (spring) cb.floor_penetration = spring->spring.floor_penetration();
   Keys keys = rec.take_keys();
   cb.tip_swing_deg = rec.tip_swing_deg();
   cb.loop_closure_deg = loop_closure_deg(keys);

@@ -2,8 +2,11 @@
 #include "retail/clip_pass.h"
 
 #include "retail/animation.h"
+#include "retail/hair_measure.h"
 #include "retail/parallel.h"
+#include "retail/transform.h"
 #include "retail/validate.h"
+#include "retail/vrm_springs.h"
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +24,64 @@ ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
   spec.end = chain.nodes.back();
   spec.names = chain.bones;
   spec.skin_radius = chain.chain.radius;
+  return spec;
+}
+
+HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,
+                             const TrunkSkin& trunk) {
+  HairColliders out;
+  const VrmSprings springs = read_vrm_springs(doc, model);
+  const std::vector<Eigen::Matrix4d> world = world_matrices(model);
+  std::vector<WorldCapsule> placed; // at the saved pose, for the coverage test
+  for (const VrmCollider& col : springs.colliders) {
+    HairProxy p;
+    p.head_local = col.offset;
+    p.tail_local = col.tail;
+    p.radius_m = col.radius_m;
+    p.inside = col.inside;
+    p.plane = col.shape == VrmColliderShape::Plane;
+    p.normal_local = col.normal;
+    out.proxies.push_back({col.node, p});
+    if (!p.plane && !p.inside)
+      placed.push_back(place(p, Eigen::Affine3d(world[std::size_t(col.node)])));
+  }
+  out.vrm = out.proxies.size();
+  TorsoSkin skin;
+  skin.positions = trunk.positions;
+  skin.trunk_weight = trunk.trunk_weight;
+  skin.hips = trunk.hips;
+  skin.chest_top = trunk.neck;
+  const TorsoFit fit = fit_torso_capsule(placed, skin);
+  const int j = trunk.carrier >= 0 ? c.joint_index(trunk.carrier) : -1;
+  out.torso_fitted = fit.fitted && j >= 0;
+  out.covered_fraction = fit.covered_fraction;
+  if (!out.torso_fitted || !fit.uncovered) return out;
+  // The capsule rides the carrier joint as its skin does: placed by world(t) B^-1.
+  const Eigen::Matrix4d inv = c.bind_world[std::size_t(j)].inverse();
+  const Eigen::Matrix3d l = c.bind_world[std::size_t(j)].topLeftCorner<3, 3>();
+  const double scale = (l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3;
+  HairProxy p;
+  p.head_local = (inv * fit.capsule.a.homogeneous()).head<3>();
+  p.tail_local = (inv * fit.capsule.b.homogeneous()).head<3>();
+  p.radius_m = fit.capsule.radius_m / scale;
+  out.proxies.push_back({trunk.carrier, p});
+  out.torso_added = true;
+  out.torso_radius = fit.capsule.radius_m;
+  out.torso_node = trunk.carrier;
+  return out;
+}
+
+ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
+                          const HairColliders& colliders) {
+  ChainSpec spec;
+  spec.anchor = c.roles.head;
+  spec.bones.assign(chain.nodes.begin(), chain.nodes.end() - 1);
+  spec.end = chain.nodes.back();
+  spec.names = chain.bones;
+  spec.skin_radius = chain.chain.radius;
+  spec.forward_plane = spec.floor = false;
+  spec.hair = true;
+  spec.colliders = colliders.proxies;
   return spec;
 }
 
@@ -125,8 +186,16 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   }
 }
 
+/// One character's hair chains, ready to bake.
+struct HairWork {
+  std::size_t character = 0;
+  HairColliders colliders;
+  std::vector<ChainBake> chains;
+};
+
 /// What one clip gave, per character with a chain (index into the works).
 struct ClipOutcome {
+  std::vector<std::vector<BakedClip>> hair;                  ///< [hair work][chain]
   std::vector<std::vector<ClipStretch>> input_rigs;          ///< [work][0 original, 1 rigid]
   std::vector<ClipStretch> output_rig;                       ///< [work]
   std::vector<std::vector<std::pair<double, double>>> judge; ///< [work][chain]: torn in, out
@@ -141,7 +210,8 @@ struct Rigged {
 };
 
 ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
-                     const std::vector<CharacterWork>& works, int clip,
+                     const std::vector<CharacterWork>& works,
+                     const std::vector<HairWork>& hair_works, int clip,
                      const ClipPassParams& params, StretchScratch& scratch) {
   ClipOutcome out;
   auto t0 = Clock::now();
@@ -156,6 +226,13 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
     for (const ChainBake& chain : w.chains) {
       out.baked.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
       add_baked_tracks(out.baked.back().back(), chain, output_clip);
+    }
+  }
+  for (const HairWork& h : hair_works) {
+    out.hair.emplace_back();
+    for (const ChainBake& chain : h.chains) {
+      out.hair.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
+      add_baked_tracks(out.hair.back().back(), chain, output_clip);
     }
   }
   auto t2 = Clock::now();
@@ -234,6 +311,57 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
   return r;
 }
 
+/// The hair chains' bakes, keys and colliders from every clip's outcome, in character, chain,
+/// clip order (the keys moved out of the outcomes).
+void collect_hair(const std::vector<HairWork>& hair_works, std::vector<ClipOutcome>& outcomes,
+                  std::size_t characters, ClipPassResult& r) {
+  if (hair_works.empty()) return;
+  r.hair_bakes.resize(characters);
+  r.hair_colliders.resize(characters);
+  r.hair_keys.resize(characters);
+  r.hair_nodes.resize(characters);
+  for (std::size_t hi = 0; hi < hair_works.size(); ++hi) {
+    const HairWork& h = hair_works[hi];
+    const std::size_t k = h.character;
+    r.hair_colliders[k] = h.colliders;
+    r.hair_keys[k].resize(h.chains.size());
+    for (std::size_t j = 0; j < h.chains.size(); ++j) {
+      r.hair_nodes[k].push_back(h.chains[j].nodes);
+      std::vector<ClipBake> mine;
+      for (ClipOutcome& o : outcomes) {
+        BakedClip& b = o.hair[hi][j];
+        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
+        mine.push_back(b.bake);
+        r.hair_keys[k][j].push_back(std::move(b));
+      }
+      warn_unsettled(mine, h.chains[j], r.warnings);
+      r.baked += mine.size();
+      r.hair_bakes[k].insert(r.hair_bakes[k].end(), mine.begin(), mine.end());
+    }
+  }
+}
+
+/// The hair works of every character with hair chains (none when not baking).
+std::vector<HairWork> prepare_hair(const ClipPassInput& in, const Rigged& rigged,
+                                   const ClipPassParams& params) {
+  std::vector<HairWork> out;
+  if (!in.hair || !params.bake) return out;
+  for (std::size_t k = 0; k < in.hair->size(); ++k) {
+    const HairResult& hr = (*in.hair)[k];
+    if (hr.chains.empty()) continue;
+    HairWork h;
+    h.character = k;
+    const Character& c = rigged.characters[k];
+    h.colliders = hair_colliders(*in.doc, rigged.model, c, hr.trunk);
+    std::vector<ChainSpec> specs;
+    for (const HairChainResult& ch : hr.chains)
+      specs.push_back(hair_chain_spec(c, ch, h.colliders));
+    h.chains = prepare_bakes(c, specs, NAN, params.bake_params);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
 } // namespace
 
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
@@ -250,6 +378,7 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
     if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
   for (CharacterWork& w : works)
     prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
+  const std::vector<HairWork> hair_works = prepare_hair(in, rigged, params);
   // Longest clip first (animation.h's clip_duration): the fewest idle workers at the end.
   const std::size_t n = in.clips.size();
   std::vector<std::size_t> order(n);
@@ -261,16 +390,23 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
   std::vector<ClipOutcome> outcomes(n);
   std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
   parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
-    outcomes[order[i]] = run_clip(in, rigged, works, in.clips[order[i]], params, scratch[worker]);
+    outcomes[order[i]] =
+        run_clip(in, rigged, works, hair_works, in.clips[order[i]], params, scratch[worker]);
   });
 
-  return collect(works, outcomes, rigged, in.results);
+  ClipPassResult r = collect(works, outcomes, rigged, in.results);
+  collect_hair(hair_works, outcomes, characters, r);
+  return r;
 }
 
 void write_clip_pass(Document& doc, const ClipPassResult& pass) {
-  for (std::size_t k = 0; k < pass.keys.size(); ++k)
-    for (std::size_t j = 0; j < pass.keys[k].size(); ++j)
+  for (std::size_t k = 0; k < std::max(pass.keys.size(), pass.hair_keys.size()); ++k) {
+    for (std::size_t j = 0; k < pass.keys.size() && j < pass.keys[k].size(); ++j)
       for (const BakedClip& b : pass.keys[k][j]) write_baked_clip(doc, b, pass.chain_nodes[k][j]);
+    for (std::size_t j = 0; k < pass.hair_keys.size() && j < pass.hair_keys[k].size(); ++j)
+      for (const BakedClip& b : pass.hair_keys[k][j])
+        write_baked_clip(doc, b, pass.hair_nodes[k][j]);
+  }
 }
 
 } // namespace retail

@@ -95,13 +95,27 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
                                  const std::vector<std::map<int, PieceOverride>>& overrides,
                                  RunResult& result) {
   auto t0 = Clock::now();
-  std::size_t chains = 0, pieces = 0;
+  std::size_t chains = 0, pieces = 0, hair_chains = 0;
+  result.hair.clear();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
     rp.overrides = overrides[k];
+    // --hair geometry is never a tail piece (its selectors after the user's --not-tail ones).
+    rp.not_tail.insert(rp.not_tail.end(), params.hair.hair.begin(), params.hair.hair.end());
     // Plan from the document as it is, then write the plan (each character's new nodes are
-    // numbered from the node count its predecessors left).
+    // numbered from the node count its predecessors left); the hair chains are planned after
+    // the tail's and merged into one edit.
     CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp);
+    if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
+      HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, params.hair);
+      plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
+      hair_chains += hair.result.chains.size();
+      for (const auto& w : hair.result.warnings) result.warnings.push_back(w);
+      result.hair.push_back(std::move(hair.result));
+    } else if (!params.hair.hair.empty()) {
+      result.hair.emplace_back();
+      result.hair.back().matched.assign(params.hair.hair.size(), true); // detect: not planned
+    }
     apply_rig_edit(in.doc, in.model, plan.edit);
     result.characters.push_back(std::move(plan.result));
     const CharacterResult& r = result.characters.back();
@@ -111,20 +125,25 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   }
   result.stages.push_back(
       {"rerig", ms_since(t0),
-       std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)"});
+       std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)" +
+           (params.hair.hair.empty() ? ""
+                                     : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   result.stretch.assign(in.characters.size(), {});
   result.bakes.assign(in.characters.size(), {});
   result.floors.assign(in.characters.size(), NAN);
   result.failures.clear();
   result.work.clear();
+  result.hair_bakes.clear();
+  result.hair_colliders.clear();
   ClipPassResult pass;
-  if (chains == 0 || clips.empty()) return pass;
+  if (chains + hair_chains == 0 || clips.empty()) return pass;
   t0 = Clock::now();
   ClipPassInput pin;
   pin.doc = &in.doc;
   pin.input_model = &in.model;
   pin.input_characters = &in.characters;
   pin.results = &result.characters;
+  pin.hair = hair_chains ? &result.hair : nullptr;
   pin.clips = clips;
   ClipPassParams pp;
   pp.bind = params.bind;
@@ -136,6 +155,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   result.stretch = pass.stretch;
   result.bakes = pass.bakes;
   result.floors = pass.floors;
+  result.hair_bakes = pass.hair_bakes;
+  result.hair_colliders = pass.hair_colliders;
   result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
   for (const auto& rows : result.stretch)
     for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
@@ -148,6 +169,15 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
                                std::to_string(params.stretch.samples) + " samples" + split});
   result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
   return pass;
+}
+
+/// Every --hair selector must name geometry of some character (Error(Usage)).
+void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>& hair) {
+  for (std::size_t i = 0; i < p.hair.size(); ++i) {
+    bool matched = false;
+    for (const auto& h : hair) matched = matched || (i < h.matched.size() && h.matched[i]);
+    require_selected(p.hair[i], "--hair", matched);
+  }
 }
 
 /// Every --tail / --not-tail selector must name geometry of some character (Error(Usage)).
@@ -420,6 +450,7 @@ void rerig_with_harm_check(Input& in, const std::string& in_path, const std::vec
     }
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
+    if (attempt == 0) check_hair_selectors(params.hair, result.hair);
     const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
     if (judged && attempt < 4 && harm_review(pass.judge, result.characters, overrides, verdicts))
       continue;

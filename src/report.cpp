@@ -95,6 +95,55 @@ Json harm_json(const std::vector<PieceJudge>& judge) {
   return checks;
 }
 
+/// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
+/// and the colliders they respect (docs/report-schema.md).
+Json hair_json(const RunRecord& rec, std::size_t k) {
+  const HairResult& h = rec.hair[k];
+  const std::vector<ClipBake> none;
+  const std::vector<ClipBake>& bakes = k < rec.hair_bakes.size() ? rec.hair_bakes[k] : none;
+  const std::size_t per_chain = h.chains.empty() ? 0 : bakes.size() / h.chains.size();
+  Json chains = Json::array();
+  for (std::size_t i = 0; i < h.chains.size(); ++i) {
+    const HairChainResult& c = h.chains[i];
+    Json joints = Json::array();
+    for (const auto& p : c.chain.joints) joints.push_back({r6(p.x()), r6(p.y()), r6(p.z())});
+    Json radius = Json::array();
+    for (double r : c.chain.radius) radius.push_back(r6(r));
+    Json cj = {{"selector", c.selector},
+               {"vertices", c.vertices},
+               {"attachment_band_vertices", c.band_vertices},
+               {"pinned_vertices", c.pinned},
+               {"unreached_vertices", c.unreached},
+               {"joints", c.chain.bones},
+               {"length", r6(c.chain.length)},
+               {"bones", c.bones},
+               {"nodes", c.nodes},
+               {"joint_positions", joints},
+               {"skin_radius", radius}};
+    if (per_chain) {
+      std::vector<ClipBake> mine(bakes.begin() + std::ptrdiff_t(i * per_chain),
+                                 bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));
+      Json b = bake_json(mine, 0.0);
+      b.erase("floor_y");
+      for (Json& clip : b["clips"]) clip.erase("floor_penetration");
+      cj["bake"] = b;
+    }
+    chains.push_back(cj);
+  }
+  Json out = {{"chains", chains}};
+  if (k < rec.hair_colliders.size()) {
+    const HairColliders& c = rec.hair_colliders[k];
+    out["colliders"] = {{"vrm", c.vrm},
+                        {"torso_capsule",
+                         {{"fitted", c.torso_fitted},
+                          {"added", c.torso_added},
+                          {"radius", r6(c.torso_radius)},
+                          {"node", c.torso_node},
+                          {"covered_fraction", r6(c.covered_fraction)}}}};
+  }
+  return out;
+}
+
 /// Character k of the record.
 Json character_json(const RunRecord& rec, std::size_t k) {
   const CharacterFacts& c = rec.facts[k];
@@ -119,6 +168,7 @@ Json character_json(const RunRecord& rec, std::size_t k) {
   if (k < rec.judge.size() && !rec.judge[k].empty()) cj["harm_check"] = harm_json(rec.judge[k]);
   if (k < rec.stretch.size() && !rec.stretch[k].empty())
     cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
+  if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);
   return cj;
 }
 

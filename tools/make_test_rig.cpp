@@ -2,7 +2,7 @@
 //   make_test_rig OUT.glb [--bare-names] [--cm] [--rotated]
 //                 [--tail carried|hanging|curled|short|thin|none] [--two-shells] [--spikes N]
 //                 [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
-//                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces]
+//                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/error.h"
 #include "retail/rig_generator.h"
@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cape", o.cape, "a cape on the back");
   app.add_flag("--skirt", o.skirt, "a skirt around the hips");
   app.add_flag("--sheath", o.sheath, "a sheath slung across the back");
+  app.add_flag("--ponytail", o.ponytail,
+               "a ponytail mesh weighted to the head, and a HeadTurn clip");
   app.add_flag("--all-pieces", all, "ears, cape, skirt and sheath");
   app.add_flag("--no-clips", no_clips, "no animations");
   app.add_option("--height", o.height_m, "model height in world units")->capture_default_str();

@@ -256,6 +256,13 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
                  "a mesh/primitive index like 0/2, a mesh name or a material name");
   app.add_option("--not-tail", params.rerig.not_tail,
                  "never treat this geometry as part of a tail (repeatable; same syntax)");
+  app.add_option("--hair", params.hair.hair,
+                 "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
+                 "its weights erased, a pinned band on the head, baked with the hair solver "
+                 "(docs/hair.md)")
+      ->allow_extra_args(false); // one value per --hair: `--hair H IN OUT` keeps IN and OUT
+  app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
+      ->capture_default_str();
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
                "judge every grown piece against the input under its own clips before writing; "
                "one that tears more steps down to a wider root band, rigid, or left as it was "

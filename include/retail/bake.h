@@ -11,6 +11,7 @@
 
 #include "retail/animation.h"
 #include "retail/document.h"
+#include "retail/hair_solver.h"
 #include "retail/model.h"
 #include "retail/skeleton.h"
 #include "retail/spring.h"
@@ -21,8 +22,19 @@
 
 namespace retail {
 
+/// The SPEC §10 solver's settings for chains retail grows on hair (hair_solver.h's HairLink):
+/// per link k, c and g (metres: g scales by H / 1.8 with the character's scale).
+struct HairBakeParams {
+  double stiffness_per_s2 = 120; ///< k
+  double damping_per_s = 10;     ///< c
+  double gravity_mps2 = 1;       ///< |g|, down
+  double radius_scale = 1;       ///< r_h = this × the chain's skin radius at the link's root
+  void validate() const;         ///< Failure: Error(Usage)
+};
+
 struct BakeParams {
-  SpringParams spring;
+  SpringParams spring; ///< tails; its substep_s is every solver's (hair too)
+  HairBakeParams hair;
   double fps = 30;
   int max_warmup_cycles = 12;
   double loop_tolerance_deg = 0.5;
@@ -61,6 +73,12 @@ struct ChainSpec {
   std::vector<double> skin_radius; ///< per link, as Chain::radius (may be empty)
   bool forward_plane = true;       ///< stays behind the anchor's forward plane (tails)
   bool floor = true;               ///< touches the floor (tails)
+  /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
+  /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
+  bool hair = false;
+  /// Hair: collision proxies, each in the bind frame of a joint node it rides (its shape's
+  /// `proxy` field is ignored): at time t it is placed by that node's world transform.
+  std::vector<std::pair<int, HairProxy>> colliders;
 };
 
 /// One chain ready to bake: its nodes and its spring rig.
@@ -68,7 +86,11 @@ struct ChainBake {
   int anchor = -1;                ///< as ChainSpec
   std::vector<int> nodes;         ///< the chain's bones root first, then its end if any
   std::vector<std::string> bones; ///< their names
-  SpringRig rig;
+  SpringRig rig;                  ///< tails
+  bool hair = false;              ///< solved by hair_rig instead (ChainSpec::hair)
+  HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
+  std::vector<int> proxy_nodes;   ///< per proxy pose: the node it rides
+  std::vector<Eigen::Vector3d> bind_direction; ///< hair: per bone, unit, in its own bind frame
 };
 
 /// The chains of one character ready to bake. Pre: `character` is the re-rigged document's
@@ -122,5 +144,13 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
 /// in the parent's frame, carried into the last bone's own frame, at the same length).
 /// Failure: Error(Unsupported) when the anchor or a bone is not a joint.
 SpringRig spring_rig(const Character& character, const ChainSpec& spec, double floor_y);
+
+/// The hair solver's rig of `spec` (spec.hair) from the bind pose (IBMs), in the anchor's bind
+/// frame: root and rest arc from the joints, lengths in world units, r_h from spec.skin_radius,
+/// k, c, g from params (g × character.scale), one proxy per spec.colliders entry; fills
+/// `out.hair_rig`, `out.proxy_nodes` and `out.bind_direction`. Failure: as spring_rig;
+/// Error(InvalidInput) for a zero-length link.
+void hair_bake_rig(const Character& character, const ChainSpec& spec, double substep_s,
+                   const HairBakeParams& params, ChainBake& out);
 
 } // namespace retail

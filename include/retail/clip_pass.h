@@ -13,6 +13,7 @@
 
 #include "retail/bake.h"
 #include "retail/document.h"
+#include "retail/hair_rig.h"
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
@@ -27,6 +28,29 @@ namespace retail {
 /// Pre: chain.nodes holds the bones then the end (a chain with bones).
 ChainSpec tail_chain_spec(const Character& character, const ChainResult& chain);
 
+/// The colliders a character's hair chains respect: those the file's VRM springs define (every
+/// collider of the file), plus a torso capsule fitted to the trunk skin (hair_measure.h) when
+/// they leave the trunk uncovered (the article's Back Flip case).
+struct HairColliders {
+  std::vector<std::pair<int, HairProxy>> proxies; ///< node ridden, shape in its frame
+  std::size_t vrm = 0;                            ///< of them, from the file's VRM springs
+  bool torso_fitted = false;                      ///< enough trunk skin to fit a capsule
+  bool torso_added = false;                       ///< the capsule was added (trunk uncovered)
+  double torso_radius = 0;                        ///< world units
+  double covered_fraction = 0;                    ///< of the trunk axis, by the VRM colliders
+  int torso_node = -1;                            ///< the node the capsule rides
+};
+
+/// The colliders for a character's hair chains (see HairColliders). Pre: doc/model/character
+/// the re-rigged ones; trunk from plan_hair. Failure: as read_vrm_springs.
+HairColliders hair_colliders(const Document& doc, const Model& model, const Character& character,
+                             const TrunkSkin& trunk);
+
+/// A hair chain as a ChainSpec: under the head, its end Hair_<n>_End, the hair solver, no
+/// forward plane, no floor, `colliders`. Pre: chain.nodes holds the bones then the end.
+ChainSpec hair_chain_spec(const Character& character, const HairChainResult& chain,
+                          const HairColliders& colliders);
+
 /// What the pass reads. The document is the re-rigged one (rerig_character applied to every
 /// character), read only during the pass; `input_model`/`input_characters` are the input's
 /// (the original rig's weights stay in the document, rerig.h). The pass reads the re-rigged
@@ -37,7 +61,9 @@ struct ClipPassInput {
   const Model* input_model = nullptr;
   const std::vector<Character>* input_characters = nullptr;
   const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
-  std::vector<int> clips;                                ///< clip indices (select_clips)
+  /// Per character, its --hair chains (hair_rig.h), baked with the hair solver; null: none.
+  const std::vector<HairResult>* hair = nullptr;
+  std::vector<int> clips; ///< clip indices (select_clips)
 };
 
 struct ClipPassParams {
@@ -66,6 +92,12 @@ struct ClipPassResult {
   /// The keys to write: [character][chain][clip], and each baked chain's nodes.
   std::vector<std::vector<std::vector<BakedClip>>> keys;
   std::vector<std::vector<std::vector<int>>> chain_nodes; ///< [character][chain]
+  /// Hair chains: per character, per chain, per clip (hair_bakes), and their keys and nodes as
+  /// keys/chain_nodes; their colliders per character. Empty without hair.
+  std::vector<std::vector<ClipBake>> hair_bakes;
+  std::vector<HairColliders> hair_colliders;
+  std::vector<std::vector<std::vector<BakedClip>>> hair_keys;
+  std::vector<std::vector<std::vector<int>>> hair_nodes;
 };
 
 /// Runs the pass (see the top). Failure: Error(Usage) for bad params; what parse_model and
@@ -74,7 +106,8 @@ struct ClipPassResult {
 /// them.
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params);
 
-/// Appends every baked clip of `pass` to the document in character, chain, clip order.
+/// Appends every baked clip of `pass` to the document in character, chain, clip order (per
+/// character its tail chains, then its hair chains).
 /// Pre: `doc` is the document the pass read.
 void write_clip_pass(Document& doc, const ClipPassResult& pass);
 

@@ -8,6 +8,7 @@
 #include "retail/document.h"
 #include "retail/error.h"
 #include "retail/files.h"
+#include "retail/hair_rig.h"
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
@@ -38,6 +39,7 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 struct RunParams {
   BindParams bind;
   RerigParams rerig;
+  HairRigParams hair;      ///< --hair clumps rebuilt as chains under the head (none by default)
   std::string report_path; ///< "" = default (OUT with .report.json), "-" = stdout (returned)
   /// The QA page (--html PAGE, docs/html-page.md): "" none. Written after OUT and its report,
   /// atomically; when it cannot be, OUT and the report are removed too.
@@ -58,6 +60,7 @@ struct RunParams {
   void validate() const {
     bind.validate();
     rerig.validate();
+    hair.validate();
     stretch.validate();
     bake.validate();
     if (threads < 0) throw Error(ExitCode::Usage, "--threads must not be negative");

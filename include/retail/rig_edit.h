@@ -67,6 +67,13 @@ struct RigEdit {
 /// the document no longer matches the plan (node count), from the accessor reads otherwise.
 void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit);
 
+/// One edit from two planned for the same document, `later` planned after `first` (its nodes
+/// numbered from first.first_node + first.nodes.size(), its skin indices counting first's
+/// joints): nodes concatenated; per skin, first's joints then later's; per primitive, later's
+/// skin index (it includes first's joints) and both vertex maps, later's influences winning.
+/// Failure: Error(InvalidInput) when later is not numbered after first.
+RigEdit merge_rig_edits(RigEdit first, const RigEdit& later);
+
 /// Splits weights into integers in [0, max] that sum exactly to `max` (largest remainder;
 /// ties to the lower index). Pre: weights >= 0 with a positive sum.
 std::vector<std::uint32_t> quantize_weights(const std::vector<double>& weights, std::uint32_t max);

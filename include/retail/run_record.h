@@ -4,6 +4,8 @@
 #pragma once
 
 #include "retail/bake.h"
+#include "retail/clip_pass.h"
+#include "retail/hair_rig.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
 #include "retail/stretch.h"
@@ -56,6 +58,11 @@ struct RunRecord {
   std::vector<double> floors;                   ///< per character: g_0 the bake used (NaN: none)
   std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
   std::vector<std::string> failures;            ///< --fail-on checks that failed
+  /// --hair (hair_rig.h): per character its hair chains (empty without --hair), their bakes
+  /// (per chain, per clip) and the colliders they respect.
+  std::vector<HairResult> hair;
+  std::vector<std::vector<ClipBake>> hair_bakes;
+  std::vector<HairColliders> hair_colliders;
 };
 
 } // namespace retail

@@ -19,7 +19,8 @@ using gen::WeightFn;
 using gen::Weights;
 
 namespace {
-const char* kPieceNames[] = {"body", "tail", "ears", "cape", "skirt", "sheath"};
+const char* kPieceNames[] = {"body", "tail", "ears", "cape", "skirt", "sheath", "hair"};
+constexpr int kClassicPieces = 6; ///< the truth lists "hair" only for a rig with a ponytail
 } // namespace
 
 void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
@@ -240,6 +241,23 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
   }
 }
 
+/// RigOptions::ponytail: a tapering tube from inside the back of the head, out and down behind
+/// the back (a quadratic Bezier), weighted 1.0 to the head.
+void add_ponytail(MeshBuild& hair, const Skeleton& sk, int segs, double k) {
+  Weights head{{sk.find("Head"), 1.0}};
+  const Vector3d p0(0, 1.66, -0.05), p1(0, 1.66, -0.21), p2(0, 1.28, -0.22);
+  TubeSpec spec;
+  const int rings = 16;
+  for (int i = 0; i <= rings; ++i) {
+    double t = double(i) / rings;
+    spec.centre.push_back(((1 - t) * (1 - t) * p0 + 2 * t * (1 - t) * p1 + t * t * p2) * k);
+    spec.radius.push_back((0.035 - 0.02 * t) * k);
+  }
+  spec.segments = segs;
+  spec.piece = gen::kHair;
+  add_tube(hair, sk, spec, fixed_weight, &head);
+}
+
 } // namespace
 
 const char* tail_style_name(TailStyle style) {
@@ -289,6 +307,8 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.thick_base) gen::add_haunch(skin, sk, k, o.tube_segments, o.ring_subdivision);
   std::vector<Vector3d> centreline;
   add_pieces(skin, extra, sk, o, k, centreline);
+  MeshBuild hair;
+  if (o.ponytail) add_ponytail(hair, sk, o.tube_segments, k);
 
   GeneratedRig rig;
   Document& doc = rig.doc;
@@ -303,15 +323,27 @@ GeneratedRig generate_rig(const RigOptions& o) {
   Json prims = Json::array({write_primitive(doc, skin, sk, 0)});
   if (!extra.pos.empty()) prims.push_back(write_primitive(doc, extra, sk, 1));
   doc.gltf["meshes"] = Json::array({{{"name", "Character"}, {"primitives", prims}}});
-  if (o.clips) gen::add_clips(doc, sk, k);
+  if (o.ponytail) {
+    doc.gltf["materials"].push_back(
+        {{"name", "Hair"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.3, 0.2, 0.1, 1.0}}}}});
+    doc.gltf["meshes"].push_back(
+        {{"name", "Ponytail"}, {"primitives", Json::array({write_primitive(doc, hair, sk, 2)})}});
+    Json node = {{"name", "Ponytail"}, {"mesh", 1}, {"skin", 0}};
+    if (o.rotated) node["rotation"] = doc.gltf["nodes"].back()["rotation"];
+    if (o.centimetres) node["scale"] = doc.gltf["nodes"].back()["scale"];
+    doc.gltf["scenes"][0]["nodes"].push_back(append_to_array(doc.gltf, "nodes", node));
+  }
+  if (o.clips) gen::add_clips(doc, sk, k, o.ponytail);
 
   Json truth = Json::object();
   truth["schema"] = "retail.truth/1";
   truth["height_m"] = o.height_m;
   truth["pieces"] = Json::array();
-  for (const char* p : kPieceNames) truth["pieces"].push_back(p);
+  for (int p = 0; p < (o.ponytail ? kClassicPieces + 1 : kClassicPieces); ++p)
+    truth["pieces"].push_back(kPieceNames[p]);
   truth["membership"] = Json::array({skin.piece});
   if (!extra.pos.empty()) truth["membership"].push_back(extra.piece);
+  if (o.ponytail) truth["membership"].push_back(hair.piece);
   Json line = Json::array();
   for (const auto& p : centreline) line.push_back({p.x(), p.y(), p.z()});
   truth["tail_centreline"] = line;
@@ -328,6 +360,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
   Json& opt = truth["options"];
   if (o.tail_spikes) opt["tail_spikes"] = o.tail_spikes;
   if (o.thick_base) opt["thick_base"] = true;
+  if (o.ponytail) opt["ponytail"] = true;
   if (o.tail_length_scale != 1) opt["tail_length_scale"] = o.tail_length_scale;
   if (o.tail_radius_scale != 1) opt["tail_radius_scale"] = o.tail_radius_scale;
   if (o.tail == TailStyle::Curled) opt["tail_curl_deg"] = o.tail_curl_deg;

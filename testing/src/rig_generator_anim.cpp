@@ -58,7 +58,7 @@ void add_clip(Document& doc, const Skeleton& sk, const std::string& name, double
 
 } // namespace
 
-void add_clips(Document& doc, const Skeleton& sk, double k) {
+void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn) {
   const Vector3d X = Vector3d::UnitX(), Y = Vector3d::UnitY();
   auto j = [&](const char* n) { return sk.find(n); };
   const double deg = M_PI / 180;
@@ -104,6 +104,16 @@ void add_clips(Document& doc, const Skeleton& sk, double k) {
     Pose p;
     p.rotation[j("Spine1")] = {X, 3 * deg * std::sin(M_PI * t)};
     p.rotation[j("Spine2")] = {X, -2 * deg * std::sin(M_PI * t)};
+    return p;
+  });
+  if (!head_turn) return;
+  // HeadTurn: 8 s loop: 2 s of looks left and right (the neck and head yaw together, up to
+  // +-40 deg, starting and ending still), then 6 s still (the hair settles).
+  add_clip(doc, sk, "HeadTurn", 8.0, [&](double t) {
+    Pose p;
+    double yaw = t < 2 ? 40 * deg * std::sin(M_PI * t) * std::sin(M_PI * t / 2) : 0.0;
+    p.rotation[j("Neck")] = {Y, 0.4 * yaw};
+    p.rotation[j("Head")] = {Y, 0.6 * yaw};
     return p;
   });
 }

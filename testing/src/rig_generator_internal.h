@@ -38,7 +38,7 @@ struct Skeleton {
 using Weights = std::map<int, double>; ///< joint -> weight
 
 /// Piece of every generated vertex (the truth's "pieces" names, in this order).
-enum PieceKind { kBody, kTail, kEars, kCape, kSkirt, kSheath };
+enum PieceKind { kBody, kTail, kEars, kCape, kSkirt, kSheath, kHair };
 
 /// One primitive under construction (world positions).
 struct MeshBuild {
@@ -86,7 +86,8 @@ void add_haunch(MeshBuild& m, const Skeleton& sk, double k, int segments, int su
 std::vector<Eigen::Vector3d> add_tail(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk,
                                       const RigOptions& o, double k);
 
-/// Writes the clips (Walk, HipSwing, Crouch, Idle) as LINEAR keys at 30 fps.
-void add_clips(Document& doc, const Skeleton& skeleton, double k);
+/// Writes the clips (Walk, HipSwing, Crouch, Idle; HeadTurn when `head_turn`) as LINEAR keys at
+/// 30 fps.
+void add_clips(Document& doc, const Skeleton& skeleton, double k, bool head_turn = false);
 
 } // namespace retail::gen

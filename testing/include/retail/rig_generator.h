@@ -48,6 +48,12 @@ struct RigOptions {
   double tail_curl_deg = 300;   ///< Curled: the arc's sweep in degrees (300: elongation ~1.2)
   bool uv_seams = true;         ///< tail rings duplicate their seam vertex (as exporters do)
   bool ears = false, cape = false, skirt = false, sheath = false;
+  /// A ponytail as its own mesh "Ponytail" (material "Hair", drawn by node "Ponytail" with the
+  /// character's skin): a tapering tube from inside the back of the head, out and down behind
+  /// the back, weighted 1.0 to the head (as a hair mesh before re-rigging); with clips, also a
+  /// HeadTurn clip (8 s loop: 2 s of neck and head yaw up to ±40°, then 6 s still). Truth piece:
+  /// "hair".
+  bool ponytail = false;
   bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
   int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
