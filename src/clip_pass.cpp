@@ -17,14 +17,24 @@
 
 namespace retail {
 
-ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
+namespace {
+
+/// A grown chain hanging from `anchor`: its nodes (bones, then the end), names and skin radii.
+ChainSpec grown_chain_spec(int anchor, const std::vector<int>& nodes,
+                           const std::vector<std::string>& names, const Chain& chain) {
   ChainSpec spec;
-  spec.anchor = c.roles.hips;
-  spec.bones.assign(chain.nodes.begin(), chain.nodes.end() - 1);
-  spec.end = chain.nodes.back();
-  spec.names = chain.bones;
-  spec.skin_radius = chain.chain.radius;
+  spec.anchor = anchor;
+  spec.bones.assign(nodes.begin(), nodes.end() - 1);
+  spec.end = nodes.back();
+  spec.names = names;
+  spec.skin_radius = chain.radius;
   return spec;
+}
+
+} // namespace
+
+ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
+  return grown_chain_spec(c.roles.hips, chain.nodes, chain.bones, chain.chain);
 }
 
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,
@@ -73,12 +83,7 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
 
 ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
                           const HairColliders& colliders) {
-  ChainSpec spec;
-  spec.anchor = c.roles.head;
-  spec.bones.assign(chain.nodes.begin(), chain.nodes.end() - 1);
-  spec.end = chain.nodes.back();
-  spec.names = chain.bones;
-  spec.skin_radius = chain.chain.radius;
+  ChainSpec spec = grown_chain_spec(c.roles.head, chain.nodes, chain.bones, chain.chain);
   spec.forward_plane = spec.floor = false;
   spec.hair = true;
   spec.colliders = colliders.proxies;

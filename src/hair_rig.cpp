@@ -115,32 +115,6 @@ Piece clump_piece(const HairContext& x, const std::vector<int>& clump, const std
   return piece;
 }
 
-/// Plans the chain's nodes under the head (pure translations in the head's bind frame) and
-/// their world binds; returns the node indices.
-std::vector<int> plan_hair_nodes(const HairContext& x, const Chain& chain,
-                                 const std::string& prefix, int first_node, RigEdit& edit,
-                                 std::vector<std::string>& names,
-                                 std::vector<std::pair<int, Eigen::Matrix4d>>& binds) {
-  const Eigen::Matrix4d& head_bind = x.c.bind_world[std::size_t(x.head)];
-  const Eigen::Matrix3d inv = head_bind.topLeftCorner<3, 3>().inverse();
-  std::vector<int> nodes;
-  Eigen::Vector3d prev = head_bind.topRightCorner<3, 1>();
-  for (int i = 0; i <= chain.bones; ++i) {
-    NewNode n;
-    n.name = i < chain.bones ? prefix + std::to_string(i + 1) : prefix + "End";
-    n.translation = inv * (chain.joints[std::size_t(i)] - prev);
-    n.parent = nodes.empty() ? x.c.roles.head : nodes.back();
-    prev = chain.joints[std::size_t(i)];
-    nodes.push_back(first_node + int(edit.nodes.size()));
-    names.push_back(n.name);
-    Eigen::Matrix4d w = head_bind;
-    w.topRightCorner<3, 1>() = chain.joints[std::size_t(i)];
-    binds.push_back({nodes.back(), w});
-    edit.nodes.push_back(std::move(n));
-  }
-  return nodes;
-}
-
 /// One selector's chain: nodes into `edit`, the clump's influences into `changed`. Returns
 /// false (and a warning) when the clump has no length to grow along.
 bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bool>& selected,
@@ -162,8 +136,8 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   cp.smoothing_passes = x.params.smoothing_passes;
   r.chain = grow_chain(x.mesh, piece, x.c.height, cp);
   const std::string prefix = hair_prefix(x.doc.gltf, prior, edit.nodes, number);
-  r.nodes = plan_hair_nodes(x, r.chain, prefix, prior.first_node + int(prior.nodes.size()), edit,
-                            r.bones, binds);
+  r.nodes = plan_chain_nodes(x.c, x.c.roles.head, r.chain, prefix,
+                             prior.first_node + int(prior.nodes.size()), edit, r.bones, binds);
   const double pin = x.params.pin_fraction * piece.length;
   for (std::size_t v = 0; v < selected.size(); ++v) {
     if (!selected[v]) continue;

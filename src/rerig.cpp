@@ -31,28 +31,7 @@ std::string unique_prefix(const Json& gltf, const std::vector<NewNode>& planned,
   }
 }
 
-/// Plans the chain's nodes under the hips (Tail_1..Tail_K, End), each a pure translation in
-/// its parent's frame (the hips' bind rotation); returns their node indices.
-std::vector<int> plan_chain_nodes(const Character& c, const Chain& chain, const std::string& prefix,
-                                  RigEdit& edit, std::vector<std::string>& names) {
-  const Eigen::Matrix4d& hips_bind = c.bind_world[std::size_t(c.joint_index(c.roles.hips))];
-  Eigen::Matrix3d inv = hips_bind.topLeftCorner<3, 3>().inverse();
-  std::vector<int> nodes;
-  Eigen::Vector3d prev = hips_bind.topRightCorner<3, 1>();
-  for (int i = 0; i <= chain.bones; ++i) {
-    NewNode n;
-    n.name = i < chain.bones ? prefix + std::to_string(i + 1) : prefix + "End";
-    n.translation = inv * (chain.joints[std::size_t(i)] - prev);
-    n.parent = nodes.empty() ? c.roles.hips : nodes.back();
-    prev = chain.joints[std::size_t(i)];
-    nodes.push_back(edit.first_node + int(edit.nodes.size()));
-    names.push_back(n.name);
-    edit.nodes.push_back(std::move(n));
-  }
-  return nodes;
-}
-
-/// Node of chain bone b: 0 the hips, 1..K Tail_b (`nodes` from add_chain_nodes).
+/// Node of chain bone b: 0 the hips, 1..K Tail_b (`nodes` from plan_chain_nodes).
 int chain_node(int b, int hips, const std::vector<int>& nodes) {
   return b == 0 ? hips : nodes[std::size_t(b - 1)];
 }
@@ -200,13 +179,8 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
   r.piece = piece.id;
   r.chain = grow_chain(x.mesh, piece, x.c.height, x.params.chain);
   std::string prefix = unique_prefix(x.doc.gltf, edit.nodes, chain_number);
-  r.nodes = plan_chain_nodes(x.c, r.chain, prefix, edit, r.bones);
-  const Eigen::Matrix4d& hips_bind = x.c.bind_world[std::size_t(x.hips)];
-  for (std::size_t i = 0; i < r.nodes.size(); ++i) {
-    Eigen::Matrix4d w = hips_bind;
-    w.topRightCorner<3, 1>() = r.chain.joints[i];
-    new_joints.push_back({r.nodes[i], w});
-  }
+  r.nodes = plan_chain_nodes(x.c, x.c.roles.hips, r.chain, prefix, edit.first_node, edit, r.bones,
+                             new_joints);
   // Bone b of the chain: 0 the hips, 1..K Tail_b with segment J_{b-1} -> J_b.
   auto chain_bone_distance = [&](const Eigen::Vector3d& p, int b) {
     if (b == 0) return bone_distance(p, x.hips, x.det.segments, x.c);

@@ -158,6 +158,30 @@ RigEdit merge_rig_edits(RigEdit first, const RigEdit& later) {
   return first;
 }
 
+std::vector<int> plan_chain_nodes(const Character& c, int anchor, const Chain& chain,
+                                  const std::string& prefix, int first_node, RigEdit& edit,
+                                  std::vector<std::string>& names,
+                                  std::vector<std::pair<int, Eigen::Matrix4d>>& binds) {
+  const Eigen::Matrix4d& anchor_bind = c.bind_world[std::size_t(c.joint_index(anchor))];
+  const Eigen::Matrix3d inv = anchor_bind.topLeftCorner<3, 3>().inverse();
+  std::vector<int> nodes;
+  Eigen::Vector3d prev = anchor_bind.topRightCorner<3, 1>();
+  for (int i = 0; i <= chain.bones; ++i) {
+    NewNode n;
+    n.name = i < chain.bones ? prefix + std::to_string(i + 1) : prefix + "End";
+    n.translation = inv * (chain.joints[std::size_t(i)] - prev);
+    n.parent = nodes.empty() ? anchor : nodes.back();
+    prev = chain.joints[std::size_t(i)];
+    nodes.push_back(first_node + int(edit.nodes.size()));
+    names.push_back(n.name);
+    Eigen::Matrix4d w = anchor_bind;
+    w.topRightCorner<3, 1>() = chain.joints[std::size_t(i)];
+    binds.push_back({nodes.back(), w});
+    edit.nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
 void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit) {
   if (edit.empty()) return;
   if (doc.gltf["nodes"].size() != std::size_t(edit.first_node))

@@ -14,9 +14,11 @@
 // accessors stay in the file untouched, so other primitives sharing them are unaffected.
 #pragma once
 
+#include "retail/chain.h"
 #include "retail/document.h"
 #include "retail/mesh.h"
 #include "retail/model.h"
+#include "retail/skeleton.h"
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -60,6 +62,16 @@ struct RigEdit {
   std::vector<PrimitiveWeights> primitives;
   bool empty() const { return nodes.empty() && skins.empty() && primitives.empty(); }
 };
+
+/// Plans a chain's nodes under `anchor` (a node that is a joint of `character`): `prefix`1 ..
+/// `prefix`K then `prefix`End, each a pure translation in its parent's frame (the anchor's bind
+/// rotation), numbered from `first_node` + edit.nodes.size(). Appends their names to `names`
+/// and (node, world bind: the anchor's rotation at the joint) to `binds`; returns the nodes.
+/// Pre: chain.joints holds chain.bones + 1 points.
+std::vector<int> plan_chain_nodes(const Character& character, int anchor, const Chain& chain,
+                                  const std::string& prefix, int first_node, RigEdit& edit,
+                                  std::vector<std::string>& names,
+                                  std::vector<std::pair<int, Eigen::Matrix4d>>& binds);
 
 /// Writes `edit` into `doc`. Pre: `model` = parse_model(doc) before any edit; doc's node count
 /// is edit.first_node; every node, skin and primitive the edit names exists. Deterministic:
