@@ -430,8 +430,8 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   cues.beyond_end.assign(m.size(), 0);
   for (std::size_t v = 0; v < m.size(); ++v) {
     const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
-    cues.beyond_end[v] = det.field.far[v] && sg >= 0 && det.segments[std::size_t(sg)].stub &&
-                         det.field.t[v] >= 1 - 1e-9;
+    cues.beyond_end[v] =
+        det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
   }
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);

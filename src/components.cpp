@@ -337,22 +337,53 @@ std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
   return {tip, h[std::size_t(tip)]};
 }
 
-/// A cut far smaller than its component (a spike at the end of a tail) gives way to the
-/// connected skin around the tip that lies beyond the skeleton's free ends
-/// (BaseCues::beyond_end), when that is larger; the piece is then uncut (junction -1, no base).
-void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, int tip,
-                    const DetectParams& params, const BaseCues& cues,
+/// The first level at which the skin around a protrusion's tip stops lying beyond the skeleton:
+/// walking out from the tip in steps of level_step_h × H, the vertices with u in the last
+/// junction_window_h × H are fewer than half `beyond` (BaseCues::beyond_end), returned as that
+/// window's middle; -1 when that never happens or happens within min_protrusion_h × H of the
+/// tip. Empty windows are skipped.
+double skeleton_end_cut(const std::vector<double>& u, const std::vector<char>& beyond,
+                        double height, const DetectParams& params) {
+  std::vector<std::pair<double, bool>> order; // (u, beyond), ascending u
+  for (std::size_t v = 0; v < u.size(); ++v)
+    if (std::isfinite(u[v])) order.emplace_back(u[v], beyond[v] != 0);
+  std::sort(order.begin(), order.end());
+  const double step = params.level_step_h * height, window = params.junction_window_h * height;
+  std::size_t lo = 0, hi = 0, marked = 0;
+  for (double level = step; hi < order.size(); level += step) {
+    for (; hi < order.size() && order[hi].first < level; ++hi) marked += order[hi].second;
+    for (; lo < hi && order[lo].first < level - window; ++lo) marked -= order[lo].second;
+    if (hi == lo || 2 * marked >= hi - lo) continue;
+    return level < params.min_protrusion_h * height ? -1 : level - window / 2;
+  }
+  return -1;
+}
+
+/// A cut far smaller than its component (a spike at the end of a tail) gives way to a cut where
+/// the skin around the tip stops lying beyond the skeleton (skeleton_end_cut), when the tip lies
+/// beyond it and that cut is farther out; the new neck is the isoline's effective radius there
+/// (fins and plates add length to an isoline, not area) and the base grows past it as usual.
+void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, const std::vector<double>& u,
+                    double height, const DetectParams& params, const BaseCues& cues,
                     const std::vector<bool>& taken, Piece& piece) {
-  if (cues.beyond_end.empty() || !cues.beyond_end[std::size_t(tip)] || piece.junction < 0 ||
+  if (cues.beyond_end.empty() || !cues.beyond_end[std::size_t(piece.tip)] || piece.junction < 0 ||
       double(piece.vertices.size()) >= params.peel_fraction * double(comp.size()))
     return;
+  const double cut = skeleton_end_cut(u, cues.beyond_end, height, params);
+  if (cut <= piece.junction) return;
   std::vector<bool> inside(m.size(), false);
-  for (int v : comp)
-    inside[std::size_t(v)] = cues.beyond_end[std::size_t(v)] && !taken[std::size_t(v)];
+  for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
   for (auto& part : components(m, inside))
-    if (std::binary_search(part.begin(), part.end(), tip) && part.size() > piece.vertices.size()) {
+    if (std::binary_search(part.begin(), part.end(), piece.tip) &&
+        part.size() > piece.vertices.size()) {
       piece.vertices = std::move(part);
-      piece.junction = -1, piece.base_added = 0, piece.base.clear();
+      piece.junction = cut;
+      piece.base.clear();
+      const double neck_radius = isoline_radius(m, u, cut);
+      piece.base_added = any_cue(cues) ? grow_base(m, u, cut + params.base_zone_radii * neck_radius,
+                                                   cues, params.leg_midline_radii * neck_radius,
+                                                   taken, piece.vertices, piece.base)
+                                       : 0;
     }
 }
 
@@ -389,7 +420,7 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
     piece.vertices = shell;
     piece.separate_shell = true;
   }
-  beyond_the_end(m, comp, tip, params, cues, taken, piece); // after: it leaves junction -1
+  beyond_the_end(m, comp, u, height, params, cues, taken, piece);
   return piece;
 }
 

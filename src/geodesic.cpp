@@ -53,6 +53,35 @@ double isoline_length(const WeldedMesh& m, const std::vector<double>& u, double 
   return total;
 }
 
+double isoline_radius(const WeldedMesh& m, const std::vector<double>& u, double level) {
+  std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> segments; // from exit to entry
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  for (const auto& f : m.faces) {
+    Eigen::Vector3d enter, leave;
+    int in = 0, out = 0;
+    for (int e = 0; e < 3; ++e) {
+      const int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+      const double ua = u[std::size_t(a)], ub = u[std::size_t(b)];
+      if (!std::isfinite(ua) || !std::isfinite(ub) || (ua < level) == (ub < level)) continue;
+      const double s = (level - ua) / (ub - ua);
+      const Eigen::Vector3d p =
+          (m.welded.row(a) + s * (m.welded.row(b) - m.welded.row(a))).transpose();
+      if (ua < level)
+        enter = p, ++in;
+      else
+        leave = p, ++out;
+    }
+    if (in != 1 || out != 1) continue;
+    segments.emplace_back(leave, enter);
+    mean += leave + enter;
+  }
+  if (segments.empty()) return 0;
+  mean /= double(2 * segments.size());
+  Eigen::Vector3d area = Eigen::Vector3d::Zero();
+  for (const auto& [a, b] : segments) area += 0.5 * (a - mean).cross(b - mean);
+  return std::sqrt(area.norm() / M_PI);
+}
+
 std::vector<double> vertex_areas(const WeldedMesh& m) {
   std::vector<double> area(m.size(), 0.0);
   for (const auto& f : m.faces) {

@@ -425,13 +425,14 @@ TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsew
   CHECK(infinite > 0); // the torso, arms, head
 }
 
-TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skeleton's ends",
+TEST_CASE("detect: a small cut at the tip gives way to a cut where the skeleton's reach begins",
           "[detect]") {
   // The tube-and-disc of the junction case, far but for the disc's rim beyond radius 0.6 (the
-  // collar): the cut takes the tube (the tip is its far end). Marked "beyond the end" are the tube
-  // and the disc out to radius 0.3 (a spike on the end of a tail that is all beyond the last bone).
-  // With the tube under peel_fraction of the component, the piece is the marked skin; with it over,
-  // or with the tip unmarked, the tube stays the piece.
+  // collar): the profile cuts the tube (the tip is its far end). Marked "beyond the end" are the
+  // tube and the disc out to radius 0.3 (a spike on the end of a tail that is all beyond the last
+  // bone). With the tube under peel_fraction of the component, the piece is cut again where the
+  // marked skin ends (the tube and the disc to ~0.3, a junction farther out); with it over, the
+  // tube stays the piece.
   const TubeDisc td;
   retail::WeldedMesh m = test::mesh_from(td.pts, td.tris);
   retail::DistanceField f;
@@ -443,9 +444,10 @@ TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skele
   retail::BaseCues cues;
   cues.beyond_end.assign(m.size(), 0);
   std::size_t marked = 0, tube = 1 + std::size_t(TubeDisc::rings * TubeDisc::seg);
+  auto disc_radius = [&](std::size_t v) { return m.welded.row(Eigen::Index(v)).head<2>().norm(); };
+  auto on_tube = [&](std::size_t v) { return m.welded(Eigen::Index(v), 2) < -1e-9; };
   for (std::size_t v = 0; v < m.size(); ++v) {
-    const Eigen::Vector3d p = m.welded.row(Eigen::Index(v)).transpose();
-    cues.beyond_end[v] = p.z() < -1e-9 || p.head<2>().norm() <= 0.3;
+    cues.beyond_end[v] = on_tube(v) || disc_radius(v) <= 0.3;
     marked += cues.beyond_end[v];
   }
   REQUIRE(marked > tube);
@@ -456,8 +458,20 @@ TEST_CASE("detect: a small cut at the tip gives way to the skin beyond the skele
   for (const auto& p : pieces)
     if (std::binary_search(p.vertices.begin(), p.vertices.end(), 0)) tip_piece = &p;
   REQUIRE(tip_piece != nullptr);
-  CHECK(tip_piece->vertices.size() == marked);
-  CHECK(tip_piece->junction < 0);
+  double tube_cut = -1;
+  {
+    params.peel_fraction = 0.1;
+    for (const auto& p : retail::isolate_pieces(m, f, 1.0, params, cues))
+      if (std::binary_search(p.vertices.begin(), p.vertices.end(), 0)) tube_cut = p.junction;
+    params.peel_fraction = 0.9;
+  }
+  CHECK(tip_piece->junction > tube_cut);
+  std::size_t in_piece_marked = 0;
+  for (int v : tip_piece->vertices) {
+    CHECK((on_tube(std::size_t(v)) || disc_radius(std::size_t(v)) < 0.35)); // not the rim
+    in_piece_marked += cues.beyond_end[std::size_t(v)];
+  }
+  CHECK(double(in_piece_marked) >= 0.9 * double(marked));
   params.peel_fraction = 0.1; // not small: the cut stands
   pieces = retail::isolate_pieces(m, f, 1.0, params, cues);
   for (const auto& p : pieces)

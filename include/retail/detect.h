@@ -164,10 +164,11 @@ struct BaseCues {
   /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
   /// growing piece's neck (or collar) radius of the midline.
   std::vector<double> leg_midline;
-  /// Far skin whose nearest skeleton point is the free end of a leaf stub: skin beyond where
-  /// the skeleton ends (a tail past the hips and the hind feet). A protrusion cut at a junction
-  /// with fewer than peel_fraction of its component's vertices (a spike or plate at the end of
-  /// a tail) gives way to the connected such skin around the tip when that is larger.
+  /// Far skin whose nearest skeleton point is a joint (a bone's end, not its interior): skin
+  /// beyond where the skeleton reaches (a tail past the hips, the back and the hind feet). A
+  /// protrusion cut at a junction with fewer than peel_fraction of its component's vertices (a
+  /// spike or plate at the end of a tail) whose tip is such skin is cut again where the skin
+  /// around the tip stops being such skin, when that is farther out (docs/detection.md).
   std::vector<char> beyond_end;
 };
 
