@@ -10,6 +10,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -99,6 +100,12 @@ TEST_CASE("vrm springs: a generated tailed VRM 0 and VRM 1 gain one spring per g
     CHECK(rec.springs[0].collider_groups ==
           (version == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{1}));
     CHECK(rec.springs[1].collider_groups == std::vector<int>{0});
+    // The ponytail's spring from the hair solver's k and c: ω² = k, c = 2ζω.
+    const HairBakeParams& hp = params.bake.hair;
+    for (double f : rec.springs[1].frequency_hz)
+      CHECK(f == Approx(std::sqrt(hp.stiffness_per_s2) / (2 * M_PI)).epsilon(1e-12));
+    CHECK(rec.springs[1].damping_ratio ==
+          Approx(hp.damping_per_s / (2 * std::sqrt(hp.stiffness_per_s2))).epsilon(1e-12));
     CHECK(r.report["characters"][0]["vrm_springs"]["count"] == 2);
     // Read back: the file's tuft, then the two new chains with the bake's parameters.
     Model m = parse_model(out);
