@@ -25,7 +25,8 @@ LAYERS = [
     ("record", ["run_record", "report", "html_page", "html_assets", "html_index"]),
     ("app", ["pipeline", "pipeline_page", "batch", "info"]),
     ("tools", ["retail_main", "make_test_rig", "skin_positions", "rig_generator",
-               "rig_generator_anim", "rig_generator_tails", "reference_skinning"]),
+               "rig_generator_anim", "rig_generator_tails", "rig_generator_vrm",
+               "reference_skinning"]),
 ]
 
 def module(path):

@@ -11,6 +11,7 @@
 #include "retail/selector.h"
 #include "retail/sha256.h"
 #include "retail/validate.h"
+#include "retail/vrm_spring_export.h"
 
 #include <chrono>
 #include <cstdio>
@@ -533,10 +534,16 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
 
   std::vector<int> clips = select_clips(in.model, params.clips);
   rerig_with_harm_check(in, in_path, clips, params, result);
+  auto t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
+  VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
+                                          params.bake, params.vrm_springs);
+  result.vrm_springs = vrm.characters;
+  result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
+  if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
 
   PageData page; // everything the page shows but the report, before anything is written
   if (!params.html_path.empty()) {
-    auto t0 = Clock::now();
+    t0 = Clock::now();
     page = rerig_page(in_path, in.sha256, in.doc, clips, params, result);
     result.page_ms = ms_since(t0);
   }

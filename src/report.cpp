@@ -144,6 +144,21 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
   return out;
 }
 
+/// What the VRM spring export wrote for a character: "off", "not a VRM", or the target with
+/// the chains appended (docs/report-schema.md).
+Json vrm_springs_json(const VrmSpringRecord& v) {
+  if (v.status != "written") return v.status;
+  Json springs = Json::array();
+  std::size_t joints = 0;
+  for (const GrownSpring& s : v.springs) {
+    joints += s.joints.size();
+    springs.push_back(
+        {{"name", s.name}, {"joints", s.joints}, {"collider_groups", s.collider_groups}});
+  }
+  return {
+      {"target", v.target}, {"count", v.springs.size()}, {"joints", joints}, {"springs", springs}};
+}
+
 /// Character k of the record.
 Json character_json(const RunRecord& rec, std::size_t k) {
   const CharacterFacts& c = rec.facts[k];
@@ -169,6 +184,7 @@ Json character_json(const RunRecord& rec, std::size_t k) {
   if (k < rec.stretch.size() && !rec.stretch[k].empty())
     cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
   if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);
+  if (k < rec.vrm_springs.size()) cj["vrm_springs"] = vrm_springs_json(rec.vrm_springs[k]);
   return cj;
 }
 

@@ -2,9 +2,12 @@
 #include "retail/vrm_spring_export.h"
 
 #include "retail/error.h"
+#include "retail/transform.h"
+#include "retail/validate.h"
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace retail {
 namespace {
@@ -95,7 +98,140 @@ Json vrm0_group(const GrownSpring& s, const std::vector<VrmJointSettings>& js) {
           {"colliderGroups", s.collider_groups}};
 }
 
+/// `node` is `top` or below it.
+bool at_or_below(const Model& model, int node, int top) {
+  for (int n = node; n >= 0 && top >= 0; n = model.nodes[std::size_t(n)].parent)
+    if (n == top) return true;
+  return false;
+}
+
+/// The groups (ascending) with a collider riding one of `nodes` or a node below one of `below`.
+std::vector<int> groups_on(const VrmSprings& existing, const Model& model,
+                           const std::vector<int>& nodes, const std::vector<int>& below) {
+  std::vector<int> out;
+  for (std::size_t g = 0; g < existing.groups.size(); ++g) {
+    bool on = false;
+    for (int c : existing.groups[g].colliders) {
+      const int n = existing.colliders[std::size_t(c)].node;
+      on = on || std::find(nodes.begin(), nodes.end(), n) != nodes.end();
+      for (int b : below) on = on || at_or_below(model, n, b);
+    }
+    if (on) out.push_back(int(g));
+  }
+  return out;
+}
+
+/// f and ζ of a spring with stiffness k (1/s²) and damping c (1/s): ω² = k, c = 2ζω.
+std::pair<double, double> frequency_and_ratio(double k, double c) {
+  if (!(k > 0)) return {0.0, 0.0};
+  const double w = std::sqrt(k);
+  return {w / (2 * M_PI), c / (2 * w)};
+}
+
 } // namespace
+
+std::vector<int> grown_collider_groups(const VrmSprings& existing, const Model& model,
+                                       const Character& character, bool hair) {
+  const Roles& r = character.roles;
+  if (!hair) {
+    std::vector<int> nodes = r.pelvis;
+    nodes.push_back(r.hips);
+    return groups_on(existing, model, nodes, {r.upper_leg[0], r.upper_leg[1]});
+  }
+  std::set<int> used;
+  for (const VrmSpringChain& ch : existing.chains)
+    if (!ch.joints.empty() && at_or_below(model, ch.joints.front(), r.head))
+      used.insert(ch.collider_groups.begin(), ch.collider_groups.end());
+  if (!used.empty()) return {used.begin(), used.end()};
+  std::vector<int> trunk = r.spine;
+  trunk.insert(trunk.end(), r.pelvis.begin(), r.pelvis.end());
+  trunk.insert(trunk.end(), {r.hips, r.chest, r.neck});
+  return groups_on(existing, model, trunk, {r.head});
+}
+
+std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& model,
+                                       const Character& character, const CharacterResult& tails,
+                                       const HairResult* hair, const BakeParams& params) {
+  std::vector<GrownSpring> out;
+  const SpringParams& sp = params.spring;
+  for (const ChainResult& ch : tails.chains) {
+    if (ch.rigid || ch.nodes.size() < 2) continue;
+    GrownSpring s;
+    s.name = "retail " + ch.bones.front();
+    s.joints = ch.nodes;
+    const std::size_t n = ch.nodes.size() - 1; // links, as spring.cpp counts them
+    for (std::size_t i = 0; i < n; ++i) {
+      s.frequency_hz.push_back(n > 1 ? sp.root_frequency_hz +
+                                           (sp.tip_frequency_hz - sp.root_frequency_hz) *
+                                               double(i) / double(n - 1)
+                                     : sp.root_frequency_hz);
+      s.radius_m.push_back(i < ch.chain.radius.size() ? ch.chain.radius[i] : 0.0);
+    }
+    s.damping_ratio = sp.damping_ratio;
+    s.gravity_mps2 = sp.gravity_mps2 * character.scale;
+    s.collider_groups = grown_collider_groups(existing, model, character, false);
+    out.push_back(std::move(s));
+  }
+  if (!hair) return out;
+  const HairBakeParams& hp = params.hair;
+  const auto [f, zeta] = frequency_and_ratio(hp.stiffness_per_s2, hp.damping_per_s);
+  for (const HairChainResult& ch : hair->chains) {
+    if (ch.nodes.size() < 2) continue;
+    GrownSpring s;
+    s.name = "retail " + ch.bones.front();
+    s.joints = ch.nodes;
+    for (std::size_t i = 0; i + 1 < ch.nodes.size(); ++i) {
+      s.frequency_hz.push_back(f);
+      s.radius_m.push_back(hp.radius_scale *
+                           (i < ch.chain.radius.size() ? ch.chain.radius[i] : 0.0));
+    }
+    s.damping_ratio = zeta;
+    s.gravity_mps2 = hp.gravity_mps2 * character.scale;
+    s.collider_groups = grown_collider_groups(existing, model, character, true);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& characters,
+                                  const std::vector<CharacterResult>& tails,
+                                  const std::vector<HairResult>& hair, const BakeParams& params,
+                                  bool enabled) {
+  VrmSpringStage out;
+  const std::string target = vrm_spring_target(doc);
+  const std::string status = target.empty() ? "not a VRM" : enabled ? "written" : "off";
+  out.characters.assign(characters.size(), VrmSpringRecord{status, target, {}});
+  if (target.empty()) return out;
+  out.summary = "off (--no-vrm-springs)";
+  if (!enabled) return out;
+  std::size_t grown = 0;
+  for (const CharacterResult& r : tails)
+    for (const ChainResult& ch : r.chains) grown += ch.nodes.size() >= 2 && !ch.rigid;
+  for (const HairResult& h : hair) grown += h.chains.size();
+  out.summary = "0 chain(s): nothing grew, " + target + " left as it was";
+  if (grown == 0) return out;
+  const Model model = parse_model(doc);
+  VrmSprings existing;
+  try {
+    existing = read_vrm_springs(doc, model);
+  } catch (const Error& e) { // the file's own springs are broken: ours respect no collider
+    out.warnings.push_back(std::string("VRM springs: the file's spring metadata cannot be read (") +
+                           e.what() + "): the grown chains are written without colliders");
+  }
+  std::vector<GrownSpring> all;
+  for (std::size_t k = 0; k < characters.size() && k < tails.size(); ++k) {
+    out.characters[k].springs = grown_springs(existing, model, characters[k], tails[k],
+                                              k < hair.size() ? &hair[k] : nullptr, params);
+    all.insert(all.end(), out.characters[k].springs.begin(), out.characters[k].springs.end());
+  }
+  const VrmSpringPlan plan = vrm_spring_plan(doc, model, world_matrices(model), all);
+  apply_vrm_spring_plan(doc, plan);
+  std::size_t joints = 0;
+  for (const GrownSpring& s : all) joints += s.joints.size();
+  out.summary = std::to_string(all.size()) + " chain(s), " + std::to_string(joints) +
+                " joints appended to " + target;
+  return out;
+}
 
 std::string vrm_spring_target(const Document& doc) {
   if (!doc.gltf.contains("extensions") || !doc.gltf["extensions"].is_object()) return "";

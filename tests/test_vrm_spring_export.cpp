@@ -149,3 +149,27 @@ TEST_CASE("vrm export: a file that is not a VRM gets nothing", "[vrm]") {
   retail::apply_vrm_spring_plan(d, plan);
   CHECK(d.gltf == before);
 }
+
+TEST_CASE("vrm export: the collider rule - tails the hips and legs, hair what the head's springs "
+          "use, else the head and trunk, none without groups",
+          "[vrm]") {
+  retail::RigOptions o;
+  o.vrm = 0; // groups: 0 head, 1 hips, 2 left upper leg, 3 right upper leg; the tuft uses 0
+  retail::Document d = test::make_rig(o).doc;
+  retail::Model m = retail::parse_model(d);
+  retail::Character c = test::characters_of(d).at(0);
+  auto groups = [&](bool hair) {
+    return retail::grown_collider_groups(retail::read_vrm_springs(d, m), m, c, hair);
+  };
+  CHECK(groups(false) == std::vector<int>{1, 2, 3});
+  CHECK(groups(true) == std::vector<int>{0});
+  // No spring under the head uses a group: the groups on the head and the trunk.
+  d.gltf["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["colliderGroups"] =
+      Json::array();
+  CHECK(groups(true) == std::vector<int>{0, 1});
+  CHECK(groups(false) == std::vector<int>{1, 2, 3});
+  // No collider group at all: none.
+  d.gltf["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"] = Json::array();
+  CHECK(groups(true).empty());
+  CHECK(groups(false).empty());
+}

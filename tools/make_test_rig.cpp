@@ -2,7 +2,7 @@
 //   make_test_rig OUT.glb [--bare-names] [--cm] [--rotated]
 //                 [--tail carried|hanging|curled|short|thin|none] [--two-shells] [--spikes N]
 //                 [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
-//                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail]
+//                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail] [--vrm 0|1]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/error.h"
 #include "retail/rig_generator.h"
@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   app.add_flag("--ponytail", o.ponytail,
                "a ponytail mesh weighted to the head, and a HeadTurn clip");
   app.add_flag("--all-pieces", all, "ears, cape, skirt and sheath");
+  app.add_option("--vrm", o.vrm,
+                 "VRM metadata: 0 (VRM 0.x) or 1 (VRM 1.0): humanoid, a spring tuft on the head, "
+                 "colliders on the head, hips and legs")
+      ->check(CLI::Range(0, 1));
   app.add_flag("--no-clips", no_clips, "no animations");
   app.add_option("--height", o.height_m, "model height in world units")->capture_default_str();
   app.add_option("--subdivision", o.ring_subdivision, "rings along the tubes x this (density)")

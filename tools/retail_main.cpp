@@ -263,6 +263,10 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
       ->allow_extra_args(false); // one value per --hair: `--hair H IN OUT` keeps IN and OUT
   app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
       ->capture_default_str();
+  app.add_flag("--vrm-springs,!--no-vrm-springs", params.vrm_springs,
+               "on a VRM output, also append every grown chain (tails and --hair) to the file's "
+               "own springs (VRM 0.x bone groups / VRMC_springBone), so VRM runtimes swing it "
+               "live; existing entries are kept as they were (default; docs/hair.md)");
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
                "judge every grown piece against the input under its own clips before writing; "
                "one that tears more steps down to a wider root band, rigid, or left as it was "

@@ -51,6 +51,9 @@ struct RunParams {
   /// input in any clip steps down (wider root band, rigid, left as it was) before anything is
   /// written.
   bool harm_check = true;
+  /// On a VRM output, every grown chain is also appended to the file's own spring metadata
+  /// (vrm_spring_export.h; --no-vrm-springs: off).
+  bool vrm_springs = true;
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Worker threads for the per-clip work of the bake and the stretch (0: one per core). The

@@ -9,6 +9,7 @@
 #include "retail/qa.h"
 #include "retail/rerig.h"
 #include "retail/stretch.h"
+#include "retail/vrm_spring_export.h"
 
 #include <cmath>
 #include <string>
@@ -63,6 +64,8 @@ struct RunRecord {
   std::vector<HairResult> hair;
   std::vector<std::vector<ClipBake>> hair_bakes;
   std::vector<HairColliders> hair_colliders;
+  /// Per character: what the VRM spring export wrote (status "written", "off" or "not a VRM").
+  std::vector<VrmSpringRecord> vrm_springs;
 };
 
 } // namespace retail

@@ -13,9 +13,14 @@
 // colliders and collider groups are never changed (entries are only appended).
 #pragma once
 
+#include "retail/bake.h"
 #include "retail/document.h"
+#include "retail/hair_rig.h"
 #include "retail/hair_solver.h"
 #include "retail/model.h"
+#include "retail/rerig.h"
+#include "retail/skeleton.h"
+#include "retail/vrm_springs.h"
 
 #include <string>
 #include <vector>
@@ -61,6 +66,51 @@ VrmSpringPlan vrm_spring_plan(const Document& doc, const Model& model,
                               const std::vector<Eigen::Matrix4d>& world,
                               const std::vector<GrownSpring>& springs,
                               const VrmMapping& mapping = {});
+
+/// Which existing collider groups (file indices, ascending) a grown chain respects. Hair (a
+/// chain under the head): the groups the file's springs rooted at or below the character's head
+/// use; when no such spring uses any, the groups with a collider riding the head, the neck, the
+/// chest, the spine or the hips (or a node below the head). Tail (under the hips): the groups
+/// with a collider riding the hips, a pelvis joint, or a node at or below an upper leg. None
+/// when the file has no collider group.
+std::vector<int> grown_collider_groups(const VrmSprings& existing, const Model& model,
+                                       const Character& character, bool hair);
+
+/// The character's grown chains as springs, with the parameters the bake gives them: tails
+/// (ChainResult with nodes, not rigid) from params.spring (f per link from the root frequency
+/// to the tip frequency as spring.h interpolates it, ζ, g × character.scale, r = the chain's
+/// skin radius at the link's head); hair chains from params.hair (f = √k / 2π, ζ = c / 2√k,
+/// 0 and 0 for k = 0; g × character.scale; r = radius_scale × the skin radius at the link's
+/// root); collider groups by grown_collider_groups. Names "retail <first bone>". Tails first,
+/// then hair, each in result order. Pure.
+std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& model,
+                                       const Character& character, const CharacterResult& tails,
+                                       const HairResult* hair, const BakeParams& params);
+
+/// What the export stage wrote for one character (the run record keeps it).
+struct VrmSpringRecord {
+  std::string status;               ///< "written", "off" (--no-vrm-springs) or "not a VRM"
+  std::string target;               ///< vrm_spring_target ("" when not a VRM)
+  std::vector<GrownSpring> springs; ///< appended for this character (may be empty)
+};
+
+struct VrmSpringStage {
+  std::vector<VrmSpringRecord> characters; ///< per character
+  std::string summary;                     ///< one line for the log ("" when not a VRM)
+  /// The file's own springs could not be read (read_vrm_springs failed): the grown chains are
+  /// written without collider groups, and this says why.
+  std::vector<std::string> warnings;
+};
+
+/// The stage after the re-rig (issue 17 point 5): on a VRM `doc` (vrm_spring_target non-empty)
+/// with `enabled`, every grown chain of every character (tails[k], hair[k] when present) is
+/// planned and appended by apply_vrm_spring_plan; otherwise nothing changes. Pre: doc is the
+/// re-rigged document (the chains' nodes exist), characters the input's (roles, scale).
+/// Failure: as parse_model and vrm_spring_plan (unreadable existing springs: a warning).
+VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& characters,
+                                  const std::vector<CharacterResult>& tails,
+                                  const std::vector<HairResult>& hair, const BakeParams& params,
+                                  bool enabled);
 
 /// Appends the plan's entries to the file's metadata, creating the extension's spring array (and
 /// VRMC_springBone with specVersion "1.0" plus its extensionsUsed entry) when absent. Existing

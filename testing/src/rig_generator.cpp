@@ -290,6 +290,7 @@ void RigOptions::validate() const {
   if (tube_segments < 3) throw Error(ExitCode::Usage, "tube segments must be at least 3");
   if (ring_subdivision < 1 || ring_subdivision > 1000)
     throw Error(ExitCode::Usage, "ring subdivision must be 1..1000");
+  if (vrm < -1 || vrm > 1) throw Error(ExitCode::Usage, "vrm must be -1 (none), 0 or 1");
 }
 
 void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o);
@@ -334,6 +335,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
     doc.gltf["scenes"][0]["nodes"].push_back(append_to_array(doc.gltf, "nodes", node));
   }
   if (o.clips) gen::add_clips(doc, sk, k, o.ponytail);
+  if (o.vrm >= 0) gen::add_vrm_metadata(doc, sk, o.vrm, k);
 
   Json truth = Json::object();
   truth["schema"] = "retail.truth/1";
@@ -361,6 +363,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.tail_spikes) opt["tail_spikes"] = o.tail_spikes;
   if (o.thick_base) opt["thick_base"] = true;
   if (o.ponytail) opt["ponytail"] = true;
+  if (o.vrm >= 0) opt["vrm"] = o.vrm;
   if (o.tail_length_scale != 1) opt["tail_length_scale"] = o.tail_length_scale;
   if (o.tail_radius_scale != 1) opt["tail_radius_scale"] = o.tail_radius_scale;
   if (o.tail == TailStyle::Curled) opt["tail_curl_deg"] = o.tail_curl_deg;

@@ -90,4 +90,10 @@ std::vector<Eigen::Vector3d> add_tail(MeshBuild& skin, MeshBuild& extra, const S
 /// 30 fps.
 void add_clips(Document& doc, const Skeleton& skeleton, double k, bool head_turn = false);
 
+/// VRM metadata (RigOptions::vrm, `version` 0 or 1): the humanoid map, a three-node spring tuft
+/// under the head (not skin joints) respecting the head's collider group, and collider groups on
+/// the head, the hips and the upper legs (VRM 0: one group per node, a capsule as two spheres;
+/// VRM 1: groups "Head" and "Lower body", capsules on the legs). Appends nodes after the others.
+void add_vrm_metadata(Document& doc, const Skeleton& skeleton, int version, double k);
+
 } // namespace retail::gen

@@ -54,11 +54,15 @@ struct RigOptions {
   /// HeadTurn clip (8 s loop: 2 s of neck and head yaw up to ±40°, then 6 s still). Truth piece:
   /// "hair".
   bool ponytail = false;
+  /// VRM metadata: -1 none, 0 (VRM 0.x `VRM`), 1 (VRM 1.0 `VRMC_vrm` + `VRMC_springBone`): the
+  /// humanoid map, a short spring tuft under the head (three nodes that are not skin joints,
+  /// appended after the others) and collider groups on the head, the hips and the upper legs.
+  int vrm = -1;
   bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
   int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height, fewer than 3 segments, spikes outside
-  /// 0..64, scales outside (0, 10] or a curl outside [30, 540] degrees.
+  /// 0..64, scales outside (0, 10], a curl outside [30, 540] degrees or a vrm outside -1..1.
   void validate() const;
 };
 
