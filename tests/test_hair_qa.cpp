@@ -1,9 +1,9 @@
 // The head-turn QA of --hair chains (include/retail/hair_qa.h) on the generated ponytail: the
 // figures the report carries, the same rig the bake solves, the head turn as its cause,
 // determinism; head_turn_chains refusing lists that do not fit the rig.
+#include "retail/document.h"
 #include "retail/error.h"
 #include "retail/hair_qa.h"
-#include "retail/io.h"
 #include "retail/pipeline.h"
 #include "retail/validate.h"
 #include "support.h"
