@@ -92,7 +92,7 @@ TEST_CASE("hair QA: the ponytail's head turn in the --hair report", "[hair_qa][c
   CHECK(logged);
 }
 
-TEST_CASE("hair QA: the head turn is what stretches the hair; deterministic", "[hair_qa]") {
+TEST_CASE("hair QA: the head turn is what stretches the hair, deterministically", "[hair_qa]") {
   const HairRun& r = shared_run();
   const std::vector<HairResult>& hair = r.result.hair;
   HairQaParams still;
