@@ -74,9 +74,12 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
       cycles = std::max(cycles, b.warmup_cycles);
     }
   if (count == 0) return;
-  warnings.push_back("chain " + chain.bones.front() + ": the tail's loop did not settle within " +
-                     std::to_string(cycles) + " warm-up cycles in " + std::to_string(count) +
-                     " clip(s) (" + names + "); baked from the last cycle");
+  const std::string who = chain.hair ? "hair chain " + chain.bones.front() + " .. " +
+                                           chain.bones.back() + ": the hair's loop"
+                                     : "chain " + chain.bones.front() + ": the tail's loop";
+  warnings.push_back(who + " did not settle within " + std::to_string(cycles) +
+                     " warm-up cycles in " + std::to_string(count) + " clip(s) (" + names +
+                     "); baked from the last cycle");
 }
 
 void HairBakeParams::validate() const {

@@ -180,13 +180,14 @@ TorsoFit add_torso_capsule(Run& run, const TorsoSkin& skin, const HeadTurnReport
 
 /// Per chain: its character, its hair vertices and edges; per sampler the vertices to skin.
 void find_hair(const Document& doc, const Model& model, const std::vector<Character>& characters,
-               const VrmSprings& springs, Run& run, std::vector<HeadTurnChainReport>& out) {
+               const std::vector<std::vector<int>>& joints_of, Run& run,
+               std::vector<HeadTurnChainReport>& out) {
   std::vector<int> sampler_of(characters.size(), -1);
   std::vector<std::vector<char>> touched;
   std::vector<std::vector<std::pair<int, int>>> all_edges;
-  run.mesh.resize(springs.chains.size());
-  for (std::size_t c = 0; c < springs.chains.size(); ++c) {
-    const std::set<int> nodes(springs.chains[c].joints.begin(), springs.chains[c].joints.end());
+  run.mesh.resize(joints_of.size());
+  for (std::size_t c = 0; c < joints_of.size(); ++c) {
+    const std::set<int> nodes(joints_of[c].begin(), joints_of[c].end());
     int k = -1;
     for (std::size_t i = 0; i < characters.size() && k < 0; ++i)
       for (int n : nodes)
@@ -233,37 +234,35 @@ void find_hair(const Document& doc, const Model& model, const std::vector<Charac
 
 /// The solver scene at the saved pose: anchors and proxies, what rides the head, which node
 /// heads which link and where the link ends in that node's frame; the nodes the turn moves.
-void build_scene(const Model& model, const VrmSprings& springs, const HeadTurnReportParams& params,
-                 Run& run) {
-  std::vector<int> anchors, proxies;
-  run.scene.rig = hair_rig_from_vrm(springs, model, run.rest, &anchors, &proxies, params.mapping);
+void build_scene(const Model& model, HeadTurnChains& in, Run& run) {
+  run.scene.rig = std::move(in.rig);
   std::vector<char> on_head(model.nodes.size(), 0), moving;
   mark_subtree(model, run.head, on_head);
   moving = on_head;
-  for (int n : anchors) {
+  for (int n : in.anchor_nodes) {
     run.scene.rest.anchors.push_back(n >= 0 ? as_affine(run.rest[std::size_t(n)])
                                             : Affine3d::Identity());
     run.scene.anchor_on_head.push_back(n >= 0 && on_head[std::size_t(n)]);
   }
-  for (int n : proxies) {
+  for (int n : in.proxy_nodes) {
     run.scene.rest.proxies.push_back(as_affine(run.rest[std::size_t(n)]));
     run.scene.proxy_on_head.push_back(on_head[std::size_t(n)] != 0);
   }
   run.scene.head_pivot = run.rest[std::size_t(run.head)].topRightCorner<3, 1>();
   run.link_of.assign(model.nodes.size(), {-1, -1});
   run.child_local.assign(model.nodes.size(), Vector3d::Zero());
-  for (std::size_t c = 0; c < springs.chains.size(); ++c) {
-    const VrmSpringChain& ch = springs.chains[c];
+  for (std::size_t c = 0; c < in.joints.size(); ++c) {
+    const std::vector<int>& joints = in.joints[c];
     const std::size_t links = run.scene.rig.chains[c].links.size();
     for (std::size_t k = 0; k < links; ++k) {
-      const int n = ch.joints[k];
+      const int n = joints[k];
       if (run.link_of[std::size_t(n)].first >= 0) continue; // listed by an earlier chain
       run.link_of[std::size_t(n)] = {int(c), int(k)};
-      run.child_local[std::size_t(n)] =
-          k + 1 < ch.joints.size() ? Vector3d((run.rest[std::size_t(n)].inverse() *
-                                               run.rest[std::size_t(ch.joints[k + 1])].col(3))
-                                                  .head<3>())
-                                   : ch.virtual_end_local;
+      run.child_local[std::size_t(n)] = k + 1 < joints.size()
+                                            ? Vector3d((run.rest[std::size_t(n)].inverse() *
+                                                        run.rest[std::size_t(joints[k + 1])].col(3))
+                                                           .head<3>())
+                                            : in.end_local[c];
       mark_subtree(model, n, moving);
     }
   }
@@ -438,47 +437,74 @@ void HeadTurnReportParams::validate() const {
   mapping.validate();
 }
 
+HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
+                                const std::vector<Character>& characters, std::size_t character,
+                                HeadTurnChains chains, const HeadTurnReportParams& params) {
+  params.validate();
+  chains.rig.validate();
+  const std::size_t n = chains.rig.chains.size();
+  if (chains.anchor_nodes.size() != chains.rig.anchor_count ||
+      chains.proxy_nodes.size() != chains.rig.proxy_count || chains.joints.size() != n ||
+      chains.end_local.size() != n || character >= characters.size())
+    throw Error(ExitCode::Usage, "head turn: the chains' node lists do not fit their rig");
+  HeadTurnReport out;
+  Run run;
+  run.head = characters[character].roles.head;
+  if (run.head < 0)
+    throw Error(ExitCode::Unsupported, "head turn: the character has no head bone to turn");
+  run.rest = world_matrices(model);
+  for (const Node& node : model.nodes) run.local.push_back(local_matrix(node));
+  out.head = run.head;
+  out.chains.resize(n);
+  for (std::size_t c = 0; c < n; ++c) {
+    out.chains[c].name = chains.rig.chains[c].name;
+    out.chains[c].nodes = chains.joints[c];
+    out.chains[c].links = chains.rig.chains[c].links.size();
+  }
+  find_hair(doc, model, characters, chains.joints, run, out.chains);
+  build_scene(model, chains, run);
+  const Character& hc = characters[character];
+  SkinSampler body(doc, model, hc);
+  out.torso = add_torso_capsule(run, torso_skin(doc, model, hc, body), params, out.chains);
+  for (std::size_t c = 0; c < n; ++c)
+    out.chains[c].colliders = run.scene.rig.chains[c].colliders.size();
+  run_sequence(model, run, params.turn, out);
+  for (std::size_t c = 0; c < n; ++c)
+    if (run.mesh[c].character >= 0)
+      finish_stretch(run.mesh[c], &run.skins[std::size_t(run.mesh[c].character)], out.chains[c]);
+  return out;
+}
+
 HeadTurnReport head_turn_report(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters,
                                 const HeadTurnReportParams& params) {
   params.validate();
-  HeadTurnReport out;
   VrmSprings springs = read_vrm_springs(doc, model);
-  out.springs = springs.source;
-  out.warnings = springs.warnings;
-  if (springs.empty()) return out;
-  Run run;
+  HeadTurnReport empty;
+  empty.springs = springs.source;
+  empty.warnings = springs.warnings;
+  if (springs.empty()) return empty;
   int head_character = -1;
-  run.head = find_head(characters, &head_character);
-  if (run.head < 0)
+  if (find_head(characters, &head_character) < 0)
     throw Error(ExitCode::Unsupported,
                 "the file has " + std::to_string(springs.chains.size()) +
                     " spring chain(s) but no character with a head bone to turn (roles: no head)");
-  run.rest = world_matrices(model);
-  for (const Node& n : model.nodes) run.local.push_back(local_matrix(n));
-  build_scene(model, springs, params, run);
-  out.head = run.head;
-  out.chains.resize(springs.chains.size());
-  for (std::size_t c = 0; c < springs.chains.size(); ++c) {
-    HeadTurnChainReport& r = out.chains[c];
-    r.name = run.scene.rig.chains[c].name;
-    r.nodes = springs.chains[c].joints;
-    r.links = run.scene.rig.chains[c].links.size();
+  HeadTurnChains chains;
+  chains.rig = hair_rig_from_vrm(springs, model, world_matrices(model), &chains.anchor_nodes,
+                                 &chains.proxy_nodes, params.mapping);
+  for (const VrmSpringChain& ch : springs.chains) {
+    chains.joints.push_back(ch.joints);
+    chains.end_local.push_back(ch.virtual_end_local);
+  }
+  HeadTurnReport out = head_turn_chains(doc, model, characters, std::size_t(head_character),
+                                        std::move(chains), params);
+  out.springs = springs.source;
+  out.warnings = springs.warnings;
+  for (std::size_t c = 0; c < springs.chains.size(); ++c)
     if (springs.chains[c].parent_chain >= 0)
-      out.warnings.push_back("chain '" + r.name +
+      out.warnings.push_back("chain '" + out.chains[c].name +
                              "' hangs from another chain's joint: its anchor is carried by the "
                              "head turn at rest, not by that joint's swing");
-  }
-  find_hair(doc, model, characters, springs, run, out.chains);
-  const Character& hc = characters[std::size_t(head_character)];
-  SkinSampler body(doc, model, hc);
-  out.torso = add_torso_capsule(run, torso_skin(doc, model, hc, body), params, out.chains);
-  for (std::size_t c = 0; c < out.chains.size(); ++c)
-    out.chains[c].colliders = run.scene.rig.chains[c].colliders.size();
-  run_sequence(model, run, params.turn, out);
-  for (std::size_t c = 0; c < out.chains.size(); ++c)
-    if (run.mesh[c].character >= 0)
-      finish_stretch(run.mesh[c], &run.skins[std::size_t(run.mesh[c].character)], out.chains[c]);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "retail/container.h"
 #include "retail/error.h"
 #include "retail/files.h"
+#include "retail/hair_qa.h"
 #include "retail/html_page.h"
 #include "retail/report.h"
 #include "retail/selector.h"
@@ -461,6 +462,20 @@ void rerig_with_harm_check(Input& in, const std::string& in_path, const std::vec
   }
 }
 
+/// The head turn on the --hair chains of the re-rigged document (hair_qa.h): one stage line
+/// with the worst figures over the chains; nothing without hair chains.
+void hair_qa_stage(const Document& doc, const RunParams& params, RunResult& result) {
+  std::size_t chains = 0;
+  for (const HairResult& h : result.hair) chains += h.chains.size();
+  if (chains == 0) return;
+  auto t0 = Clock::now();
+  result.hair_qa.solver = params.bake.hair;
+  result.hair_qa.bind = params.bind;
+  result.hair_head_turn = hair_head_turn(doc, result.hair, result.hair_qa);
+  result.stages.push_back({"head-turn", ms_since(t0),
+                           hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
+}
+
 /// Writes OUT (converted to `out_container`), then its report and page: all of them or, on a
 /// failure, none (OUT and the sidecars it created are removed, also on a signal).
 void write_run(Input& in, const std::string& out_path, Container out_container,
@@ -540,6 +555,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   result.vrm_springs = vrm.characters;
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
+  hair_qa_stage(in.doc, params, result);
 
   PageData page; // everything the page shows but the report, before anything is written
   if (!params.html_path.empty()) {

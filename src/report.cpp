@@ -95,6 +95,26 @@ Json harm_json(const std::vector<PieceJudge>& judge) {
   return checks;
 }
 
+/// One hair chain's head-turn figures (hair_qa.h; docs/report-schema.md).
+Json hair_turn_json(const HeadTurnChainReport& c) {
+  Json worst = nullptr;
+  if (c.hair_edges > 0)
+    worst = {{"primitive", c.worst.primitive},
+             {"a", c.worst.local_a},
+             {"b", c.worst.local_b},
+             {"stretch_percent", r6(100 * (c.worst.ratio - 1))}};
+  return {{"links", c.links},
+          {"hair_vertices", c.hair_vertices},
+          {"hair_edges", c.hair_edges},
+          {"edge_max_p99_percent", r6(c.edge_max_p99_percent)},
+          {"worst_edge", worst},
+          {"penetration_mm", r6(1e3 * c.penetration_m)},
+          {"rest_overlap_mm", r6(1e3 * c.rest_overlap_m)},
+          {"quiet_tip_movement_mm", r6(1e3 * c.quiet_tip_movement_m)},
+          {"tip_curl_deg", r6(c.tip_curl_deg)},
+          {"colliders", c.colliders}};
+}
+
 /// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
 /// and the colliders they respect (docs/report-schema.md).
 Json hair_json(const RunRecord& rec, std::size_t k) {
@@ -120,6 +140,8 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                {"nodes", c.nodes},
                {"joint_positions", joints},
                {"skin_radius", radius}};
+    if (k < rec.hair_head_turn.size() && i < rec.hair_head_turn[k].chains.size())
+      cj["head_turn"] = hair_turn_json(rec.hair_head_turn[k].chains[i]);
     if (per_chain) {
       std::vector<ClipBake> mine(bakes.begin() + std::ptrdiff_t(i * per_chain),
                                  bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));
@@ -131,6 +153,31 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
     chains.push_back(cj);
   }
   Json out = {{"chains", chains}};
+  if (k < rec.hair_head_turn.size() && rec.hair_head_turn[k].samples > 0) {
+    const HeadTurnParams& p = rec.hair_qa.turn;
+    const HairBakeParams& solver = rec.hair_qa.solver;
+    const TorsoFit& torso = rec.hair_head_turn[k].torso;
+    Json capsule = nullptr;
+    if (torso.fitted)
+      capsule = {{"a", vec(torso.capsule.a)},
+                 {"b", vec(torso.capsule.b)},
+                 {"radius", r6(torso.capsule.radius_m)}};
+    out["head_turn"] = {{"turn_s", p.turn_s},
+                        {"settle_s", p.settle_s},
+                        {"solver_hz", p.solver_hz},
+                        {"sample_hz", p.sample_hz},
+                        {"amplitude_deg", p.amplitude_deg},
+                        {"turn_period_s", p.turn_period_s},
+                        {"quiet_window_s", p.quiet_window_s},
+                        {"points_per_link", p.points_per_link},
+                        {"samples", rec.hair_head_turn[k].samples},
+                        {"head", rec.hair_head_turn[k].head},
+                        {"stiffness_per_s2", solver.stiffness_per_s2},
+                        {"damping_per_s", solver.damping_per_s},
+                        {"gravity_mps2", solver.gravity_mps2},
+                        {"radius_scale", solver.radius_scale},
+                        {"torso_capsule", capsule}};
+  }
   if (k < rec.hair_colliders.size()) {
     const HairColliders& c = rec.hair_colliders[k];
     out["colliders"] = {{"vrm", c.vrm},

@@ -552,6 +552,16 @@ TEST_CASE("bake: one warning names every looping clip whose warm-up did not sett
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("chain Tail_1") == 0);
   CHECK(warnings[0].find("12 warm-up cycles in 2 clip(s) ('Idle', 'Eating')") != std::string::npos);
+  CHECK(warnings[0].find("tail's loop") != std::string::npos);
+  // A hair chain's says so and names the chain's bones, not a tail.
+  retail::ChainBake hair;
+  hair.hair = true;
+  hair.bones = {"Hair_2_1", "Hair_2_2", "Hair_2_End"};
+  warnings.clear();
+  retail::warn_unsettled(bakes, hair, warnings);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("hair chain Hair_2_1 .. Hair_2_End: the hair's loop did not settle") == 0);
+  CHECK(warnings[0].find("tail") == std::string::npos);
   bakes[1].converged = bakes[3].converged = true;
   warnings.clear();
   retail::warn_unsettled(bakes, chain, warnings);

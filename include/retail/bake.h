@@ -132,7 +132,9 @@ void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake&
                             double tolerance, std::vector<std::string>& warnings);
 
 /// One warning naming every looping clip of `chain` whose warm-up did not settle (ClipBake::
-/// converged false after its warm-up cycles, the cap), or none.
+/// converged false after its warm-up cycles, the cap), or none. A tail's names its first bone
+/// ("chain Tail_1: the tail's loop ..."), a hair chain's its first and last bones ("hair chain
+/// Hair_1_1 .. Hair_1_End: the hair's loop ...").
 void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                     std::vector<std::string>& warnings);
 

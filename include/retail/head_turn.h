@@ -85,6 +85,29 @@ double edge_max_p99_percent(std::vector<double> max_ratios);
 double quiet_tip_movement(const std::vector<Eigen::Vector3d>& tips,
                           const std::vector<double>& times_s, double from_s);
 
+/// Chains to turn, whatever grew them (a file's VRM springs, retail's --hair chains): the
+/// solver's rig, the node each of its anchor and proxy poses rides, and per chain its nodes.
+struct HeadTurnChains {
+  HairRig rig;                          ///< anchors and proxies numbered as the lists below
+  std::vector<int> anchor_nodes;        ///< per anchor pose: its node (-1: the world origin)
+  std::vector<int> proxy_nodes;         ///< per proxy pose: its node
+  std::vector<std::vector<int>> joints; ///< per rig chain: its nodes, root first; k heads link k
+  /// Per rig chain: where its last link ends in its last node's frame; read only when the chain
+  /// has as many links as nodes (a VRM 0 virtual end), otherwise the next node ends each link.
+  std::vector<Eigen::Vector3d> end_local;
+};
+
+/// Runs the head turn on `chains` (every pose at the model's saved pose; the head of
+/// characters[character] turns) and measures it on the mesh, as head_turn_report does.
+/// params.torso_capsule false: no capsule is added (chains whose colliders already hold one).
+/// Pre: as head_turn_report; joints[c] has at least rig.chains[c].links.size() nodes.
+/// Post: chains in the rig's order, named as its chains; springs "" and no warnings.
+/// Failure: Error(Usage) for bad params or lists that do not fit the rig; Error(Unsupported)
+/// when the character has no head role.
+HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
+                                const std::vector<Character>& characters, std::size_t character,
+                                HeadTurnChains chains, const HeadTurnReportParams& params = {});
+
 /// Runs the head turn on every spring chain of the file and measures it on the mesh.
 /// Pre: model from parse_model(doc), characters from build_characters (roles resolved).
 /// Post: chains in the springs' order; no chains: an empty report (head -1, samples 0).

@@ -5,6 +5,7 @@
 
 #include "retail/bake.h"
 #include "retail/clip_pass.h"
+#include "retail/hair_qa.h"
 #include "retail/hair_rig.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
@@ -66,6 +67,10 @@ struct RunRecord {
   std::vector<HairColliders> hair_colliders;
   /// Per character: what the VRM spring export wrote (status "written", "off" or "not a VRM").
   std::vector<VrmSpringRecord> vrm_springs;
+  /// --hair: per character, the head turn on its hair chains (hair_qa.h; empty entries for a
+  /// character without, none without --hair) and how it ran (the sequence, the solver).
+  std::vector<HeadTurnReport> hair_head_turn;
+  HairQaParams hair_qa;
 };
 
 } // namespace retail

@@ -1,8 +1,9 @@
 # Blender checks one retail output (issue 6): run headless as
-#   blender -b --factory-startup --python check_output.py -- OUT.glb REEXPORT.glb
-# Import succeeds; the armature has Tail_1..Tail_K parented under the hips bone in a chain; the
-# tail vertices carry vertex groups with the weights retail wrote (within 1/255); every action has
-# F-curves for the tail bones; playing the Walk action moves them; re-export to GLB succeeds.
+#   blender -b --factory-startup --python check_output.py -- OUT.glb REEXPORT.glb [PREFIX PARENT]
+# Import succeeds; the armature has Tail_1..Tail_K (or PREFIX1..PREFIXK: Hair_1_ for a --hair
+# chain) in a chain under the hips bone (or the bone PARENT); the chain's vertices carry vertex
+# groups with the weights retail wrote (within 1/255); every action has F-curves for the chain's
+# bones; playing the Walk action moves them; re-export to GLB succeeds.
 # Prints one "blender-check: ..." line per file and exits 1 on the first failed check.
 import json
 import struct
@@ -69,10 +70,15 @@ def expected_weights(gltf, binary):
 def main():
     args = sys.argv[sys.argv.index("--") + 1:]
     path, reexport = args[0], args[1]
+    prefix = args[2] if len(args) > 2 else "Tail_"
+    parent_wanted = args[3] if len(args) > 3 else None
+    what = "hair" if prefix.startswith("Hair") else "tail"
     gltf, binary = read_glb(path)
     names = [n.get("name", "") for n in gltf["nodes"]]
-    tail = sorted([n for n in names if n.startswith("Tail_") and n != "Tail_End"],
-                  key=lambda n: int(n.split("_")[1]))
+    tail = sorted([n for n in names if n.startswith(prefix) and n[len(prefix):].isdigit()],
+                  key=lambda n: int(n[len(prefix):]))
+    if parent_wanted is not None and not tail:
+        fail("%s: no %s1 bone in the file" % (path, prefix))
     if not tail:  # a file with no tail (godette.vrm): it imports and re-exports
         bpy.ops.wm.read_factory_settings(use_empty=True)
         if "FINISHED" not in bpy.ops.import_scene.gltf(filepath=path):
@@ -84,7 +90,9 @@ def main():
               (path, meshes, len(bpy.data.actions)), flush=True)
         return
     hips = next(names[i] for i, n in enumerate(gltf["nodes"])
-                if any(names[c] == "Tail_1" for c in n.get("children", [])))
+                if any(names[c] == tail[0] for c in n.get("children", [])))
+    if parent_wanted is not None and hips != parent_wanted:
+        fail("%s: %s hangs from %s in the file, not %s" % (path, tail[0], hips, parent_wanted))
 
     bpy.ops.wm.read_factory_settings(use_empty=True)
     result = bpy.ops.import_scene.gltf(filepath=path)
@@ -124,9 +132,9 @@ def main():
                     worst = max(worst, abs(a - b))
                     checked += 1
     if checked == 0:
-        fail("%s: no tail weights found in any vertex group" % path)
+        fail("%s: no %s weights found in any vertex group" % (path, what))
     if worst > 1.0 / 255 + 1e-6:
-        fail("%s: a tail weight differs from the file by %.5f" % (path, worst))
+        fail("%s: a %s weight differs from the file by %.5f" % (path, what, worst))
     # Every action animates the tail bones.
     actions = list(bpy.data.actions)
     if len(actions) < len(gltf.get("animations", [])):
@@ -152,14 +160,15 @@ def main():
             scene.frame_set(frame)
             moved = max(moved, first.rotation_difference(tip.matrix.to_quaternion()).angle)
         if moved < 1e-3:
-            fail("%s: the tail tip does not move in %s" % (path, walk.name))
+            fail("%s: the %s tip does not move in %s" % (path, what, walk.name))
     # Re-export.
     result = bpy.ops.export_scene.gltf(filepath=reexport, export_format="GLB")
     if "FINISHED" not in result:
         fail("%s: export returned %s" % (path, result))
-    print("blender-check: ok: %s: %d tail bones under %s, %d tail weights within %.4f, %d actions, "
+    print("blender-check: ok: %s: %d %s bones under %s, %d %s weights within %.4f, %d actions, "
           "Walk tip moves %.1f deg, re-exported" %
-          (path, len(tail), hips, checked, worst, len(actions), moved * 57.2958), flush=True)
+          (path, len(tail), what, hips, checked, what, worst, len(actions), moved * 57.2958),
+          flush=True)
 
 
 try:
