@@ -5,7 +5,6 @@
 #include "retail/hair_measure.h"
 #include "retail/parallel.h"
 #include "retail/transform.h"
-#include "retail/validate.h"
 #include "retail/vrm_springs.h"
 
 #include <algorithm>
@@ -169,11 +168,11 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
   return w;
 }
 
-/// The result rig and the springs of w's character, from the re-rigged document.
-void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const Character& rigged,
-                        const ClipPassParams& params, CharacterWork& w) {
+/// The result rig and the springs of w's character, from the plan held in memory.
+void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const HeldSkins& held,
+                        const Character& rigged, const ClipPassParams& params, CharacterWork& w) {
   const CharacterResult& cr = (*in.results)[w.character];
-  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged);
+  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged, &held);
   w.output_rig =
       std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
                                      w.edges, w.tail, params.stretch);
@@ -208,9 +207,10 @@ struct ClipOutcome {
   double bake_ms = 0, stretch_ms = 0;
 };
 
-/// The re-rigged document read back: our own output is validated like any input.
+/// The output rig, from the input and the plan in memory (rig_edit.h's PlannedRig).
 struct Rigged {
   Model model;
+  HeldSkins held;
   std::vector<Character> characters;
 };
 
@@ -372,17 +372,16 @@ std::vector<HairWork> prepare_hair(const ClipPassInput& in, const Rigged& rigged
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
   params.validate();
   const std::size_t characters = in.results->size();
-  // One thread on purpose: reading the re-rigged document back beside preparing the input's rigs
-  // saved under a millisecond on the shared models and raised the 1M rig's peak by a fifth
-  // (the worker's allocator arena kept what it freed).
   Rigged rigged;
-  rigged.model = parse_model(*in.doc);
-  rigged.characters = build_characters(*in.doc, rigged.model, params.bind);
+  PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
+  rigged.model = std::move(planned.model);
+  rigged.held = std::move(planned.held);
+  rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
   std::vector<CharacterWork> works;
   for (std::size_t k = 0; k < characters; ++k)
     if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
   for (CharacterWork& w : works)
-    prepare_output_rig(in, rigged.model, rigged.characters[w.character], params, w);
+    prepare_output_rig(in, rigged.model, rigged.held, rigged.characters[w.character], params, w);
   const std::vector<HairWork> hair_works = prepare_hair(in, rigged, params);
   // Longest clip first (animation.h's clip_duration): the fewest idle workers at the end.
   const std::size_t n = in.clips.size();

@@ -76,6 +76,44 @@ std::string role_of(const Roles& r, int node) {
   return "";
 }
 
+/// One character of `retail info --json`: its skins, H, mapping, roles and joints.
+Json character_json(const Model& model, const Character& c) {
+  Json cj = Json::object();
+  cj["skins"] = c.skins;
+  cj["height"] = round6(c.height);
+  cj["scale"] = round6(c.scale);
+  cj["floor_y"] = round6(c.min_y);
+  cj["skin_units"] = round6(c.skin_units);
+  cj["skin_up"] = c.skin_up;
+  cj["mapping"] = c.mapping;
+  Json mats = Json::array();
+  for (const auto& m : c.skin_to_world) {
+    Json rows = Json::array();
+    for (int r = 0; r < 3; ++r)
+      rows.push_back({round6(m(r, 0)), round6(m(r, 1)), round6(m(r, 2)), round6(m(r, 3))});
+    mats.push_back(rows);
+  }
+  cj["skin_to_world"] = mats;
+  std::size_t nv = 0;
+  for (const auto& p : c.primitives) nv += p.vertex_count;
+  cj["skinned_primitives"] = c.primitives.size();
+  cj["skinned_vertices"] = nv;
+  cj["roles"] = roles_json(model, c.roles);
+  Json joints = Json::array();
+  for (std::size_t k = 0; k < c.joints.size(); ++k) {
+    Eigen::Vector3d p = c.bind_position(int(k));
+    int parent = c.parent[k] < 0 ? -1 : c.joints[std::size_t(c.parent[k])];
+    joints.push_back({{"node", c.joints[k]},
+                      {"name", model.nodes[std::size_t(c.joints[k])].name},
+                      {"parent", parent < 0 ? Json(nullptr) : Json(parent)},
+                      {"role", role_of(c.roles, c.joints[k])},
+                      {"bind_position", {round6(p.x()), round6(p.y()), round6(p.z())}}});
+  }
+  cj["joints"] = joints;
+  cj["warnings"] = c.warnings;
+  return cj;
+}
+
 } // namespace
 
 Json make_info(const std::string& file, const Document& doc, const Model& model,
@@ -121,40 +159,7 @@ Json make_info(const std::string& file, const Document& doc, const Model& model,
   j["skins"] = skins;
   Json chars = Json::array();
   for (const Character& c : characters) {
-    Json cj = Json::object();
-    cj["skins"] = c.skins;
-    cj["height"] = round6(c.height);
-    cj["scale"] = round6(c.scale);
-    cj["floor_y"] = round6(c.min_y);
-    cj["skin_units"] = round6(c.skin_units);
-    cj["skin_up"] = c.skin_up;
-    cj["mapping"] = c.mapping;
-    Json mats = Json::array();
-    for (const auto& m : c.skin_to_world) {
-      Json rows = Json::array();
-      for (int r = 0; r < 3; ++r)
-        rows.push_back({round6(m(r, 0)), round6(m(r, 1)), round6(m(r, 2)), round6(m(r, 3))});
-      mats.push_back(rows);
-    }
-    cj["skin_to_world"] = mats;
-    std::size_t nv = 0;
-    for (const auto& p : c.primitives) nv += p.vertex_count;
-    cj["skinned_primitives"] = c.primitives.size();
-    cj["skinned_vertices"] = nv;
-    cj["roles"] = roles_json(model, c.roles);
-    Json joints = Json::array();
-    for (std::size_t k = 0; k < c.joints.size(); ++k) {
-      Eigen::Vector3d p = c.bind_position(int(k));
-      int parent = c.parent[k] < 0 ? -1 : c.joints[std::size_t(c.parent[k])];
-      joints.push_back({{"node", c.joints[k]},
-                        {"name", model.nodes[std::size_t(c.joints[k])].name},
-                        {"parent", parent < 0 ? Json(nullptr) : Json(parent)},
-                        {"role", role_of(c.roles, c.joints[k])},
-                        {"bind_position", {round6(p.x()), round6(p.y()), round6(p.z())}}});
-    }
-    cj["joints"] = joints;
-    cj["warnings"] = c.warnings;
-    chars.push_back(cj);
+    chars.push_back(character_json(model, c));
   }
   j["characters"] = chars;
   Json clips = Json::array();

@@ -2,6 +2,7 @@
 #include "retail/pipeline.h"
 
 #include "pipeline_internal.h"
+#include "retail/builder.h"
 #include "retail/clip_pass.h"
 #include "retail/container.h"
 #include "retail/error.h"
@@ -90,6 +91,17 @@ void warn_vrm_name(const Document& doc, const std::string& out_path,
                        "extension): it is written as a plain GLB, not a VRM avatar");
 }
 
+/// The clip pass's share of `result` emptied for `characters` characters (before a pass).
+void clear_clip_results(std::size_t characters, RunResult& result) {
+  result.stretch.assign(characters, {});
+  result.bakes.assign(characters, {});
+  result.floors.assign(characters, NAN);
+  result.failures.clear();
+  result.work.clear();
+  result.hair_bakes.clear();
+  result.hair_colliders.clear();
+}
+
 /// Re-rigs every character of `in` (with the harm check's overrides) and runs the clip pass;
 /// fills result.characters, stretch, bakes, floors, failures and the stage lines. The keys are
 /// returned, not written.
@@ -99,6 +111,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0, hair_chains = 0;
   result.hair.clear();
+  RigEdit plans; // every character's plan, one after the other: what the clip pass reads
+  plans.first_node = int(in.model.nodes.size());
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
     rp.overrides = overrides[k];
@@ -119,6 +133,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
       result.hair.back().matched.assign(params.hair.hair.size(), true); // detect: not planned
     }
     apply_rig_edit(in.doc, in.model, plan.edit);
+    plans = merge_rig_edits(std::move(plans), plan.edit);
     result.characters.push_back(std::move(plan.result));
     const CharacterResult& r = result.characters.back();
     chains += r.chains.size();
@@ -130,19 +145,14 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)" +
            (params.hair.hair.empty() ? ""
                                      : ", " + std::to_string(hair_chains) + " hair chain(s)")});
-  result.stretch.assign(in.characters.size(), {});
-  result.bakes.assign(in.characters.size(), {});
-  result.floors.assign(in.characters.size(), NAN);
-  result.failures.clear();
-  result.work.clear();
-  result.hair_bakes.clear();
-  result.hair_colliders.clear();
+  clear_clip_results(in.characters.size(), result);
   ClipPassResult pass;
   if (chains + hair_chains == 0 || clips.empty()) return pass;
   t0 = Clock::now();
   ClipPassInput pin;
   pin.doc = &in.doc;
   pin.input_model = &in.model;
+  pin.plan = &plans;
   pin.input_characters = &in.characters;
   pin.results = &result.characters;
   pin.hair = hair_chains ? &result.hair : nullptr;
@@ -431,21 +441,20 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 namespace {
 
 /// Re-rigs, bakes and measures; then the harm check judges every grown piece against the input
-/// under the input's own clips and, where one does harm, the whole job runs again from a fresh
-/// read of the input (its bytes checked unchanged) with that piece stepped down (harm_review).
-/// Leaves the re-rigged document with its baked keys in `in`; nothing is written to disk.
-void rerig_with_harm_check(Input& in, const std::string& in_path, const std::vector<int>& clips,
+/// under the input's own clips and, where one does harm, the whole job runs again in memory
+/// from the input document as read (the plans' edits rewound, builder.h) with that piece
+/// stepped down (harm_review). Leaves the re-rigged document with its baked keys in `in`;
+/// nothing is read or written on disk. Pre: `as_read` marked in.doc as read (builder.h; may be
+/// left empty when the harm check is off).
+void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
                            const RunParams& params, RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
+  const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0) {
-      std::vector<StageStat> reread;
-      const std::string sha256 = in.sha256;
-      in = load_input(in_path, params.bind, reread, true);
-      if (in.sha256 != sha256)
-        throw Error(ExitCode::InvalidInput, "the file changed while retail was reading it");
+      rewind_document(in.doc, as_read);
       result.stages.resize(stages_before);
       result.warnings.resize(warnings_before);
       result.characters.clear();
@@ -453,7 +462,6 @@ void rerig_with_harm_check(Input& in, const std::string& in_path, const std::vec
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair);
-    const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
     if (judged && attempt < 4 && harm_review(pass.judge, result.characters, overrides, verdicts))
       continue;
     if (judged) record_verdicts(verdicts, pass.judge, result);
@@ -548,7 +556,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     result.warnings.push_back("no skin: nothing to re-rig, writing a faithful copy");
 
   std::vector<int> clips = select_clips(in.model, params.clips);
-  rerig_with_harm_check(in, in_path, clips, params, result);
+  // The input document as read, to re-plan from (harm check) and for the page's input rigs.
+  const bool rewind =
+      (params.harm_check && params.rerig.mode == Mode::Chain) || !params.html_path.empty();
+  const DocumentMark as_read = rewind ? mark_document(in.doc) : DocumentMark{};
+  rerig_with_harm_check(in, as_read, clips, params, result);
   auto t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
   VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
                                           params.bake, params.vrm_springs);
@@ -560,7 +572,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   PageData page; // everything the page shows but the report, before anything is written
   if (!params.html_path.empty()) {
     t0 = Clock::now();
-    page = rerig_page(in_path, in.sha256, in.doc, clips, params, result);
+    page = rerig_page(in, as_read, clips, params, result);
     result.page_ms = ms_since(t0);
   }
   record_facts(in, out_path, params, result);

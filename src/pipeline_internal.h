@@ -1,9 +1,10 @@
 // retail — the QA page's share of the driver (private to src/: pipeline.cpp and pipeline_page.cpp).
 // What `--html` adds to a run: the page's path checked up front, its three rigs built before
-// anything is written (the input read again, the rigid reference in memory, the output), and
+// anything is written (the input as read, the rigid reference and the output, all in memory), and
 // the page written after the report.
 #pragma once
 
+#include "retail/builder.h"
 #include "retail/html_page.h"
 #include "retail/pipeline.h"
 
@@ -20,16 +21,14 @@ void write_page(PageData& page, const Json& report, const std::string& path, Run
 /// Failure: Error(Unsupported) without three.js, Error(OutputFailed) for the path.
 void check_page_path(const std::string& page);
 
-/// The input read again for the page, checked to be the bytes the run read (`sha256`).
-Input reread_input(const std::string& path, const BindParams& bind, const std::string& sha256);
-
-/// The QA page of `retail IN OUT --html` but its report (added once written): the input as read,
-/// the rigid reference (the same job in mode rigid, in memory, never written) and the output
-/// `out` (the re-rigged document with its keys), each with its heat map under `clips`; the tail
-/// (every chain's re-weighted vertices) and the output's chain nodes.
-PageData rerig_page(const std::string& in_path, const std::string& sha256, const Document& out,
-                    const std::vector<int>& clips, const RunParams& params,
-                    const RunResult& result);
+/// The QA page of `retail IN OUT --html` but its report (added once written): the input as read
+/// (in.doc rewound to `as_read`, in memory), the rigid reference (the same job in mode rigid on
+/// another such copy, never written) and the output (in.doc: the re-rigged document with its
+/// keys), each with its heat map under `clips`; the tail (every chain's re-weighted vertices)
+/// and the output's chain nodes. Pre: `as_read` marked in.doc as read (builder.h); in.model and
+/// in.characters the input's.
+PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
+                    const RunParams& params, const RunResult& result);
 
 /// The QA page of `retail report IN --html`: the one rig with its heat map; "tail motion off"
 /// holds the joints whose names match `region_bones` still; the tail box covers `regions`.

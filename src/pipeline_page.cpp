@@ -41,44 +41,34 @@ void check_page_path(const std::string& page) {
     throw Error(ExitCode::OutputFailed, "the page '" + page + "' is a folder");
 }
 
-/// The input read again for the page, checked to be the bytes the run read (`sha256`).
-Input reread_input(const std::string& path, const BindParams& bind, const std::string& sha256) {
-  std::vector<StageStat> stats;
-  Input in = load_input(path, bind, stats, true);
-  if (in.sha256 != sha256)
-    throw Error(ExitCode::InvalidInput, "the file changed while retail was reading it");
-  return in;
-}
-
-/// The QA page of `retail IN OUT --html` but its report (added once written): the input as read,
-/// the rigid reference (the same job in mode rigid, in memory, never written) and the output
-/// `out` (the re-rigged document with its keys), each with its heat map under `clips`; the tail
-/// (every chain's re-weighted vertices) and the output's chain nodes.
-PageData rerig_page(const std::string& in_path, const std::string& sha256, const Document& out,
-                    const std::vector<int>& clips, const RunParams& params,
-                    const RunResult& result) {
+/// The QA page of `retail IN OUT --html` but its report (pipeline_internal.h).
+PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
+                    const RunParams& params, const RunResult& result) {
   PageData page;
   page.kind = "rerig";
-  page.title = fs::path(in_path).filename().string();
+  page.title = fs::path(in.path).filename().string();
   page.torn_above = params.stretch.torn_above;
   page.torn_below = params.stretch.torn_below;
   const int samples = params.stretch.samples, threads = params.threads;
   {
-    const Input orig = reread_input(in_path, params.bind, sha256);
-    page.clips = page_clips(orig.doc, orig.model, clips);
-    page.views.push_back(make_view("input", "Input rig", orig.doc, orig.model, orig.characters,
-                                   clips, samples, threads));
+    Document orig = in.doc;
+    rewind_document(orig, as_read);
+    page.clips = page_clips(orig, in.model, clips);
+    page.views.push_back(
+        make_view("input", "Input rig", orig, in.model, in.characters, clips, samples, threads));
   }
   {
-    Input rigid = reread_input(in_path, params.bind, sha256);
+    Document rigid = in.doc;
+    rewind_document(rigid, as_read);
     RerigParams rp = params.rerig;
     rp.mode = Mode::Rigid;
-    for (const Character& c : rigid.characters) rerig_character(rigid.doc, rigid.model, c, rp);
-    const Model model = parse_model(rigid.doc);
-    page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid.doc, model,
-                                   build_characters(rigid.doc, model, params.bind), clips, samples,
+    for (const Character& c : in.characters) rerig_character(rigid, in.model, c, rp);
+    const Model model = parse_model(rigid);
+    page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid, model,
+                                   build_characters(rigid, model, params.bind), clips, samples,
                                    threads));
   }
+  const Document& out = in.doc;
   const Model model = parse_model(out);
   page.views.push_back(make_view("output", "Re-rigged output", out, model,
                                  build_characters(out, model, params.bind), clips, samples,

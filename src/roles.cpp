@@ -310,50 +310,50 @@ void arms_by_name(const Tree& t, const std::vector<NameInfo>& info, Work& w) {
   }
 }
 
-} // namespace
+/// True when both upper and both lower legs are found.
+bool have_legs(const Work& w) {
+  return w.upper_leg[0] >= 0 && w.upper_leg[1] >= 0 && w.lower_leg[0] >= 0 && w.lower_leg[1] >= 0;
+}
 
-Roles resolve_roles(const Document& doc, const Model& model, const Character& c) {
-  Tree t(c);
-  Work w;
-  Roles r;
-  std::vector<NameInfo> info;
-  for (int node : c.joints) info.push_back(classify(model.nodes[std::size_t(node)].name));
-  apply_vrm(doc.gltf, c, w);
-  legs_by_name(t, info, w);
-  bool legs =
-      w.upper_leg[0] >= 0 && w.upper_leg[1] >= 0 && w.lower_leg[0] >= 0 && w.lower_leg[1] >= 0;
-  if (!legs) legs_by_topology(t, w);
-  legs = w.upper_leg[0] >= 0 && w.upper_leg[1] >= 0 && w.lower_leg[0] >= 0 && w.lower_leg[1] >= 0;
+/// Hips where the legs meet (when not from VRM and both legs are found): their lowest common
+/// ancestor. A note in `notes` when a hips-named joint is elsewhere (taken as spine).
+void hips_where_legs_meet(const Model& model, const Character& c, const Tree& t,
+                          const std::vector<NameInfo>& info, Work& w,
+                          std::vector<std::string>& notes) {
+  if (w.hips >= 0 || !have_legs(w)) return;
   auto name = [&](int j) {
     return "'" + model.nodes[std::size_t(c.joints[std::size_t(j)])].name + "'";
   };
-  if (w.hips < 0 && legs) {
-    w.hips = t.lca(w.upper_leg[0], w.upper_leg[1]);
-    int named = t.shallowest(
-        [&](int j) { return info[j].cls == Cls::Hips && !info[j].helper && info[j].side < 0; });
-    if (named >= 0 && named != w.hips && w.hips >= 0)
-      r.notes.push_back("hips = " + name(w.hips) + ", where both legs meet; the joint named " +
-                        name(named) + " is not their common parent and is taken as spine");
+  w.hips = t.lca(w.upper_leg[0], w.upper_leg[1]);
+  int named = t.shallowest(
+      [&](int j) { return info[j].cls == Cls::Hips && !info[j].helper && info[j].side < 0; });
+  if (named >= 0 && named != w.hips && w.hips >= 0)
+    notes.push_back("hips = " + name(w.hips) + ", where both legs meet; the joint named " +
+                    name(named) + " is not their common parent and is taken as spine");
+}
+
+/// The head when no name gives it (w.head < 0, hips found): the highest joint above the hips
+/// outside the legs, its parent when it is a leaf (not right under the hips).
+void head_by_topology(const Character& c, const Tree& t, Work& w) {
+  if (w.head >= 0 || w.hips < 0) return;
+  int best = -1;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    bool in_leg = t.is_descendant(int(j), w.upper_leg[0]) ||
+                  t.is_descendant(int(j), w.upper_leg[1]) || int(j) == w.upper_leg[0] ||
+                  int(j) == w.upper_leg[1];
+    if (!t.is_descendant(int(j), w.hips) || in_leg) continue;
+    if (best < 0 || c.bind_position(int(j)).y() > c.bind_position(best).y()) best = int(j);
   }
-  if (w.head < 0)
-    w.head = t.shallowest([&](int j) {
-      return info[j].cls == Cls::Head && !info[j].helper &&
-             (w.hips < 0 || t.is_descendant(j, w.hips));
-    });
-  if (w.head < 0 && w.hips >= 0) { // topology: the highest joint above the hips outside the legs
-    int best = -1;
-    for (std::size_t j = 0; j < c.joints.size(); ++j) {
-      bool in_leg = t.is_descendant(int(j), w.upper_leg[0]) ||
-                    t.is_descendant(int(j), w.upper_leg[1]) || int(j) == w.upper_leg[0] ||
-                    int(j) == w.upper_leg[1];
-      if (!t.is_descendant(int(j), w.hips) || in_leg) continue;
-      if (best < 0 || c.bind_position(int(j)).y() > c.bind_position(best).y()) best = int(j);
-    }
-    if (best >= 0 && t.children[std::size_t(best)].empty() && c.parent[std::size_t(best)] != w.hips)
-      best = c.parent[std::size_t(best)];
-    w.head = best;
-    if (best >= 0) w.sources.insert("topology");
-  }
+  if (best >= 0 && t.children[std::size_t(best)].empty() && c.parent[std::size_t(best)] != w.hips)
+    best = c.parent[std::size_t(best)];
+  w.head = best;
+  if (best >= 0) w.sources.insert("topology");
+}
+
+/// The spine (joint indices strictly between hips and head, hips side first, up to the neck);
+/// sets the neck and chest when not already found.
+std::vector<int> neck_spine_chest(const Character& c, const Tree& t,
+                                  const std::vector<NameInfo>& info, Work& w) {
   std::vector<int> path; // joints strictly between hips and head, hips side first
   if (w.hips >= 0 && w.head >= 0 && t.is_descendant(w.head, w.hips)) {
     for (int p = c.parent[std::size_t(w.head)]; p >= 0 && p != w.hips; p = c.parent[std::size_t(p)])
@@ -378,8 +378,13 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c)
       if (info[std::size_t(j)].cls == Cls::Chest) w.chest = j;
     if (w.chest < 0 && spine.size() >= 2) w.chest = spine.back();
   }
-  arms_by_name(t, info, w);
+  return spine;
+}
 
+/// The roles as node indices from the joint indices in `w` and `spine`: the pelvis (hips and
+/// hips-named joints next to it), the sources joined, the required roles not found.
+void roles_from_work(const Character& c, const std::vector<NameInfo>& info, const Work& w,
+                     const std::vector<int>& spine, Roles& r) {
   auto node = [&](int j) { return j < 0 ? -1 : c.joints[std::size_t(j)]; };
   r.hips = node(w.hips);
   if (w.hips >= 0) {
@@ -411,6 +416,29 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c)
     if (r.upper_leg[s] < 0) r.missing.push_back(std::string(sides[s]) + " upper leg");
     if (r.lower_leg[s] < 0) r.missing.push_back(std::string(sides[s]) + " lower leg");
   }
+}
+
+} // namespace
+
+Roles resolve_roles(const Document& doc, const Model& model, const Character& c) {
+  Tree t(c);
+  Work w;
+  Roles r;
+  std::vector<NameInfo> info;
+  for (int node : c.joints) info.push_back(classify(model.nodes[std::size_t(node)].name));
+  apply_vrm(doc.gltf, c, w);
+  legs_by_name(t, info, w);
+  if (!have_legs(w)) legs_by_topology(t, w);
+  hips_where_legs_meet(model, c, t, info, w, r.notes);
+  if (w.head < 0)
+    w.head = t.shallowest([&](int j) {
+      return info[j].cls == Cls::Head && !info[j].helper &&
+             (w.hips < 0 || t.is_descendant(j, w.hips));
+    });
+  head_by_topology(c, t, w);
+  const std::vector<int> spine = neck_spine_chest(c, t, info, w);
+  arms_by_name(t, info, w);
+  roles_from_work(c, info, w, spine, r);
   return r;
 }
 

@@ -119,8 +119,61 @@ bool is_similarity(const Eigen::Matrix3d& l) {
   return s2 > 0 && (g / s2 - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
 }
 
+/// Cross-checks skin s's skin-to-world map `m` (from its root joint `root`) with the mesh nodes
+/// drawing the skin (see the top): may replace `m` by a mesh node's transform or take the
+/// root's animated rotation out; appends how to `how`, and (skin, mesh node) to `differing`
+/// when they disagree otherwise.
+void cross_check_mesh_nodes(const Model& model, const std::vector<Eigen::Matrix4d>& world, int s,
+                            int root, Eigen::Matrix4d& m, std::string& how,
+                            std::vector<std::pair<int, std::string>>& differing) {
+  // Cross-check with the mesh nodes drawing this skin. When they disagree with the root but
+  // equal the root's parent (skin space == armature space, the Blender/FBX2glTF convention),
+  // the root joint's saved TRS is an animated frame: use the mesh node.
+  double scale = std::max(1e-12, m.topLeftCorner<3, 3>().cwiseAbs().maxCoeff());
+  int parent = model.nodes[root].parent;
+  Eigen::Matrix4d armature = parent >= 0 ? world[parent] : Eigen::Matrix4d::Identity();
+  for (std::size_t n = 0; n < model.nodes.size(); ++n) {
+    if (model.nodes[n].skin != s || model.nodes[n].mesh < 0 ||
+        matrix_difference(world[n], m, scale) <= 1e-4)
+      continue;
+    std::string mesh_name = model.nodes[n].name.empty() ? "nodes[" + std::to_string(n) + "]"
+                                                        : "'" + model.nodes[n].name + "'";
+    // Only a rigid difference is an animated frame: when the root's bind maps skin space
+    // with a scale the mesh node lacks, the skin's own transforms carry it (quantized
+    // positions, KHR_mesh_quantization: the dequantisation folded into the IBMs), as glTF's
+    // skinning and three.js apply them.
+    const Eigen::Matrix3d e = (world[n].inverse() * m).topLeftCorner<3, 3>();
+    const bool rigid =
+        (e * e.transpose() - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
+    if (!rigid && is_similarity(m.topLeftCorner<3, 3>())) {
+      // The skin maps to world by rotation and uniform scale alone and the mesh node adds a
+      // scale of its own (Blender's exporter under an armature object scaled 100: every
+      // joint's world x IBM is the identity). glTF ignores the mesh node: so does retail.
+      how += ", mapping skin space to world itself, unlike mesh node " + mesh_name +
+             " (its own scale, ignored as glTF does)";
+    } else if (!rigid) {
+      // The root's animated frame (a rotation) taken out when the mesh node is the armature.
+      if (matrix_difference(world[n], armature, scale) <= 1e-4)
+        m = world[n] * without_rotation(world[n].inverse() * m);
+      how += ", its inverse bind matrix scaling skin space (dequantisation) unlike mesh node " +
+             mesh_name;
+    } else if (matrix_difference(world[n], armature, scale) <= 1e-4) {
+      m = world[n];
+      how = "mesh node " + mesh_name +
+            " (= the armature's transform; the root joint's saved pose is not its bind pose)";
+    } else {
+      how += ", differs from mesh node " + mesh_name;
+      differing.push_back({s, mesh_name});
+    }
+    break;
+  }
+  if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos &&
+      how.find("unlike") == std::string::npos)
+    how += ", agrees with the mesh nodes";
+}
+
 void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::Matrix4d>& world,
-              Character& c) {
+              const HeldSkins* held, Character& c) {
   std::map<int, int> index;
   std::vector<std::pair<int, std::string>> differing; // (skin, mesh node) that disagree
   for (int s : c.skins) {
@@ -129,8 +182,12 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
       fail_unsupported("skins[" + std::to_string(s) +
                        "]: no inverseBindMatrices (retail takes the bind pose from them; re-export "
                        "with bind matrices)");
-    AccessorData ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
-    auto ibm_of = [&](std::size_t k) {
+    const std::vector<Eigen::Matrix4d>* held_ibm = nullptr; // a planned re-rig's, in memory
+    if (held && held->ibms.count(s)) held_ibm = &held->ibms.at(s);
+    AccessorData ibm;
+    if (!held_ibm) ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
+    auto ibm_of = [&](std::size_t k) -> Eigen::Matrix4d {
+      if (held_ibm) return (*held_ibm)[k];
       return Eigen::Matrix4d(Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data()));
     };
     int root = skin_root(model, skin);
@@ -139,50 +196,7 @@ void add_bind(const Document& doc, const Model& model, const std::vector<Eigen::
     Eigen::Matrix4d m = world[root] * ibm_of(root_k);
     std::string how =
         "skeleton root '" + model.nodes[root].name + "' (nodes[" + std::to_string(root) + "])";
-    // Cross-check with the mesh nodes drawing this skin. When they disagree with the root but
-    // equal the root's parent (skin space == armature space, the Blender/FBX2glTF convention),
-    // the root joint's saved TRS is an animated frame: use the mesh node.
-    double scale = std::max(1e-12, m.topLeftCorner<3, 3>().cwiseAbs().maxCoeff());
-    int parent = model.nodes[root].parent;
-    Eigen::Matrix4d armature = parent >= 0 ? world[parent] : Eigen::Matrix4d::Identity();
-    for (std::size_t n = 0; n < model.nodes.size(); ++n) {
-      if (model.nodes[n].skin != s || model.nodes[n].mesh < 0 ||
-          matrix_difference(world[n], m, scale) <= 1e-4)
-        continue;
-      std::string mesh_name = model.nodes[n].name.empty() ? "nodes[" + std::to_string(n) + "]"
-                                                          : "'" + model.nodes[n].name + "'";
-      // Only a rigid difference is an animated frame: when the root's bind maps skin space
-      // with a scale the mesh node lacks, the skin's own transforms carry it (quantized
-      // positions, KHR_mesh_quantization: the dequantisation folded into the IBMs), as glTF's
-      // skinning and three.js apply them.
-      const Eigen::Matrix3d e = (world[n].inverse() * m).topLeftCorner<3, 3>();
-      const bool rigid =
-          (e * e.transpose() - Eigen::Matrix3d::Identity()).cwiseAbs().maxCoeff() <= 1e-3;
-      if (!rigid && is_similarity(m.topLeftCorner<3, 3>())) {
-        // The skin maps to world by rotation and uniform scale alone and the mesh node adds a
-        // scale of its own (Blender's exporter under an armature object scaled 100: every
-        // joint's world x IBM is the identity). glTF ignores the mesh node: so does retail.
-        how += ", mapping skin space to world itself, unlike mesh node " + mesh_name +
-               " (its own scale, ignored as glTF does)";
-      } else if (!rigid) {
-        // The root's animated frame (a rotation) taken out when the mesh node is the armature.
-        if (matrix_difference(world[n], armature, scale) <= 1e-4)
-          m = world[n] * without_rotation(world[n].inverse() * m);
-        how += ", its inverse bind matrix scaling skin space (dequantisation) unlike mesh node " +
-               mesh_name;
-      } else if (matrix_difference(world[n], armature, scale) <= 1e-4) {
-        m = world[n];
-        how = "mesh node " + mesh_name +
-              " (= the armature's transform; the root joint's saved pose is not its bind pose)";
-      } else {
-        how += ", differs from mesh node " + mesh_name;
-        differing.push_back({s, mesh_name});
-      }
-      break;
-    }
-    if (how.rfind("skeleton root", 0) == 0 && how.find("differs") == std::string::npos &&
-        how.find("unlike") == std::string::npos)
-      how += ", agrees with the mesh nodes";
+    cross_check_mesh_nodes(model, world, s, root, m, how, differing);
     c.skin_to_world.push_back(m);
     c.mapping.push_back(how);
     for (std::size_t k = 0; k < skin.joints.size(); ++k) {
@@ -274,7 +288,7 @@ void BindParams::validate() const {
 }
 
 std::vector<Character> build_characters(const Document& doc, const Model& model,
-                                        const BindParams& params) {
+                                        const BindParams& params, const HeldSkins* held) {
   params.validate();
   std::vector<Eigen::Matrix4d> world = world_matrices(model);
   std::vector<Character> out;
@@ -286,7 +300,7 @@ std::vector<Character> build_characters(const Document& doc, const Model& model,
       continue; // no mesh is drawn with these skins: nothing to re-rig or measure
     Character c;
     c.skins = group;
-    add_bind(doc, model, world, c);
+    add_bind(doc, model, world, held, c);
     measure_height(doc, model, params, c);
     c.roles = resolve_roles(doc, model, c);
     out.push_back(std::move(c));

@@ -15,7 +15,45 @@
 
 namespace retail {
 
-SkinSampler::SkinSampler(const Document& doc, const Model& model, const Character& c) {
+namespace {
+
+using HeldIt = std::map<std::pair<int, int>, HeldInfluences>::const_iterator;
+
+struct RawInfluence {
+  std::uint32_t vertex;
+  int slot;
+  double weight;
+};
+
+/// Influences grouped by vertex with a stable counting pass (no allocation per vertex), then
+/// normalised per vertex (the sum in slot order): vertex v's are [start[v], start[v+1]) of
+/// joint and weight.
+void group_influences(const std::vector<RawInfluence>& raw, std::size_t vertices,
+                      std::vector<std::uint32_t>& start, std::vector<int>& joint,
+                      std::vector<double>& weight) {
+  start.assign(vertices + 1, 0);
+  for (const RawInfluence& r : raw) ++start[r.vertex + 1];
+  for (std::size_t v = 0; v < vertices; ++v) start[v + 1] += start[v];
+  joint.resize(raw.size());
+  weight.resize(raw.size());
+  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+  for (const RawInfluence& r : raw) {
+    std::uint32_t at = fill[r.vertex]++;
+    joint[at] = r.slot;
+    weight[at] = r.weight;
+  }
+  for (std::size_t v = 0; v < vertices; ++v) {
+    double sum = 0;
+    for (std::uint32_t i = start[v]; i < start[v + 1]; ++i) sum += weight[i];
+    if (sum > 0)
+      for (std::uint32_t i = start[v]; i < start[v + 1]; ++i) weight[i] /= sum;
+  }
+}
+
+} // namespace
+
+SkinSampler::SkinSampler(const Document& doc, const Model& model, const Character& c,
+                         const HeldSkins* held) {
   std::size_t first = 0;
   std::map<int, int> slot_base; // skin -> first slot
   for (const auto& sp : c.primitives) {
@@ -28,7 +66,10 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     }
     slot_base[sp.skin] = int(joint_node_.size());
     vertex_slots_.push_back({slot_base[sp.skin], slot_base[sp.skin] + int(skin.joints.size())});
-    AccessorData ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
+    const std::vector<Eigen::Matrix4d>* held_ibm = nullptr; // a planned re-rig's, in memory
+    if (held && held->ibms.count(sp.skin)) held_ibm = &held->ibms.at(sp.skin);
+    AccessorData ibm;
+    if (!held_ibm) ibm = read_accessor(doc, model, skin.inverse_bind_matrices);
     auto it = std::find(c.skins.begin(), c.skins.end(), sp.skin);
     const Eigen::Matrix3d m =
         c.skin_to_world[std::size_t(it - c.skins.begin())].topLeftCorner<3, 3>();
@@ -39,21 +80,18 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     if (!invertible || !m_inv.allFinite()) m_inv.setConstant(NAN);
     for (std::size_t k = 0; k < skin.joints.size(); ++k) {
       joint_node_.push_back(skin.joints[k]);
-      ibm_.push_back(Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data()));
+      if (held_ibm)
+        ibm_.push_back((*held_ibm)[k]);
+      else
+        ibm_.push_back(Eigen::Map<const Eigen::Matrix4d>(ibm.row(Eigen::Index(k)).data()));
       bind_inverse_.push_back(m_inv);
     }
   }
   bind_.resize(first);
   skin_pos_.resize(first);
   // Influences as (vertex, slot, weight) in the order for_each_influence gives them (vertex by
-  // vertex within a weight set), then grouped by vertex with a stable counting pass: no
-  // allocation per vertex.
-  struct Raw {
-    std::uint32_t vertex;
-    int slot;
-    double weight;
-  };
-  std::vector<Raw> raw;
+  // vertex within a weight set), then grouped by vertex.
+  std::vector<RawInfluence> raw;
   pinned_slot_.assign(first, -1);
   for (const auto& src : sources_) {
     const Primitive& prim =
@@ -69,30 +107,17 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
       skin_pos_[src.first + v] = x.head<3>();
       bind_[src.first + v] = (to_world * x).head<3>();
     }
-    for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t ji, double wv) {
+    auto add = [&](std::size_t v, int, std::uint32_t ji, double wv) {
       if (ji < joints) raw.push_back({std::uint32_t(src.first + v), base + int(ji), wv});
-    });
+    };
+    const auto held_prim =
+        held ? held->influences.find({src.where.mesh, src.where.primitive}) : HeldIt();
+    if (held && held_prim != held->influences.end())
+      for_each_influence(held_prim->second, add);
+    else
+      for_each_influence(doc, model, prim, add);
   }
-  influence_start_.assign(first + 1, 0);
-  for (const Raw& r : raw) ++influence_start_[r.vertex + 1];
-  for (std::size_t v = 0; v < first; ++v) influence_start_[v + 1] += influence_start_[v];
-  influence_joint_.resize(raw.size());
-  influence_weight_.resize(raw.size());
-  std::vector<std::uint32_t> fill(influence_start_.begin(), influence_start_.end() - 1);
-  for (const Raw& r : raw) {
-    std::uint32_t at = fill[r.vertex]++;
-    influence_joint_[at] = r.slot;
-    influence_weight_[at] = r.weight;
-  }
-  // Normalised per vertex (the sum in slot order).
-  for (std::size_t v = 0; v < first; ++v) {
-    double sum = 0;
-    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
-      sum += influence_weight_[i];
-    if (sum > 0)
-      for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
-        influence_weight_[i] /= sum;
-  }
+  group_influences(raw, first, influence_start_, influence_joint_, influence_weight_);
 }
 
 bool SkinSampler::pin(std::size_t vertex, int node) {

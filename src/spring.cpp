@@ -243,103 +243,129 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, d
 
 } // namespace
 
-void SpringChain::step(const AnchorPose& hips, double dt) {
-  const std::size_t n = rig_.links();
-  const Quaterniond I = Quaterniond::Identity();
+void SpringChain::begin_step(const AnchorPose& hips, double dt) {
   if (!(dt == step_dt_)) { // the substep's constants, once per substep length
     step_dt_ = dt;
     step_alpha_ = 1 - std::exp(-params_.coupling_rate * dt);
     step_contact_decay_ = std::exp(-params_.contact_damping * dt);
   }
-  const double alpha = step_alpha_;
-  const double limit = params_.bend_limit_deg * M_PI / 180;
-  const double cos_half_limit = cos_half_limit_; // |w| below it: the bend is past the limit
-  const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
   root_ = (hips.world * rig_.root_offset.homogeneous()).head<3>();
-  const Vector3d forward = forward_axis(hips);
-  forward_ = forward;
+  forward_ = forward_axis(hips);
   // The plane keeps a standing tail from swinging between the legs; it applies while the hips
   // are within 60 degrees of upright (a body lying down has no "between the legs" to keep).
   plane_ = rig_.forward_plane && (hips.rotation * rig_.up_local.normalized()).y() >= 0.5;
   old_ = q_; // the snapshot coupling reads (a member: no allocation per step)
+}
+
+Vector3d SpringChain::spring_link(std::size_t i, const Vector3d& h, const Quaterniond& parent,
+                                  double dt, Vector3d& rest_dir) {
+  const std::size_t n = rig_.links();
+  const double len = rig_.length[i];
+  const Vector3d gravity(0, -params_.gravity_mps2 * rig_.scale, 0);
+  // 1-2. Rest target and the damped spring, semi-implicit Euler.
+  double f =
+      n > 1 ? params_.root_frequency_hz +
+                  (params_.tip_frequency_hz - params_.root_frequency_hz) * double(i) / double(n - 1)
+            : params_.root_frequency_hz;
+  double w = 2 * M_PI * f;
+  rest_dir = rotate(parent, r_[i]); // the rest direction, world
+  Vector3d target = h + len * rest_dir;
+  Vector3d acc = w * w * (target - p_[i]) - 2 * params_.damping_ratio * w * v_[i] + gravity;
+  v_[i] += acc * dt;
+  Vector3d predicted = p_[i] + v_[i] * dt;
+  // 3. Rope: back onto the sphere; remove the radial velocity (never correction / dt).
+  Vector3d d = predicted - h;
+  Vector3d nrm = d.norm() > 1e-12 * len ? unit(d) : rest_dir;
+  Vector3d projected = h + len * nrm;
+  if (feed_correction_as_velocity)
+    v_[i] += (projected - predicted) / dt;
+  else
+    v_[i] -= v_[i].dot(nrm) * nrm;
+  return nrm;
+}
+
+Vector3d SpringChain::bend_link(std::size_t i, const Quaterniond& parent, const Vector3d& nrm) {
+  const std::size_t n = rig_.links();
+  const Quaterniond I = Quaterniond::Identity();
+  const double limit = params_.bend_limit_deg * M_PI / 180;
+  const Eigen::Matrix3d& A = parent_rest_[i]; // the parent's rest frame -> hips frame
   const std::vector<Quaterniond>& old = old_;
-  Quaterniond cum = I; // product of solved local rotations so far (hips space)
+  // 4. Bend in the common hips frame, coupled to last step's neighbours.
+  Vector3d cand = rotate(parent.conjugate(), nrm);
+  Quaterniond q = conjugated(A, swing_unit(r_[i], cand)); // unit: a unit swing, turned
+  if (n > 1) {
+    Quaterniond target_bend = i == 0       ? midpoint(I, old[1])
+                              : i + 1 == n ? old[i - 1]
+                                           : midpoint(old[i - 1], old[i + 1]);
+    q = unit(slerp(q, target_bend, step_alpha_));
+  }
+  // 5. Elastic limit; the velocity pushing further into it is removed. |w| below
+  // cos_half_limit_: the bend is past the limit.
+  double theta = std::abs(q.w()) < cos_half_limit_ ? rotation_angle(q) : 0.0;
+  Vector3d dir;
+  if (theta > limit) {
+    Vector3d free_dir = rotate(parent, rotate(unconjugated(A, q), r_[i]));
+    q = unit(slerp(I, q, limit / theta));
+    dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
+    remove_push(free_dir, dir, v_[i]);
+  } else {
+    dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
+  }
+  return skin_limited(dir, rotate(parent, rig_.authored[i]), skin_limit_[i], skin_cos_[i], v_[i]);
+}
+
+Vector3d SpringChain::constrain_link(std::size_t i, const Vector3d& h, Vector3d p,
+                                     const Vector3d& rest_dir) {
+  const double len = rig_.length[i];
+  const Vector3d& forward = forward_;
+  // 6. The forward plane through the tail root: no particle in front of it.
+  double ahead = (p - root_).dot(forward);
+  if (plane_ && ahead > 0) {
+    double head_ahead = (h - root_).dot(forward);
+    Vector3d centre = h - head_ahead * forward;
+    double radius2 = len * len - head_ahead * head_ahead;
+    Vector3d in_plane = p - ahead * forward - centre;
+    if (radius2 > 0 && in_plane.norm() > 1e-12)
+      p = centre + std::sqrt(radius2) * in_plane.normalized();
+    else if (radius2 > 0)
+      p = centre + std::sqrt(radius2) * (-forward.cross(Vector3d::UnitY())).normalized();
+    double vf = v_[i].dot(forward);
+    if (vf > 0) v_[i] -= vf * forward;
+  }
+  // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
+  contact_[i] = false;
+  if (floor_on_ && p.y() < floor_) {
+    p = h + len * floor_direction(h, p - h, len, rest_dir);
+    v_[i] = step_contact_decay_ * Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
+    contact_[i] = true;
+  }
+  return p;
+}
+
+void SpringChain::read_back_link(std::size_t i, const Quaterniond& parent, const Vector3d& h,
+                                 Quaterniond& cum) {
+  // 8. Read back: the bend from the rest direction (for the coupling) and the local rotation
+  //    that takes the bind direction onto the particle (what the bone is written with).
+  Vector3d final_dir = rotate(parent.conjugate(), unit(p_[i] - h));
+  Quaterniond bend_parent = swing_unit(r_[i], final_dir);
+  q_[i] = conjugated(parent_rest_[i], bend_parent);    // unit, as above
+  local_[i] = swing_unit(rig_.authored[i], final_dir); // the bind direction onto the particle
+  cum = unit(cum * local_[i]);
+}
+
+void SpringChain::step(const AnchorPose& hips, double dt) {
+  begin_step(hips, dt);
+  Quaterniond cum =
+      Quaterniond::Identity(); // product of solved local rotations so far (hips space)
   Vector3d h = root_;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double len = rig_.length[i];
-    const Eigen::Matrix3d& A = parent_rest_[i];           // the parent's rest frame -> hips frame
+  for (std::size_t i = 0; i < rig_.links(); ++i) {
     const Quaterniond parent = unit(hips.rotation * cum); // parent's current world frame
-    // 1-2. Rest target and the damped spring, semi-implicit Euler.
-    double f =
-        n > 1 ? params_.root_frequency_hz + (params_.tip_frequency_hz - params_.root_frequency_hz) *
-                                                double(i) / double(n - 1)
-              : params_.root_frequency_hz;
-    double w = 2 * M_PI * f;
-    const Vector3d rest_dir = rotate(parent, r_[i]); // the rest direction, world
-    Vector3d target = h + len * rest_dir;
-    Vector3d acc = w * w * (target - p_[i]) - 2 * params_.damping_ratio * w * v_[i] + gravity;
-    v_[i] += acc * dt;
-    Vector3d predicted = p_[i] + v_[i] * dt;
-    // 3. Rope: back onto the sphere; remove the radial velocity (never correction / dt).
-    Vector3d d = predicted - h;
-    Vector3d nrm = d.norm() > 1e-12 * len ? unit(d) : rest_dir;
-    Vector3d projected = h + len * nrm;
-    if (feed_correction_as_velocity)
-      v_[i] += (projected - predicted) / dt;
-    else
-      v_[i] -= v_[i].dot(nrm) * nrm;
-    // 4. Bend in the common hips frame, coupled to last step's neighbours.
-    Vector3d cand = rotate(parent.conjugate(), nrm);
-    Quaterniond q = conjugated(A, swing_unit(r_[i], cand)); // unit: a unit swing, turned
-    if (n > 1) {
-      Quaterniond target_bend = i == 0       ? midpoint(I, old[1])
-                                : i + 1 == n ? old[i - 1]
-                                             : midpoint(old[i - 1], old[i + 1]);
-      q = unit(slerp(q, target_bend, alpha));
-    }
-    // 5. Elastic limit; the velocity pushing further into it is removed.
-    double theta = std::abs(q.w()) < cos_half_limit ? rotation_angle(q) : 0.0;
-    Vector3d dir;
-    if (theta > limit) {
-      Vector3d free_dir = rotate(parent, rotate(unconjugated(A, q), r_[i]));
-      q = unit(slerp(I, q, limit / theta));
-      dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
-      remove_push(free_dir, dir, v_[i]);
-    } else {
-      dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
-    }
-    dir = skin_limited(dir, rotate(parent, rig_.authored[i]), skin_limit_[i], skin_cos_[i], v_[i]);
-    Vector3d p = h + len * dir;
-    // 6. The forward plane through the tail root: no particle in front of it.
-    double ahead = (p - root_).dot(forward);
-    if (plane_ && ahead > 0) {
-      double head_ahead = (h - root_).dot(forward);
-      Vector3d centre = h - head_ahead * forward;
-      double radius2 = len * len - head_ahead * head_ahead;
-      Vector3d in_plane = p - ahead * forward - centre;
-      if (radius2 > 0 && in_plane.norm() > 1e-12)
-        p = centre + std::sqrt(radius2) * in_plane.normalized();
-      else if (radius2 > 0)
-        p = centre + std::sqrt(radius2) * (-forward.cross(Vector3d::UnitY())).normalized();
-      double vf = v_[i].dot(forward);
-      if (vf > 0) v_[i] -= vf * forward;
-    }
-    // 7. Floor contact on the sphere-plane circle (overrides the bend limit).
-    contact_[i] = false;
-    if (floor_on_ && p.y() < floor_) {
-      p = h + len * floor_direction(h, p - h, len, rest_dir);
-      v_[i] = step_contact_decay_ * Vector3d(v_[i].x(), std::max(0.0, v_[i].y()), v_[i].z());
-      contact_[i] = true;
-    }
-    p_[i] = p;
-    // 8. Read back: the bend from the rest direction (for the coupling) and the local rotation
-    //    that takes the bind direction onto the particle (what the bone is written with).
-    Vector3d final_dir = rotate(parent.conjugate(), unit(p - h));
-    Quaterniond bend_parent = swing_unit(r_[i], final_dir);
-    q_[i] = conjugated(A, bend_parent);                  // unit, as above
-    local_[i] = swing_unit(rig_.authored[i], final_dir); // the bind direction onto the particle
-    cum = unit(cum * local_[i]);
-    h = p;
+    Vector3d rest_dir;
+    const Vector3d nrm = spring_link(i, h, parent, dt, rest_dir);
+    const Vector3d dir = bend_link(i, parent, nrm);
+    p_[i] = constrain_link(i, h, h + rig_.length[i] * dir, rest_dir);
+    read_back_link(i, parent, h, cum);
+    h = p_[i];
   }
   if (floor_on_) spread_contact(hips);
 }
@@ -375,6 +401,66 @@ void SpringChain::rotate_from(std::size_t first, const Quaterniond& r) {
   for (std::size_t j = first; j < p_.size(); ++j) p_[j] = pivot + rotate(r, p_[j] - pivot);
 }
 
+namespace {
+
+/// A vector v turned by phi about a unit axis a (Rodrigues): a (a.v) + (v - a (a.v)) cos(phi) +
+/// (a x v) sin(phi). Its dot product with a fixed u is then c0 + c1 cos(phi) + c2 sin(phi).
+struct Wave {
+  double c0, c1, c2;
+  double at(double cos_phi, double sin_phi) const { return c0 + c1 * cos_phi + c2 * sin_phi; }
+};
+
+/// The Wave of v turned about the unit `axis`, dotted with u.
+Wave wave(const Vector3d& axis, const Vector3d& v, const Vector3d& u) {
+  Vector3d along = axis * axis.dot(v);
+  return Wave{along.dot(u), (v - along).dot(u), axis.cross(v).dot(u)};
+}
+
+/// The turn in [0, pi/2] about a horizontal axis normal to d that brings pivot + d down to the
+/// floor height `floor` (pi/2 when the quarter turn does not reach it). The axis is horizontal
+/// and normal to d, so the target's height is pivot.y + d.y cos(phi) + rho sin(phi), rho = |d's
+/// horizontal part|, = pivot.y + |d| cos(phi - phi0) with phi0 = atan2(rho, d.y): it rises until
+/// phi0, and the floor is reached at phi0 - acos((floor - pivot.y) / |d|).
+double floor_reach_angle(const Vector3d& pivot, const Vector3d& d, double floor) {
+  const double rho = std::hypot(d.x(), d.z()), reach = d.norm();
+  double lo = M_PI / 2;
+  if (pivot.y() + rho >= floor) { // reachable within the quarter turn
+    double phi0 = std::atan2(rho, d.y());
+    lo = std::clamp(phi0 - std::acos(std::clamp((floor - pivot.y()) / reach, -1.0, 1.0)), 0.0,
+                    M_PI / 2);
+  }
+  return lo;
+}
+
+/// The largest angle a in [0, need] (bisection, 50 halvings) at which ok_at(cos a, sin a) holds,
+/// from a = 0 up; ok_at is taken to hold at 0. Bisection on [a, a + 2h] from a = 0, h = need / 2,
+/// carrying cos and sin of a and of the half-width by the angle-sum and half-angle identities (no
+/// sine or cosine per step): mid = a + h; then h halves, cos(h/2) = sqrt((1 + cos h) / 2),
+/// sin(h/2) = sin h / (2 cos(h/2)). Once cos h rounds to 1 those are exactly 1 and sin h / 2: the
+/// square root and the division (the loop's critical path) are skipped with the same bits. The
+/// step taken or not is a select, not a branch (it goes either way about half the time).
+template <class Ok> double largest_ok_angle(double need, const Ok& ok_at) {
+  double a = 0, ca = 1, sa = 0, h = need / 2, ch = std::cos(h), sh = std::sin(h);
+  for (int it = 0; it < 50; ++it) {
+    const double cm = ca * ch - sa * sh, sm = sa * ch + ca * sh;
+    const bool ok = ok_at(cm, sm);
+    a = ok ? a + h : a;
+    ca = ok ? cm : ca;
+    sa = ok ? sm : sa;
+    h /= 2;
+    if (ch == 1.0) {
+      sh *= 0.5;
+    } else {
+      const double c_half = std::sqrt((1 + ch) / 2);
+      sh = sh / (2 * c_half);
+      ch = c_half;
+    }
+  }
+  return a;
+}
+
+} // namespace
+
 void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& parent_frame) {
   Vector3d pivot = head(k), d = p_[target] - pivot;
   Vector3d axis = d.cross(Vector3d::UnitY());
@@ -382,36 +468,17 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
     return; // straight above or below (or at) the pivot: no lever
   axis.normalize();
   Vector3d bind = parent_frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
-  // A vector v turned by phi about the axis (Rodrigues): a (a.v) + (v - a (a.v)) cos(phi) +
-  // (a x v) sin(phi). Its dot product with a fixed u is then c0 + c1 cos(phi) + c2 sin(phi).
-  struct Wave {
-    double c0, c1, c2;
-    double at(double cos_phi, double sin_phi) const { return c0 + c1 * cos_phi + c2 * sin_phi; }
-  };
-  auto wave = [&](const Vector3d& v, const Vector3d& u) {
-    Vector3d along = axis * axis.dot(v);
-    return Wave{along.dot(u), (v - along).dot(u), axis.cross(v).dot(u)};
-  };
-  // The turn that brings the target to the floor. The axis is horizontal and normal to d, so
-  // the target's height is pivot.y + d.y cos(phi) + rho sin(phi), rho = |d's horizontal part|,
-  // = pivot.y + |d| cos(phi - phi0) with phi0 = atan2(rho, d.y): it rises until phi0, and the
-  // floor is reached at phi0 - acos((floor - pivot.y) / |d|). A quarter turn at most.
-  const double rho = std::hypot(d.x(), d.z()), reach = d.norm();
-  double lo = M_PI / 2;
-  if (pivot.y() + rho >= floor_) { // reachable within the quarter turn
-    double phi0 = std::atan2(rho, d.y());
-    lo = std::clamp(phi0 - std::acos(std::clamp((floor_ - pivot.y()) / reach, -1.0, 1.0)), 0.0,
-                    M_PI / 2);
-  }
+  // The turn that brings the target to the floor: a quarter turn at most.
+  double need = floor_reach_angle(pivot, d, floor_);
   // No further than the joint's own limit, and never through the forward plane: the bend is
   // the angle between the turned link and its bind direction, "ahead" the farthest a turned
   // particle gets in front of the plane through the root.
-  const Wave bend_cos = wave(dir, bind);
+  const Wave bend_cos = wave(axis, dir, bind);
   std::vector<Vector3d>& ahead_of = lift_waves_; // (c0, c1, c2) per particle k..
   ahead_of.clear();
   if (plane_)
     for (std::size_t j = k; j < p_.size(); ++j) {
-      const Wave w = wave(p_[j] - pivot, forward_);
+      const Wave w = wave(axis, p_[j] - pivot, forward_);
       ahead_of.emplace_back(w.c0, w.c1, w.c2);
     }
   const double base = (pivot - root_).dot(forward_);
@@ -423,38 +490,13 @@ void SpringChain::lift(std::size_t k, std::size_t target, const Quaterniond& par
     for (const Vector3d& w : ahead_of) most = std::max(most, base + (w[0] + w[1] * c + w[2] * s));
     return most;
   };
-  double need = lo, allowed = std::max(skin_limit_[k], bend(1, 0)),
-         front = std::max(ahead(1, 0), 0.0) + 1e-12;
+  double allowed = std::max(skin_limit_[k], bend(1, 0)), front = std::max(ahead(1, 0), 0.0) + 1e-12;
   // bend <= allowed, compared on cosines (acos decreases); no limit at or past a half turn.
   const double cos_allowed = allowed < M_PI ? std::cos(allowed) : -INFINITY;
   auto ok_at = [&](double c, double s) {
     return bend_cos.at(c, s) >= cos_allowed && ahead(c, s) <= front;
   };
-  if (!ok_at(std::cos(need), std::sin(need))) {
-    // Bisection on [a, a + 2h] from a = 0, h = need / 2, carrying cos and sin of a and of the
-    // half-width by the angle-sum and half-angle identities (no sine or cosine per step):
-    // mid = a + h; then h halves, cos(h/2) = sqrt((1 + cos h) / 2), sin(h/2) = sin h / (2
-    // cos(h/2)). Once cos h rounds to 1 those are exactly 1 and sin h / 2: the square root and
-    // the division (the loop's critical path) are skipped with the same bits. The step taken
-    // or not is a select, not a branch (it goes either way about half the time).
-    double a = 0, ca = 1, sa = 0, h = need / 2, ch = std::cos(h), sh = std::sin(h);
-    for (int it = 0; it < 50; ++it) {
-      const double cm = ca * ch - sa * sh, sm = sa * ch + ca * sh;
-      const bool ok = ok_at(cm, sm);
-      a = ok ? a + h : a;
-      ca = ok ? cm : ca;
-      sa = ok ? sm : sa;
-      h /= 2;
-      if (ch == 1.0) {
-        sh *= 0.5;
-      } else {
-        const double c_half = std::sqrt((1 + ch) / 2);
-        sh = sh / (2 * c_half);
-        ch = c_half;
-      }
-    }
-    need = a;
-  }
+  if (!ok_at(std::cos(need), std::sin(need))) need = largest_ok_angle(need, ok_at);
   if (need > 0) rotate_from(k, Quaterniond(Eigen::AngleAxisd(need, axis)));
 }
 

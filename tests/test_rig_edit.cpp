@@ -1,10 +1,13 @@
 // The re-rig as a value (rig_edit.h, rerig.h): planning touches no byte of the document,
 // applying writes exactly the plan, a hand-made edit lands where it says.
 #include "retail/accessor.h"
+#include "retail/builder.h"
 #include "retail/document.h"
 #include "retail/error.h"
 #include "retail/rerig.h"
 #include "retail/rig_generator.h"
+#include "retail/skin_sampler.h"
+#include "retail/transform.h"
 #include "support.h"
 
 #include <Eigen/Dense>
@@ -120,4 +123,67 @@ TEST_CASE("rig edit: a hand-made edit - a node, its joint and IBM, one vertex's 
   CHECK(influences[0].at(first) == Approx(0.75).margin(1.0 / 255));
   CHECK(influences[0].at(hips) == Approx(0.25).margin(1.0 / 255));
   CHECK(influences[1] == test::mesh0_influences(r.rig.doc, r.model)[1]); // not named: as it was
+}
+
+TEST_CASE("rig edit: the planned rig in memory is the applied document read back, bit for bit",
+          "[rig_edit]") {
+  Rig r = tailed();
+  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  REQUIRE(!plan.edit.empty());
+  retail::Document applied = r.rig.doc;
+  retail::apply_rig_edit(applied, r.model, plan.edit);
+  const retail::Model read = retail::parse_model(applied);
+  const retail::Character want = retail::build_characters(applied, read, {})[0];
+  // Planned from the input document (and from the edited one: applying only appends).
+  for (const retail::Document* doc : {&r.rig.doc, &applied}) {
+    const retail::PlannedRig planned = retail::planned_rig(*doc, r.model, plan.edit);
+    REQUIRE(planned.model.nodes.size() == read.nodes.size());
+    for (std::size_t n = 0; n < read.nodes.size(); ++n) {
+      CHECK(planned.model.nodes[n].name == read.nodes[n].name);
+      CHECK(planned.model.nodes[n].parent == read.nodes[n].parent);
+      CHECK(planned.model.nodes[n].children == read.nodes[n].children);
+      CHECK(planned.model.nodes[n].translation == read.nodes[n].translation);
+    }
+    for (std::size_t s = 0; s < read.skins.size(); ++s)
+      CHECK(planned.model.skins[s].joints == read.skins[s].joints);
+    const retail::Character got =
+        retail::build_characters(*doc, planned.model, {}, &planned.held)[0];
+    CHECK(got.joints == want.joints);
+    CHECK(got.parent == want.parent);
+    REQUIRE(got.bind_world.size() == want.bind_world.size());
+    for (std::size_t j = 0; j < want.bind_world.size(); ++j)
+      CHECK(got.bind_world[j] == want.bind_world[j]); // every bit
+    CHECK(got.roles.hips == want.roles.hips);
+    CHECK(got.height == want.height);
+    // The output skin posed at a bent pose: the same bits as the document's.
+    const retail::SkinSampler from_doc(applied, read, want);
+    const retail::SkinSampler from_plan(*doc, planned.model, got, &planned.held);
+    std::vector<Eigen::Matrix4d> world = retail::world_matrices(read);
+    for (std::size_t n = 0; n < world.size(); ++n)
+      world[n] = world[n] *
+                 Eigen::Affine3d(Eigen::AngleAxisd(0.01 * double(n % 7), Eigen::Vector3d::UnitX()))
+                     .matrix();
+    const std::vector<Eigen::Vector3d> a = from_doc.pose(world), b = from_plan.pose(world);
+    REQUIRE(a.size() == b.size());
+    std::size_t differ = 0;
+    for (std::size_t v = 0; v < a.size(); ++v) differ += a[v] == b[v] ? 0 : 1;
+    CHECK(differ == 0);
+    CHECK(from_doc.joint_nodes() == from_plan.joint_nodes());
+  }
+}
+
+TEST_CASE("rig edit: a rewound document is the document as marked", "[rig_edit]") {
+  Rig r = tailed();
+  const retail::Bytes before = retail::serialize_document(r.rig.doc);
+  const retail::DocumentMark mark = retail::mark_document(r.rig.doc);
+  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  retail::apply_rig_edit(r.rig.doc, r.model, plan.edit);
+  REQUIRE(retail::serialize_document(r.rig.doc) != before);
+  retail::rewind_document(r.rig.doc, mark);
+  CHECK(retail::serialize_document(r.rig.doc) == before);
+  // And the same plan applies again to the same bytes.
+  retail::Document again = r.rig.doc;
+  retail::apply_rig_edit(again, r.model, plan.edit);
+  retail::apply_rig_edit(r.rig.doc, r.model, plan.edit);
+  CHECK(retail::serialize_document(again) == retail::serialize_document(r.rig.doc));
 }

@@ -17,6 +17,7 @@
 #include "retail/model.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
+#include "retail/rig_edit.h"
 #include "retail/skeleton.h"
 #include "retail/stretch.h"
 
@@ -51,14 +52,17 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
 ChainSpec hair_chain_spec(const Character& character, const HairChainResult& chain,
                           const HairColliders& colliders);
 
-/// What the pass reads. The document is the re-rigged one (rerig_character applied to every
-/// character), read only during the pass; `input_model`/`input_characters` are the input's
-/// (the original rig's weights stay in the document, rerig.h). The pass reads the re-rigged
-/// document back itself (parse_model, build_characters: validated like any input; it adds nodes
-/// after the input's).
+/// What the pass reads. `doc` holds the input's accessors (the input document, or the
+/// re-rigged one: applying a plan only appends), read only during the pass, through
+/// `input_model`; `input_characters` are the input's. The output rig comes from the input and
+/// `plan` in memory (rig_edit.h's planned_rig, then build_characters and SkinSampler with its
+/// held skins): the re-rigged document is never read back.
 struct ClipPassInput {
   const Document* doc = nullptr;
   const Model* input_model = nullptr;
+  /// Every character's plan as one edit (merge_rig_edits, in character order), numbered from
+  /// input_model's node count (null: none).
+  const RigEdit* plan = nullptr;
   const std::vector<Character>* input_characters = nullptr;
   const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
   /// Per character, its --hair chains (hair_rig.h), baked with the hair solver; null: none.
@@ -100,15 +104,15 @@ struct ClipPassResult {
   std::vector<std::vector<std::vector<int>>> hair_nodes;
 };
 
-/// Runs the pass (see the top). Failure: Error(Usage) for bad params; what parse_model and
-/// build_characters throw for the re-rigged document; else the first failing clip's error in
+/// Runs the pass (see the top). Failure: Error(Usage) for bad params; what planned_rig and
+/// build_characters throw for the planned rig; else the first failing clip's error in
 /// the pass's order (longest clip first, ties in clip order), as bake_clip and the stretch throw
 /// them.
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params);
 
 /// Appends every baked clip of `pass` to the document in character, chain, clip order (per
 /// character its tail chains, then its hair chains).
-/// Pre: `doc` is the document the pass read.
+/// Pre: `doc` is the input document with the pass's plan applied.
 void write_clip_pass(Document& doc, const ClipPassResult& pass);
 
 } // namespace retail

@@ -19,6 +19,7 @@
 #include "retail/mesh.h"
 #include "retail/model.h"
 #include "retail/skeleton.h"
+#include "retail/skinning.h"
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -78,6 +79,25 @@ std::vector<int> plan_chain_nodes(const Character& character, int anchor, const 
 /// the same edit on the same document writes the same bytes. Failure: Error(InvalidInput) when
 /// the document no longer matches the plan (node count), from the accessor reads otherwise.
 void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit);
+
+/// The rig an edit makes, held in memory: what parse_model would read from the document with
+/// the edit applied, as far as the rig goes. `model` is the input model with the edit's nodes
+/// (each appended to its parent's children) and every extended skin's new joints; its
+/// accessors, primitives' attributes and skins' inverseBindMatrices are the input's, so the
+/// IBMs of the extended skins and the influences of the re-weighted primitives are read from
+/// `held` (the values the written accessors would decode to: floats, normalized integers over
+/// their maximum). build_characters and SkinSampler with `held` then give what they give for
+/// the written document.
+struct PlannedRig {
+  Model model;
+  HeldSkins held;
+};
+
+/// The rig `edit` makes (see PlannedRig), without touching `doc`. Pre: as apply_rig_edit, with
+/// `doc` holding the input's accessors (before the edit, or after it: apply only appends).
+/// Failure: Error(InvalidInput) when model's node count is not edit.first_node; from the
+/// accessor reads otherwise.
+PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& edit);
 
 /// One edit from two planned for the same document, `later` planned after `first` (its nodes
 /// numbered from first.first_node + first.nodes.size(), its skin indices counting first's

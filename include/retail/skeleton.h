@@ -12,6 +12,7 @@
 
 #include "retail/document.h"
 #include "retail/model.h"
+#include "retail/skinning.h"
 
 #include <Eigen/Core>
 #include <string>
@@ -81,10 +82,12 @@ struct BindParams {
 /// skin-to-world mapping, H and roles. A group none of whose skins a mesh node is drawn with is
 /// not a character (nothing to re-rig; `retail info` still lists the skin); an unused skin that
 /// shares joints with a used one joins its group.
-/// Pre: `model` from parse_model(doc).
+/// Pre: `model` from parse_model(doc), or such a model with a planned re-rig's nodes and joints
+/// added (rig_edit.h's planned_rig) and `held` holding the IBMs of the skins it extends (those
+/// of other skins are read from the document).
 /// Failure: Error(Unsupported) when a used skin has no inverseBindMatrices, or H is zero.
 std::vector<Character> build_characters(const Document& doc, const Model& model,
-                                        const BindParams& params);
+                                        const BindParams& params, const HeldSkins* held = nullptr);
 
 /// Resolves bone roles of a character (roles.cpp): VRM metadata first, then names, then topology.
 /// Never throws for missing roles: they are listed in Roles::missing (see require_roles).

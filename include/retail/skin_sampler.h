@@ -7,6 +7,7 @@
 #include "retail/mesh.h"
 #include "retail/model.h"
 #include "retail/skeleton.h"
+#include "retail/skinning.h"
 
 #include <Eigen/Core>
 #include <cstdint>
@@ -18,8 +19,11 @@ namespace retail {
 /// A character's skin prepared for many poses: influences, IBMs and bind positions read once.
 class SkinSampler {
 public:
-  /// Pre: model from parse_model(doc); character from build_characters.
-  SkinSampler(const Document& doc, const Model& model, const Character& character);
+  /// Pre: model from parse_model(doc); character from build_characters. With `held`, the IBMs
+  /// and influences it lists stand for the document's (a planned re-rig, skinning.h), the
+  /// model and character those of that rig (build_characters with the same `held`).
+  SkinSampler(const Document& doc, const Model& model, const Character& character,
+              const HeldSkins* held = nullptr);
 
   /// Replaces vertex v's influences by weight 1 on `node` (the rigid reference), using that
   /// node's inverse bind matrix in the vertex's own skin. Returns false when the skin lacks it.

@@ -123,6 +123,29 @@ private:
                                   const Eigen::Vector3d& fallback) const;
   /// Step 8 for every link: local rotations and bends from the particles.
   void read_back(const AnchorPose& hips);
+  /// step()'s start: the substep's constants (when dt changed), the root, the forward axis,
+  /// whether the plane applies, and the snapshot of the bends the coupling reads.
+  void begin_step(const AnchorPose& hips, double dt);
+  /// step() for link i, steps 1-3: the damped spring towards the rest target from head `h`
+  /// (parent frame `parent`, world), then the rope; updates v_[i]. Returns the unit direction
+  /// from h to the predicted particle (the rest direction when they coincide); `rest_dir` gets
+  /// the rest direction (world).
+  Eigen::Vector3d spring_link(std::size_t i, const Eigen::Vector3d& h,
+                              const Eigen::Quaterniond& parent, double dt,
+                              Eigen::Vector3d& rest_dir);
+  /// step() for link i, steps 4-5 and the skin limit: the bend towards `nrm` coupled to last
+  /// step's neighbours, limited elastically and by the skin; updates v_[i]. Returns the link's
+  /// unit direction (world).
+  Eigen::Vector3d bend_link(std::size_t i, const Eigen::Quaterniond& parent,
+                            const Eigen::Vector3d& nrm);
+  /// step() for link i, steps 6-7: particle `p` (head `h`) kept behind the forward plane and
+  /// put on the floor circle when below the floor; updates v_[i] and contact_[i]. Returns it.
+  Eigen::Vector3d constrain_link(std::size_t i, const Eigen::Vector3d& h, Eigen::Vector3d p,
+                                 const Eigen::Vector3d& rest_dir);
+  /// step() for link i, step 8: q_[i] and local_[i] from particle p_[i] (head `h`); `cum` (the
+  /// product of the local rotations so far, hips space) takes local_[i].
+  void read_back_link(std::size_t i, const Eigen::Quaterniond& parent, const Eigen::Vector3d& h,
+                      Eigen::Quaterniond& cum);
   SpringRig rig_;
   SpringParams params_;
   std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
