@@ -340,8 +340,8 @@ std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
 /// The first level at which the skin around a protrusion's tip stops lying beyond the skeleton:
 /// walking out from the tip in steps of level_step_h × H, the vertices with u in the last
 /// junction_window_h × H are fewer than half `beyond` (BaseCues::beyond_end), returned as that
-/// window's middle; -1 when that never happens or happens within min_protrusion_h × H of the
-/// tip. Empty windows are skipped.
+/// window's middle; -1 when that never happens within 200000 steps or happens within
+/// min_protrusion_h × H of the tip. Empty windows are skipped.
 double skeleton_end_cut(const std::vector<double>& u, const std::vector<char>& beyond,
                         double height, const DetectParams& params) {
   std::vector<std::pair<double, bool>> order; // (u, beyond), ascending u
@@ -350,7 +350,9 @@ double skeleton_end_cut(const std::vector<double>& u, const std::vector<char>& b
   std::sort(order.begin(), order.end());
   const double step = params.level_step_h * height, window = params.junction_window_h * height;
   std::size_t lo = 0, hi = 0, marked = 0;
-  for (double level = step; hi < order.size(); level += step) {
+  if (!(step > 0)) return -1;
+  for (int k = 1; k <= 200000 && hi < order.size(); ++k) { // bounded as find_junction's levels
+    const double level = k * step;
     for (; hi < order.size() && order[hi].first < level; ++hi) marked += order[hi].second;
     for (; lo < hi && order[lo].first < level - window; ++lo) marked -= order[lo].second;
     if (hi == lo || 2 * marked >= hi - lo) continue;
