@@ -10,6 +10,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <pthread.h>
 #include <random>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -112,12 +113,21 @@ void write_file_atomic(const std::string& path, const Bytes& bytes) {
   fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::error_code ec;
   if (fs::is_directory(target, ec)) fail_output("cannot write '" + path + "': it is a folder");
+  // The cleanup signals wait while the temporary file is created and registered: one arriving
+  // between the two would leave the file behind.
+  sigset_t cleanup_signals, previous;
+  sigemptyset(&cleanup_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
+  ::pthread_sigmask(SIG_BLOCK, &cleanup_signals, &previous);
   fs::path tmp;
   int fd = create_temp(dir, target, tmp);
-  if (fd < 0)
-    fail_output("cannot create a temporary file in '" + dir.string() +
-                "': " + std::strerror(errno));
+  if (fd < 0) {
+    const int err = errno;
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    fail_output("cannot create a temporary file in '" + dir.string() + "': " + std::strerror(err));
+  }
   RemoveOnSignal guard(tmp.string());
+  ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   bool ok = write_all(fd, bytes);
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
