@@ -508,6 +508,25 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
   return out;
 }
 
+Json head_turn_chain_json(const HeadTurnChainReport& c) {
+  Json worst = nullptr;
+  if (c.hair_edges > 0)
+    worst = {{"primitive", c.worst.primitive},
+             {"a", c.worst.local_a},
+             {"b", c.worst.local_b},
+             {"stretch_percent", round6(100 * (c.worst.ratio - 1))}};
+  return {{"links", c.links},
+          {"hair_vertices", c.hair_vertices},
+          {"hair_edges", c.hair_edges},
+          {"edge_max_p99_percent", round6(c.edge_max_p99_percent)},
+          {"worst_edge", worst},
+          {"penetration_mm", round6(1e3 * c.penetration_m)},
+          {"rest_overlap_mm", round6(1e3 * c.rest_overlap_m)},
+          {"quiet_tip_movement_mm", round6(1e3 * c.quiet_tip_movement_m)},
+          {"tip_curl_deg", round6(c.tip_curl_deg)},
+          {"colliders", c.colliders}};
+}
+
 Json head_turn_json(const HeadTurnReport& report, const Model& model,
                     const HeadTurnReportParams& params, const std::string& file,
                     const std::string& sha256) {
@@ -516,29 +535,12 @@ Json head_turn_json(const HeadTurnReport& report, const Model& model,
   for (const HeadTurnChainReport& c : report.chains) {
     Json names = Json::array();
     for (int n : c.nodes) names.push_back(model.nodes[std::size_t(n)].name);
-    Json worst = nullptr;
-    if (c.hair_edges > 0)
-      worst = {{"primitive", c.worst.primitive},
-               {"a", c.worst.local_a},
-               {"b", c.worst.local_b},
-               {"stretch_percent", round6(100 * (c.worst.ratio - 1))}};
-    chains.push_back({{"name", c.name},
-                      {"nodes", c.nodes},
-                      {"joints", names},
-                      {"links", c.links},
-                      {"hair_vertices", c.hair_vertices},
-                      {"hair_edges", c.hair_edges},
-                      {"edge_max_p99_percent", round6(c.edge_max_p99_percent)},
-                      {"worst_edge", worst},
-                      {"penetration_mm", round6(1e3 * c.penetration_m)},
-                      {"rest_overlap_mm", round6(1e3 * c.rest_overlap_m)},
-                      {"quiet_tip_movement_mm", round6(1e3 * c.quiet_tip_movement_m)},
-                      {"tip_curl_deg", round6(c.tip_curl_deg)},
-                      {"colliders", c.colliders},
-                      {"torso_capsule",
-                       {{"added", c.torso_capsule_added},
-                        {"covered_fraction", round6(c.torso_covered_fraction)},
-                        {"rests_inside", c.torso_rests_inside}}}});
+    Json entry = {{"name", c.name}, {"nodes", c.nodes}, {"joints", names}};
+    entry.update(head_turn_chain_json(c));
+    entry["torso_capsule"] = {{"added", c.torso_capsule_added},
+                              {"covered_fraction", round6(c.torso_covered_fraction)},
+                              {"rests_inside", c.torso_rests_inside}};
+    chains.push_back(std::move(entry));
   }
   Json torso = nullptr;
   if (report.torso.fitted)

@@ -95,26 +95,6 @@ Json harm_json(const std::vector<PieceJudge>& judge) {
   return checks;
 }
 
-/// One hair chain's head-turn figures (hair_qa.h; docs/report-schema.md).
-Json hair_turn_json(const HeadTurnChainReport& c) {
-  Json worst = nullptr;
-  if (c.hair_edges > 0)
-    worst = {{"primitive", c.worst.primitive},
-             {"a", c.worst.local_a},
-             {"b", c.worst.local_b},
-             {"stretch_percent", r6(100 * (c.worst.ratio - 1))}};
-  return {{"links", c.links},
-          {"hair_vertices", c.hair_vertices},
-          {"hair_edges", c.hair_edges},
-          {"edge_max_p99_percent", r6(c.edge_max_p99_percent)},
-          {"worst_edge", worst},
-          {"penetration_mm", r6(1e3 * c.penetration_m)},
-          {"rest_overlap_mm", r6(1e3 * c.rest_overlap_m)},
-          {"quiet_tip_movement_mm", r6(1e3 * c.quiet_tip_movement_m)},
-          {"tip_curl_deg", r6(c.tip_curl_deg)},
-          {"colliders", c.colliders}};
-}
-
 /// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
 /// and the colliders they respect (docs/report-schema.md).
 Json hair_json(const RunRecord& rec, std::size_t k) {
@@ -141,7 +121,7 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                {"joint_positions", joints},
                {"skin_radius", radius}};
     if (k < rec.hair_head_turn.size() && i < rec.hair_head_turn[k].chains.size())
-      cj["head_turn"] = hair_turn_json(rec.hair_head_turn[k].chains[i]);
+      cj["head_turn"] = head_turn_chain_json(rec.hair_head_turn[k].chains[i]);
     if (per_chain) {
       std::vector<ClipBake> mine(bakes.begin() + std::ptrdiff_t(i * per_chain),
                                  bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));

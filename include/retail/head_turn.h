@@ -118,6 +118,12 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters,
                                 const HeadTurnReportParams& params = {});
 
+/// One chain's figures as JSON, rounded to 6 decimals (distances in mm), keys in the order
+/// links, hair_vertices, hair_edges, edge_max_p99_percent, worst_edge, penetration_mm,
+/// rest_overlap_mm, quiet_tip_movement_mm, tip_curl_deg, colliders: the part `retail.headturn/1`
+/// and the `--hair` report share (docs/report-schema.md).
+Json head_turn_chain_json(const HeadTurnChainReport& chain);
+
 /// `retail.headturn/1` (docs/hair.md): the report's figures, rounded to 6 decimals
 /// (distances in mm), with the sequence's parameters. `file`, `sha256`: of the input.
 Json head_turn_json(const HeadTurnReport& report, const Model& model,
