@@ -17,6 +17,7 @@ import {
   VRMSpringBoneCollider, VRMSpringBoneColliderShapeCapsule, VRMSpringBoneJoint, VRMSpringBoneManager,
 } from '@pixiv/three-vrm-springbone';
 import { loadGltf } from './load_gltf.mjs';
+import { hairEdges } from './hair_edges.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -95,23 +96,7 @@ async function threeVrm(updateHz) {
   const meshes = [], seen = new Set();
   scene.traverse((o) => { if (o.isSkinnedMesh && !seen.has(o.geometry)) { seen.add(o.geometry); meshes.push(o); } });
   const chains = hair.chains.map((c) => {
-    const bones = new Set(c.nodes.map((n) => nodes[n])), edges = [];
-    for (const m of meshes) {
-      const si = m.geometry.attributes.skinIndex, sw = m.geometry.attributes.skinWeight;
-      const on = new Uint8Array(si.count);
-      for (let v = 0; v < si.count; v++)
-        for (let k = 0; k < 4; k++) if (sw.getComponent(v, k) > 0 && bones.has(m.skeleton.bones[si.getComponent(v, k)])) on[v] = 1;
-      const idx = m.geometry.index, tri = idx ? idx.count : m.geometry.attributes.position.count, keys = new Set();
-      for (let t = 0; t + 2 < tri; t += 3) {
-        const f = [0, 1, 2].map((k) => (idx ? idx.getX(t + k) : t + k));
-        for (let k = 0; k < 3; k++) {
-          const a = Math.min(f[k], f[(k + 1) % 3]), b = Math.max(f[k], f[(k + 1) % 3]);
-          if (a === b || !(on[a] || on[b])) continue;
-          const key = a * 4294967296 + b;
-          if (!keys.has(key)) { keys.add(key); edges.push({ m, a, b }); }
-        }
-      }
-    }
+    const edges = hairEdges(meshes, new Set(c.nodes.map((n) => nodes[n])));
     return { c, edges, max: new Float64Array(edges.length), bind2: null, tips: [], rest: null, pen: 0, quiet: 0 };
   });
   const skinned = (m, i) => m.getVertexPosition(i, new THREE.Vector3()).applyMatrix4(m.matrixWorld);

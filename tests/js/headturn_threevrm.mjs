@@ -14,6 +14,7 @@ import * as THREE from 'three';
 import { VRMLoaderPlugin } from '@pixiv/three-vrm';
 import { VRMSpringBoneCollider, VRMSpringBoneColliderShapeCapsule } from '@pixiv/three-vrm-springbone';
 import { loadGltf } from './load_gltf.mjs';
+import { hairEdges } from './hair_edges.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -87,24 +88,7 @@ const seen = new Set();
 scene.traverse((o) => { if (o.isSkinnedMesh && !seen.has(o.geometry)) { seen.add(o.geometry); meshes.push(o); } });
 const chains = R.chains.map((c) => {
   const bones = new Set(c.nodes.map((n) => nodes[n]));
-  const edges = [];
-  for (const m of meshes) {
-    const si = m.geometry.attributes.skinIndex, sw = m.geometry.attributes.skinWeight;
-    const hair = new Uint8Array(si.count);
-    for (let v = 0; v < si.count; v++)
-      for (let k = 0; k < 4; k++) if (sw.getComponent(v, k) > 0 && bones.has(m.skeleton.bones[si.getComponent(v, k)])) hair[v] = 1;
-    const idx = m.geometry.index, tri = idx ? idx.count : m.geometry.attributes.position.count;
-    const keys = new Set();
-    for (let t = 0; t + 2 < tri; t += 3) {
-      const f = [0, 1, 2].map((k) => (idx ? idx.getX(t + k) : t + k));
-      for (let k = 0; k < 3; k++) {
-        const a = Math.min(f[k], f[(k + 1) % 3]), b = Math.max(f[k], f[(k + 1) % 3]);
-        if (a === b || !(hair[a] || hair[b])) continue;
-        const key = a * 4294967296 + b;
-        if (!keys.has(key)) { keys.add(key); edges.push({ m, a, b }); }
-      }
-    }
-  }
+  const edges = hairEdges(meshes, bones);
   return { c, edges, max: new Float64Array(edges.length), bind2: null, tips: [], rest: null, pen: 0, quiet: 0 };
 });
 
