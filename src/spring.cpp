@@ -213,6 +213,7 @@ void SpringChain::reset(const AnchorPose& hips) {
     parent_rest = rest_[i];
     h = p_[i];
   }
+  hold_rest_in_skin(hips);
 }
 
 namespace {
@@ -242,6 +243,31 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, d
 }
 
 } // namespace
+
+void SpringChain::hold_rest_in_skin(const AnchorPose& hips) {
+  Quaterniond cum = Quaterniond::Identity();
+  Vector3d h = root_;
+  bool within = true;
+  for (std::size_t i = 0; i < rig_.links() && within; ++i) { // the arc as placed, checked
+    const Quaterniond parent = unit(hips.rotation * cum);
+    const Vector3d dir = unit(p_[i] - h);
+    within = !(std::acos(std::clamp(dir.dot(rotate(parent, rig_.authored[i])), -1.0, 1.0)) >
+               skin_limit_[i] + 1e-9);
+    cum = unit(cum * swing_unit(rig_.authored[i], rotate(parent.conjugate(), dir)));
+    h = p_[i];
+  }
+  if (within) return;
+  cum = Quaterniond::Identity();
+  h = root_;
+  for (std::size_t i = 0; i < rig_.links(); ++i) { // each link within its skin's limit
+    const Quaterniond parent = unit(hips.rotation * cum);
+    const Vector3d dir = skin_limited(unit(hips.rotation * u_[i]), rotate(parent, rig_.authored[i]),
+                                      skin_limit_[i], skin_cos_[i], v_[i]);
+    p_[i] = h + rig_.length[i] * dir;
+    read_back_link(i, parent, h, cum);
+    h = p_[i];
+  }
+}
 
 void SpringChain::begin_step(const AnchorPose& hips, double dt) {
   if (!(dt == step_dt_)) { // the substep's constants, once per substep length

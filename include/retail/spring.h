@@ -60,7 +60,8 @@ public:
   /// Pre: rig.links() >= 1, unit authored directions, positive lengths.
   SpringChain(const SpringRig& rig, const SpringParams& params);
 
-  /// Places every particle on its rest target with zero velocity (the chain at rest).
+  /// Places every particle on its rest target with zero velocity (the chain at rest), each
+  /// link within its skin limit (skin_limit) of its authored direction.
   void reset(const AnchorPose& hips);
 
   /// Advances by one substep of `dt` seconds with the hips at `hips` (the end of the step).
@@ -94,6 +95,10 @@ public:
 
 private:
   void build_rest_arc();
+  /// After reset: where the rest arc bends a joint past its skin limit (a thick, short
+  /// link), the particles are placed as the step would hold them, each link turned back
+  /// to its limit; otherwise the arc is left exactly as placed.
+  void hold_rest_in_skin(const AnchorPose& hips);
   /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
   Eigen::Vector3d forward_axis(const AnchorPose& hips) const;
   /// World frame of link i's parent from the current particles (read-back rotations), kept
