@@ -21,7 +21,7 @@ LAYERS = [
     ("grow", ["chain", "root_band", "rig_edit", "rerig", "hair_rig"]),
     ("qa", ["simd", "skin_sampler", "order_stats", "stretch", "qa", "heat_map"]),
     ("motion", ["spring", "bake", "clip_pass", "vrm_springs", "hair_solver", "hair_vrm",
-                "hair_measure", "vrm_spring_export", "head_turn", "hair_qa"]),
+                "hair_measure", "vrm_spring_export", "head_turn", "hair_qa", "spring_bake"]),
     ("record", ["run_record", "report", "html_page", "html_assets", "html_index"]),
     ("app", ["pipeline", "pipeline_page", "batch", "info"]),
     ("tools", ["retail_main", "make_test_rig", "skin_positions", "rig_generator",

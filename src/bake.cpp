@@ -375,9 +375,17 @@ public:
     Eigen::Vector3d at = root_;
     for (std::size_t b = 0; b < chain_.bind_direction.size(); ++b) {
       const Eigen::Vector3d d = state_.chains[0].x[b] - at;
-      Eigen::Quaterniond q =
-          Eigen::Quaterniond::FromTwoVectors(chain_.bind_direction[b], parent.conjugate() * d)
-              .normalized();
+      Eigen::Quaterniond q;
+      if (chain_.rest_rotation.empty()) {
+        q = Eigen::Quaterniond::FromTwoVectors(chain_.bind_direction[b], parent.conjugate() * d)
+                .normalized();
+      } else { // the rest rotation, then the arc from its rest direction (parent frame) onto d
+        const Eigen::Quaterniond& rest = chain_.rest_rotation[b];
+        q = (Eigen::Quaterniond::FromTwoVectors(rest * chain_.bind_direction[b],
+                                                parent.conjugate() * d) *
+             rest)
+                .normalized();
+      }
       out.push_back(q);
       parent = (parent * q).normalized();
       at = state_.chains[0].x[b];

@@ -12,6 +12,7 @@
 #include "retail/report.h"
 #include "retail/selector.h"
 #include "retail/sha256.h"
+#include "retail/spring_bake.h"
 #include "retail/validate.h"
 #include "retail/vrm_spring_export.h"
 
@@ -561,7 +562,20 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       (params.harm_check && params.rerig.mode == Mode::Chain) || !params.html_path.empty();
   const DocumentMark as_read = rewind ? mark_document(in.doc) : DocumentMark{};
   rerig_with_harm_check(in, as_read, clips, params, result);
-  auto t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
+  auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
+  SpringBakeParams sb;
+  sb.bake = params.bake;
+  sb.stretch = params.stretch;
+  sb.harm_check = params.harm_check;
+  sb.threads = params.threads;
+  sb.enabled = params.spring_bake && params.bake_enabled && params.rerig.mode == Mode::Chain;
+  result.spring_bake = spring_bake(in.doc, in.model, in.characters, clips, sb);
+  write_spring_bake(in.doc, result.spring_bake);
+  const auto& sbw = result.spring_bake.warnings;
+  result.warnings.insert(result.warnings.end(), sbw.begin(), sbw.end());
+  if (!result.spring_bake.status.empty())
+    result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
+  t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
   VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
                                           params.bake, params.vrm_springs);
   result.vrm_springs = vrm.characters;

@@ -186,6 +186,41 @@ Json vrm_springs_json(const VrmSpringRecord& v) {
       {"target", v.target}, {"count", v.springs.size()}, {"joints", joints}, {"springs", springs}};
 }
 
+Json spring_stretch_json(const SpringStretch& s) {
+  return {{"p99", r6(s.p99)},
+          {"max", r6(s.max)},
+          {"torn_percent", r6(s.torn_percent)},
+          {"edge_max_p99_percent", r6(s.edge_max_p99_percent)}};
+}
+
+/// The input's own VRM spring chains whose joints character k's skin holds (a chain no skin
+/// holds: character 0's), baked or kept unbaked (docs/report-schema.md); null when none.
+Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
+  Json chains = Json::array();
+  for (const SpringBakeChain& c : r.chains) {
+    if (!(c.character == int(k) || (c.character < 0 && k == 0))) continue;
+    Json bake = bake_json(c.clips, 0.0)["clips"];
+    for (std::size_t i = 0; i < bake.size(); ++i) {
+      bake[i].erase("floor_penetration");
+      if (i < c.before.size() && i < c.after.size())
+        bake[i]["stretch"] = {{"before", spring_stretch_json(c.before[i])},
+                              {"after", spring_stretch_json(c.after[i])}};
+    }
+    chains.push_back({{"name", c.name},
+                      {"path", c.path},
+                      {"nodes", c.nodes},
+                      {"joints", c.joints},
+                      {"bones", c.bones},
+                      {"anchor", c.anchor},
+                      {"baked", c.baked},
+                      {"reason", c.reason.empty() ? Json(nullptr) : Json(c.reason)},
+                      {"region", {{"vertices", c.region_vertices}, {"edges", c.region_edges}}},
+                      {"clips", bake}});
+  }
+  if (chains.empty()) return nullptr;
+  return {{"status", r.status}, {"springs", r.springs}, {"chains", chains}};
+}
+
 /// Character k of the record.
 Json character_json(const RunRecord& rec, std::size_t k) {
   const CharacterFacts& c = rec.facts[k];
@@ -212,6 +247,8 @@ Json character_json(const RunRecord& rec, std::size_t k) {
     cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
   if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);
   if (k < rec.vrm_springs.size()) cj["vrm_springs"] = vrm_springs_json(rec.vrm_springs[k]);
+  Json springs = spring_bake_json(rec.spring_bake, k);
+  if (!springs.is_null()) cj["spring_bake"] = springs;
   return cj;
 }
 

@@ -267,6 +267,10 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
                "on a VRM output, also append every grown chain (tails and --hair) to the file's "
                "own springs (VRM 0.x bone groups / VRMC_springBone), so VRM runtimes swing it "
                "live; existing entries are kept as they were (default; docs/hair.md)");
+  app.add_flag("--spring-bake,!--no-spring-bake", params.spring_bake,
+               "re-simulate the input's own VRM spring chains (VRM 0.x bone groups / "
+               "VRMC_springBone) and bake them into every selected clip; a clip's own track on a "
+               "chain joint is kept (default; docs/hair.md)");
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
                "judge every grown piece against the input under its own clips before writing; "
                "one that tears more steps down to a wider root band, rigid, or left as it was "

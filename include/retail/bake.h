@@ -91,6 +91,10 @@ struct ChainBake {
   HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
   std::vector<int> proxy_nodes;   ///< per proxy pose: the node it rides
   std::vector<Eigen::Vector3d> bind_direction; ///< hair: per bone, unit, in its own bind frame
+  /// Hair: per bone its rest local rotation (a VRM spring joint's saved rotation); a bone is read
+  /// back as the shortest arc taking its rest direction onto its link, applied after this
+  /// rotation. Empty: identity for every bone (the bones retail grows).
+  std::vector<Eigen::Quaterniond> rest_rotation;
 };
 
 /// The chains of one character ready to bake. Pre: `character` is the re-rigged document's

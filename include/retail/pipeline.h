@@ -54,6 +54,9 @@ struct RunParams {
   /// On a VRM output, every grown chain is also appended to the file's own spring metadata
   /// (vrm_spring_export.h; --no-vrm-springs: off).
   bool vrm_springs = true;
+  /// The input's own VRM spring chains re-simulated and baked into its clips (spring_bake.h;
+  /// mode chain with the bake on; --no-spring-bake: off, they then follow their parents rigidly).
+  bool spring_bake = true;
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Worker threads for the per-clip work of the bake and the stretch (0: one per core). The

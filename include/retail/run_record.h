@@ -9,6 +9,7 @@
 #include "retail/hair_rig.h"
 #include "retail/qa.h"
 #include "retail/rerig.h"
+#include "retail/spring_bake.h"
 #include "retail/stretch.h"
 #include "retail/vrm_spring_export.h"
 
@@ -71,6 +72,9 @@ struct RunRecord {
   /// character without, none without --hair) and how it ran (the sequence, the solver).
   std::vector<HeadTurnReport> hair_head_turn;
   HairQaParams hair_qa;
+  /// The input's own VRM spring chains baked into its clips (spring_bake.h; its keys dropped
+  /// once written). status "": the file has no VRM springs.
+  SpringBakeResult spring_bake;
 };
 
 } // namespace retail
