@@ -3,7 +3,7 @@
 // runs of 40,000 steps in microseconds per step, and a checksum of the final particles (equal
 // across builds that compute the same thing). docs/performance.md quotes it.
 //   build/bench/spring_step
-#include "retail/spring.h"
+#include "retail/motion/spring.h"
 
 #include <algorithm>
 #include <chrono>

@@ -4,14 +4,14 @@
 // the bake (seeds from fuzz/odd_clips.py). Every input must end in a result or a retail::Error;
 // anything else (a crash, a sanitizer report, another exception) is a bug. Build and run:
 // fuzz/run.sh (docs/robustness.md).
-#include "retail/clip_pass.h"
-#include "retail/document.h"
-#include "retail/error.h"
-#include "retail/info.h"
-#include "retail/model.h"
-#include "retail/rerig.h"
-#include "retail/skeleton.h"
-#include "retail/validate.h"
+#include "retail/app/info.h"
+#include "retail/base/document.h"
+#include "retail/base/error.h"
+#include "retail/base/model.h"
+#include "retail/grow/rerig.h"
+#include "retail/io/validate.h"
+#include "retail/motion/clip_pass.h"
+#include "retail/rig/skeleton.h"
 
 #include <cstddef>
 #include <cstdint>

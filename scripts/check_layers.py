@@ -4,7 +4,7 @@ layer, or when the modules of one layer include each other in a cycle.
 
     scripts/check_layers.py [REPO]
 
-A module is a file's name without its extension (src/stretch.cpp and include/retail/stretch.h
+A module is a file's name without its extension (src/qa/stretch.cpp and include/retail/qa/stretch.h
 are one module; a private X_internal.h belongs to X); the LAYERS table below gives each module its layer, lowest first. Every module
 under include/, src/, testing/ and tools/ must be listed. Exit 0 when clean, 1 with one line per
 problem."""

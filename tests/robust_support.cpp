@@ -1,8 +1,8 @@
 #include "robust_support.h"
 
-#include "retail/accessor.h"
-#include "retail/builder.h"
-#include "retail/model.h"
+#include "retail/base/model.h"
+#include "retail/io/accessor.h"
+#include "retail/io/builder.h"
 #include "retail/rig_generator.h"
 
 #include <Eigen/Dense>

@@ -2,7 +2,7 @@
 // splicing, and what every failed or successful run must leave behind.
 #pragma once
 
-#include "retail/document.h"
+#include "retail/base/document.h"
 #include "support.h"
 
 #include <functional>

@@ -1,8 +1,8 @@
 #include "support.h"
 
-#include "retail/accessor.h"
-#include "retail/distance.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/detect/distance.h"
+#include "retail/io/accessor.h"
 
 #include <algorithm>
 #include <atomic>

@@ -1,11 +1,11 @@
 // Helpers shared by the tests: generated rigs, temp folders, running the CLI, shared models.
 #pragma once
 
-#include "retail/document.h"
-#include "retail/model.h"
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/io/validate.h"
+#include "retail/rig/skeleton.h"
 #include "retail/rig_generator.h"
-#include "retail/skeleton.h"
-#include "retail/validate.h"
 
 #include <map>
 #include <regex>

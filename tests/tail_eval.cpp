@@ -1,8 +1,8 @@
 // Test support: tail_eval.h.
 #include "tail_eval.h"
 
-#include "retail/pipeline.h"
-#include "retail/stretch.h"
+#include "retail/app/pipeline.h"
+#include "retail/qa/stretch.h"
 #include "support.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Clip sampling by hand: STEP, LINEAR (slerp) and CUBICSPLINE (Hermite) keys; matrix nodes.
-#include "retail/animation.h"
-#include "retail/builder.h"
+#include "retail/io/builder.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

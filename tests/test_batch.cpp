@@ -2,8 +2,8 @@
 // re-rigged, every bad one reported with its message, exit 5, no partial output, nothing written
 // outside OUT_DIR; the same results with 1 or 3 workers; shards that partition the list; up-to-date
 // outputs skipped unless --force; one summary line per file in list order.
-#include "retail/batch.h"
-#include "retail/error.h"
+#include "retail/app/batch.h"
+#include "retail/base/error.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // Chain growth and the weight formula: hand-computed weights, K, joints on the centreline.
-#include "retail/chain.h"
-#include "retail/rerig.h"
+#include "retail/grow/chain.h"
+#include "retail/grow/rerig.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

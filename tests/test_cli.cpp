@@ -1,6 +1,6 @@
 // The command line: exit codes, streams, faithful copies, refusal to touch the input.
-#include "retail/error.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // Container conversion on the command line (docs/containers.md): GLB <-> .gltf both ways,
 // lossless (images byte for byte, the same JSON but for the references, the same report
 // figures), deterministic, and nothing left behind on failure.
-#include "retail/builder.h"
-#include "retail/container.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/io/builder.h"
+#include "retail/io/container.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

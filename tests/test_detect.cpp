@@ -1,9 +1,9 @@
 // Detection: elongation, the junction on a tube meeting a disc, invariants over every generated
 // fixture, and the generated humanoids' pieces with their ground truth.
-#include "retail/chain.h"
-#include "retail/detect.h"
-#include "retail/geodesic.h"
-#include "retail/rerig.h"
+#include "retail/detect/detect.h"
+#include "retail/detect/geodesic.h"
+#include "retail/grow/chain.h"
+#include "retail/grow/rerig.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

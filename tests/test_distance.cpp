@@ -1,5 +1,5 @@
 // Skeleton distance: segment distance, leaf stubs, helpers without weight, far threshold.
-#include "retail/distance.h"
+#include "retail/detect/distance.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

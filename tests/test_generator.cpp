@@ -1,5 +1,5 @@
 // The test-rig generator: ground truth, auto-rigger weights, determinism, every variant valid.
-#include "retail/accessor.h"
+#include "retail/io/accessor.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,12 +1,12 @@
-// Hair measurements (include/retail/hair_measure.h): the article's head-turn sequence on a 1.8 m
-// model's ponytail (sample-rate independence, settling, determinism, a real swing) and on
+// Hair measurements (include/retail/motion/hair_measure.h): the article's head-turn sequence on
+// a 1.8 m model's ponytail (sample-rate independence, settling, determinism, a real swing) and on
 // godette's VRM 0 springs, and the torso capsule fit for the Back Flip case.
-#include "retail/error.h"
-#include "retail/hair_measure.h"
-#include "retail/mesh.h"
-#include "retail/skinning.h"
-#include "retail/transform.h"
-#include "retail/vrm_springs.h"
+#include "retail/base/error.h"
+#include "retail/motion/hair_measure.h"
+#include "retail/motion/vrm_springs.h"
+#include "retail/rig/mesh.h"
+#include "retail/rig/skinning.h"
+#include "retail/rig/transform.h"
 #include "support.h"
 
 #include <algorithm>

@@ -1,11 +1,11 @@
-// The head-turn QA of --hair chains (include/retail/hair_qa.h) on the generated ponytail: the
-// figures the report carries, the same rig the bake solves, the head turn as its cause,
+// The head-turn QA of --hair chains (include/retail/motion/hair_qa.h) on the generated ponytail:
+// the figures the report carries, the same rig the bake solves, the head turn as its cause,
 // determinism; head_turn_chains refusing lists that do not fit the rig.
-#include "retail/document.h"
-#include "retail/error.h"
-#include "retail/hair_qa.h"
-#include "retail/pipeline.h"
-#include "retail/validate.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/document.h"
+#include "retail/base/error.h"
+#include "retail/io/validate.h"
+#include "retail/motion/hair_qa.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
 // The hair planning stage (hair_rig.h) and `retail IN OUT --hair` on the generated ponytail:
 // bones under the head, weights, the pinned band, other weights untouched, the bake swings and
 // settles, deterministic output.
-#include "retail/accessor.h"
-#include "retail/animation.h"
-#include "retail/hair_rig.h"
-#include "retail/pipeline.h"
-#include "retail/rerig.h"
+#include "retail/app/pipeline.h"
+#include "retail/grow/hair_rig.h"
+#include "retail/grow/rerig.h"
+#include "retail/io/accessor.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <Eigen/Geometry>

@@ -1,9 +1,10 @@
-// The arc-preserving hair solver (include/retail/hair_solver.h, SPEC §10), hand-computed cases:
-// segment distances, the curl of bent-parent targets against the saved arc, roots and lengths,
-// contact without rebound and with sliding, a link crossed in its middle, a fast capsule caught
-// between substeps, the degenerate-direction fallback, determinism and VRM's parameter mapping.
-#include "retail/error.h"
-#include "retail/hair_solver.h"
+// The arc-preserving hair solver (include/retail/motion/hair_solver.h, SPEC §10), hand-computed
+// cases: segment distances, the curl of bent-parent targets against the saved arc, roots and
+// lengths, contact without rebound and with sliding, a link crossed in its middle, a fast capsule
+// caught between substeps, the degenerate-direction fallback, determinism and VRM's parameter
+// mapping.
+#include "retail/base/error.h"
+#include "retail/motion/hair_solver.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The harm check (SPEC §13, pipeline.h): a grown piece that would tear more than the input in
 // any clip is stepped down before anything is written, and the report says why.
-#include "retail/distance.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/detect/distance.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,9 @@
-// `retail report IN --head-turn` (include/retail/head_turn.h): the figures by hand, sample-rate
-// independence, the torso capsule rule and determinism on godette's VRM 0 springs, the CLI.
-#include "retail/error.h"
-#include "retail/head_turn.h"
-#include "retail/validate.h"
+// `retail report IN --head-turn` (include/retail/motion/head_turn.h): the figures by hand,
+// sample-rate independence, the torso capsule rule and determinism on godette's VRM 0 springs, the
+// CLI.
+#include "retail/base/error.h"
+#include "retail/io/validate.h"
+#include "retail/motion/head_turn.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,13 +1,13 @@
 // The QA page: the heat map on a rig whose answer is worked out by hand, the heat codes, the page
 // writer's escaping and embedding, and --html on the command line (OUT and its report unchanged,
 // no partial output). The page in a browser: tests/js/html_page.mjs.
-#include "retail/animation.h"
-#include "retail/error.h"
-#include "retail/heat_map.h"
-#include "retail/html_index.h"
-#include "retail/html_page.h"
-#include "retail/stretch.h"
-#include "retail/validate.h"
+#include "retail/base/error.h"
+#include "retail/io/validate.h"
+#include "retail/qa/heat_map.h"
+#include "retail/qa/stretch.h"
+#include "retail/record/html_index.h"
+#include "retail/record/html_page.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

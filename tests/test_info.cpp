@@ -1,5 +1,5 @@
 // `retail info`: counts, clips, H and roles as JSON and text.
-#include "retail/info.h"
+#include "retail/app/info.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,7 +1,7 @@
 // Container I/O: GLB/.gltf parsing and lossless, deterministic, atomic writing.
-#include "retail/builder.h"
-#include "retail/error.h"
-#include "retail/sha256.h"
+#include "retail/base/error.h"
+#include "retail/base/sha256.h"
+#include "retail/io/builder.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,8 +1,8 @@
 // The malformed-input corpus: each broken file gets its documented exit code, one line naming
 // the file and the offending object, no output file, and an untouched input. Built from a
 // generated rig so the corpus needs no binary fixtures; fuzz crashers go to tests/malformed/.
-#include "retail/error.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // Validation and typed reads: hand-made documents with hand-computed answers.
-#include "retail/accessor.h"
-#include "retail/error.h"
+#include "retail/base/error.h"
+#include "retail/io/accessor.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

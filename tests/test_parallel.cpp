@@ -1,8 +1,8 @@
 // parallel_for and the per-clip work on threads: every item once, the first failure by index,
 // and outputs that do not depend on the thread count (bake, stretch, the whole CLI run).
-#include "retail/error.h"
-#include "retail/parallel.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "support.h"
 
 #include <atomic>

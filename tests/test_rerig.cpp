@@ -1,9 +1,9 @@
 // The re-rigged document: bind pose holds, rigid mode is rigid, weights are well-formed, pieces
 // left alone keep their weights, --rigid-worn pins the sheath to its bone.
-#include "retail/accessor.h"
-#include "retail/animation.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/io/accessor.h"
 #include "retail/reference_skinning.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

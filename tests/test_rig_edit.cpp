@@ -1,13 +1,13 @@
 // The re-rig as a value (rig_edit.h, rerig.h): planning touches no byte of the document,
 // applying writes exactly the plan, a hand-made edit lands where it says.
-#include "retail/accessor.h"
-#include "retail/builder.h"
-#include "retail/document.h"
-#include "retail/error.h"
-#include "retail/rerig.h"
+#include "retail/base/document.h"
+#include "retail/base/error.h"
+#include "retail/grow/rerig.h"
+#include "retail/io/accessor.h"
+#include "retail/io/builder.h"
+#include "retail/qa/skin_sampler.h"
+#include "retail/rig/transform.h"
 #include "retail/rig_generator.h"
-#include "retail/skin_sampler.h"
-#include "retail/transform.h"
 #include "support.h"
 
 #include <Eigen/Dense>

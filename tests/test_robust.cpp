@@ -2,9 +2,9 @@
 // FIFOs and folders where files should be, meshopt fallbacks, control characters in names.
 // Every case: the documented exit code, one line on stderr, no output, the input untouched, no
 // temporary file; runs are guarded by `timeout` so a hang fails instead of blocking the suite.
-#include "retail/accessor.h"
-#include "retail/error.h"
-#include "retail/model.h"
+#include "retail/base/error.h"
+#include "retail/base/model.h"
+#include "retail/io/accessor.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

@@ -2,8 +2,8 @@
 // files cannot be hijacked by a planted link, sidecar links do not lead out of the asset's
 // folder, and signals leave no temporary file and no output without its report (batch redoes an
 // item that has only one of them).
-#include "retail/error.h"
-#include "retail/files.h"
+#include "retail/base/error.h"
+#include "retail/base/files.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

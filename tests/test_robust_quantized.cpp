@@ -4,7 +4,7 @@
 // and the stretch figures are those of the plain file. Generated rigs in several variants
 // (metres, a centimetre armature, a rotated armature, an animated root frame) and encodings.
 // The shared models and three.js: tests/js/quantized_parity.mjs (clients).
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // Roles from names (Mixamo, Blender .L/.R, Unreal _l/_r), VRM metadata and topology.
-#include "retail/error.h"
+#include "retail/base/error.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

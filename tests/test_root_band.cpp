@@ -1,6 +1,6 @@
 // The root band (root_band.h): harmonic weights by hand on small graphs, the band's extent, and
 // a split seam closed on a strip whose two halves the "rigger" put on different thighs.
-#include "retail/root_band.h"
+#include "retail/grow/root_band.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>

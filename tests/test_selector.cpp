@@ -1,7 +1,7 @@
 // --tail / --not-tail (SPEC §13, selector.h): the user says what the tail is.
-#include "retail/error.h"
-#include "retail/pipeline.h"
-#include "retail/selector.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/detect/selector.h"
 #include "support.h"
 
 #include <algorithm>

@@ -3,10 +3,10 @@
 // moves on Walk; the tail edge stretch over the whole real tail (the artist's tail where the
 // original exists, base included; the grafted shells otherwise) stays within the body's
 // baseline; the hanging tail never passes the forward plane; outputs are byte-identical.
-#include "retail/animation.h"
-#include "retail/document.h"
-#include "retail/pipeline.h"
-#include "retail/stretch.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/document.h"
+#include "retail/qa/stretch.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
 // Issue acceptance on the shared models: one tail chain per auto-rigged file matching the
 // artist's tail (the same model under originals/, same vertex order), chain joints on the
 // artist's tail-bone polyline, weighted bone distance at least halved, and nothing else changed.
-#include "retail/accessor.h"
-#include "retail/distance.h"
-#include "retail/pipeline.h"
-#include "retail/transform.h"
+#include "retail/app/pipeline.h"
+#include "retail/detect/distance.h"
+#include "retail/io/accessor.h"
+#include "retail/rig/transform.h"
 #include "support.h"
 #include "tail_eval.h"
 

@@ -1,7 +1,7 @@
 // Bind skeleton: IBMs not saved TRS, skin space -> world, H, characters from shared skins.
-#include "retail/accessor.h"
-#include "retail/builder.h"
-#include "retail/error.h"
+#include "retail/base/error.h"
+#include "retail/io/accessor.h"
+#include "retail/io/builder.h"
 #include "support.h"
 
 #include <Eigen/Geometry>

@@ -2,12 +2,12 @@
 // on chains of 1 to 8 links (and the article's broken rope variant would not), mirrored motion
 // gives a mirrored tail, bone lengths hold, the carry is shared, and the bake does not depend on
 // the output frame rate.
-#include "retail/animation.h"
-#include "retail/bake.h"
-#include "retail/clip_pass.h"
-#include "retail/pipeline.h"
-#include "retail/rerig.h"
-#include "retail/spring.h"
+#include "retail/app/pipeline.h"
+#include "retail/grow/rerig.h"
+#include "retail/motion/bake.h"
+#include "retail/motion/clip_pass.h"
+#include "retail/motion/spring.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -3,12 +3,12 @@
 // in every clip, loops that close, nothing else changed; an authored track on a chain joint is
 // kept; the same bytes for any thread count; --no-spring-bake writes none; a chain whose skin
 // would tear more than the input's is kept unbaked.
-#include "retail/accessor.h"
-#include "retail/builder.h"
-#include "retail/document.h"
-#include "retail/pipeline.h"
-#include "retail/spring_bake.h"
-#include "retail/vrm_springs.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/document.h"
+#include "retail/io/accessor.h"
+#include "retail/io/builder.h"
+#include "retail/motion/spring_bake.h"
+#include "retail/motion/vrm_springs.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

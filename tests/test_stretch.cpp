@@ -1,13 +1,13 @@
 // Edge stretch: percentiles, the rigid self-check, before/after on generated rigs, both code
 // paths agreeing, --fail-on, the table's width; and the shared models' before-figures against
 // the data README's independent evaluator.
-#include "retail/animation.h"
-#include "retail/builder.h"
-#include "retail/error.h"
-#include "retail/order_stats.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/io/builder.h"
+#include "retail/qa/order_stats.h"
+#include "retail/qa/stretch.h"
 #include "retail/reference_skinning.h"
-#include "retail/stretch.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -4,11 +4,11 @@
 // truth; `retail IN OUT` must re-rig the whole tail and little else (recall >= 90%, precision
 // >= 80% of truth tail vertices), tear no clip more than the input did, and say what it decided
 // about every piece. A humanoid without a tail (thick body or not) gets no chain.
-#include "retail/accessor.h"
-#include "retail/animation.h"
-#include "retail/detect.h"
-#include "retail/error.h"
-#include "retail/pipeline.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/detect/detect.h"
+#include "retail/io/accessor.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <Eigen/Eigenvalues>

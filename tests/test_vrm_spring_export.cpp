@@ -1,10 +1,10 @@
 // VRM spring export: the mapping against its inverse (vrm_link_params) and by hand, the entries
 // for VRM 1 and VRM 0.x read back by read_vrm_springs, existing entries untouched, and refusals.
-#include "retail/builder.h"
-#include "retail/error.h"
-#include "retail/transform.h"
-#include "retail/vrm_spring_export.h"
-#include "retail/vrm_springs.h"
+#include "retail/base/error.h"
+#include "retail/io/builder.h"
+#include "retail/motion/vrm_spring_export.h"
+#include "retail/motion/vrm_springs.h"
+#include "retail/rig/transform.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -2,11 +2,11 @@
 // VRM 1 rigs (RigOptions::vrm) re-rigged keep every byte they had and gain one spring per grown
 // chain, with the collider rule and the bake's parameters; --no-vrm-springs and non-VRM outputs
 // get none; godette.vrm and the springbone fixtures round-trip untouched when nothing grows.
-#include "retail/document.h"
-#include "retail/pipeline.h"
-#include "retail/transform.h"
-#include "retail/vrm_spring_export.h"
-#include "retail/vrm_springs.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/document.h"
+#include "retail/motion/vrm_spring_export.h"
+#include "retail/motion/vrm_springs.h"
+#include "retail/rig/transform.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
-// VRM spring import (include/retail/vrm_springs.h): godette's VRM 0.x bone groups, every VRM 1
-// fixture in ../shared/data/springbone-fixtures, hand-written files for branching, radii and the
+// VRM spring import (include/retail/motion/vrm_springs.h): godette's VRM 0.x bone groups, every VRM
+// 1 fixture in ../shared/data/springbone-fixtures, hand-written files for branching, radii and the
 // article's last-link radius bug, and malformed metadata that must fail naming its JSON path.
-#include "retail/error.h"
-#include "retail/hair_solver.h"
-#include "retail/transform.h"
-#include "retail/vrm_springs.h"
+#include "retail/base/error.h"
+#include "retail/motion/hair_solver.h"
+#include "retail/motion/vrm_springs.h"
+#include "retail/rig/transform.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

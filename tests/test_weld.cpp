@@ -1,8 +1,8 @@
 // Weld and adjacency: hand-made meshes and the generated rigs' seams.
-#include "retail/accessor.h"
-#include "retail/builder.h"
-#include "retail/geodesic.h"
-#include "retail/mesh.h"
+#include "retail/detect/geodesic.h"
+#include "retail/io/accessor.h"
+#include "retail/io/builder.h"
+#include "retail/rig/mesh.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -4,7 +4,7 @@
 //                 [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
 //                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail] [--vrm 0|1]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
-#include "retail/error.h"
+#include "retail/base/error.h"
 #include "retail/rig_generator.h"
 
 #include <CLI/CLI.hpp>

@@ -1,10 +1,10 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
-#include "retail/batch.h"
-#include "retail/error.h"
-#include "retail/files.h"
-#include "retail/head_turn.h"
-#include "retail/info.h"
-#include "retail/pipeline.h"
+#include "retail/app/batch.h"
+#include "retail/app/info.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/motion/head_turn.h"
 
 #include <CLI/CLI.hpp>
 #include <cstdio>

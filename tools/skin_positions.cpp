@@ -4,10 +4,10 @@
 // clip after clip, time after time; OUT.bin.json says how to read it: the primitives (node, mesh,
 // primitive, first vertex, count), the clips with their times (a file without clips: its saved
 // pose once, under a null name), and H.
-#include "retail/animation.h"
-#include "retail/error.h"
-#include "retail/pipeline.h"
-#include "retail/stretch.h"
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/qa/stretch.h"
+#include "retail/rig/animation.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,8 +1,8 @@
 // Reference skinning for the tests (reference_skinning.h).
 #include "retail/reference_skinning.h"
 
-#include "retail/accessor.h"
-#include "retail/skinning.h"
+#include "retail/io/accessor.h"
+#include "retail/rig/skinning.h"
 
 namespace retail {
 

@@ -2,8 +2,8 @@
 // (rig_generator.h).
 #include "retail/rig_generator.h"
 
-#include "retail/builder.h"
-#include "retail/error.h"
+#include "retail/base/error.h"
+#include "retail/io/builder.h"
 #include "rig_generator_internal.h"
 
 #include <array>

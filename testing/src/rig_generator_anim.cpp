@@ -1,5 +1,5 @@
 // The generated rig's clips: Walk, HipSwing, Crouch, Idle (rig_generator.h), LINEAR at 30 fps.
-#include "retail/builder.h"
+#include "retail/io/builder.h"
 #include "rig_generator_internal.h"
 
 #include <cmath>

@@ -2,7 +2,7 @@
 // (the tail in every class, spikes, the thick haunch) and rig_generator_anim.cpp (clips).
 #pragma once
 
-#include "retail/document.h"
+#include "retail/base/document.h"
 #include "retail/rig_generator.h"
 
 #include <Eigen/Geometry>

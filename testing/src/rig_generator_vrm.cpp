@@ -2,7 +2,7 @@
 // head (nodes that are not skin joints), colliders on the head, hips and upper legs.
 #include "rig_generator_internal.h"
 
-#include "retail/builder.h"
+#include "retail/io/builder.h"
 
 namespace retail::gen {
 namespace {

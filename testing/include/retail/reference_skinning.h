@@ -2,8 +2,8 @@
 // joint, the plain formula; the tests check the SIMD sampler (skin_sampler.h) against it.
 #pragma once
 
-#include "retail/document.h"
-#include "retail/model.h"
+#include "retail/base/document.h"
+#include "retail/base/model.h"
 
 #include <Eigen/Core>
 #include <vector>

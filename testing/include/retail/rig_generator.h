@@ -15,7 +15,7 @@
 // a thick quadruped-like haunch the tail's wide base grows out of.
 #pragma once
 
-#include "retail/document.h"
+#include "retail/base/document.h"
 
 #include <string>
 

@@ -1,0 +1,80 @@
+// retail — batch over asset folders (SPEC §11): `retail batch IN_DIR OUT_DIR`.
+//
+// Every .glb/.vrm/.gltf below IN_DIR (recursive, symlinked folders not followed) is re-rigged
+// into the same relative path below OUT_DIR by N worker threads, each holding one file at a time
+// (memory is bounded by N files). A file that fails is reported and the batch goes on; nothing
+// is written outside OUT_DIR and a failed file leaves no output. The file list is sorted by
+// relative path, so `--shard I/N` (every N-th file from the I-th) splits it the same way on every
+// machine, and results do not depend on N workers.
+#pragma once
+
+#include "retail/app/pipeline.h"
+#include "retail/record/html_index.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct BatchParams {
+  RunParams run;       ///< what every file gets (report: beside its output)
+  int jobs = 0;        ///< files at a time (worker threads); 0: one per hardware thread. Each
+                       ///< file's per-clip work gets run.threads, or when that is 0 the cores
+                       ///< divided among the workers (at least 1)
+  int shard_index = 0; ///< --shard I/N: this job takes files i with i % N == I
+  int shard_count = 1;
+  std::string summary_path; ///< JSON lines, one per file in list order ("" none, "-" stdout)
+  bool force = false;       ///< re-rig even when the output is newer than its input
+  /// --html: a QA page beside every output (OUT with .html, html_page.h) and OUT_DIR/index.html
+  /// (html_index.h) listing every file of the shard.
+  bool html = false;
+  void validate() const; ///< Failure: Error(Usage)
+};
+
+/// "I/N" with 0 <= I < N. Failure: Error(Usage).
+std::pair<int, int> parse_shard(const std::string& text);
+
+/// Relative paths (generic '/' form) of every model below `dir`, sorted bytewise.
+/// Failure: Error(InvalidInput) when `dir` is not a readable folder.
+std::vector<std::string> list_models(const std::string& dir);
+
+struct BatchEntry {
+  std::string path;              ///< relative to IN_DIR
+  std::string status;            ///< "ok", "skipped" (output up to date), "failed"
+  int exit_code = 0;             ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
+  std::size_t chains = 0;        ///< tail chains grown
+  std::size_t stepped_down = 0;  ///< pieces the harm check stepped down (rigid or left as it was)
+  Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
+  double ms = 0;
+  std::string error; ///< the message when failed, and failed checks
+  IndexRow row;      ///< its row of the index (--html; filled whatever the params)
+};
+
+struct BatchResult {
+  std::vector<BatchEntry> entries; ///< this shard's files in list order
+  std::size_t failed = 0;
+  std::size_t stepped_down = 0; ///< files with a piece the harm check stepped down
+  int exit_code = 0;            ///< 0, or 5 when any file failed
+};
+
+/// One summary line (without the newline).
+std::string summary_line(const BatchEntry& e);
+
+/// The page paths: OUT with .html, unless two outputs in one folder share a stem (a.glb and
+/// a.gltf) or the page would be OUT_DIR/index.html, when the output's name is kept (a.gltf.html).
+std::vector<std::string> page_paths(const std::vector<std::string>& outs,
+                                    const std::string& out_dir);
+
+/// Runs the batch. `progress(done, total, failed)` is called from the workers, serialised, after
+/// each file (may be empty). Summary lines are written in list order as files complete.
+/// With params.html each file's page is written beside its output and, after every file,
+/// OUT_DIR/index.html (atomically) lists them all.
+/// Failure: Error(Usage) for bad params or OUT_DIR inside IN_DIR's files, Error(InvalidInput)
+/// when IN_DIR cannot be listed, Error(OutputFailed) when OUT_DIR, the summary or the index
+/// cannot be made.
+BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
+                      const BatchParams& params,
+                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress);
+
+} // namespace retail

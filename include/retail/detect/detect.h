@@ -1,0 +1,198 @@
+// retail — finding appendages: far pieces, where they attach, and what they are (SPEC §2–§4).
+//
+// Pipeline inside detect_pieces():
+//   1. far welded vertices (skeleton distance > far_fraction_h × H) and their connected pieces;
+//   2. thick bodies: each far piece is searched for a junction where a protrusion (the tail)
+//      meets the body, from the isoline perimeter profile of the geodesic distance from the
+//      protrusion's tip (docs/detection.md); the protrusion, base included, becomes its own
+//      piece and the rest of the far skin stays body;
+//   3. a piece that is most of a separate shell takes the whole shell (its root ring too);
+//   4. collar, attachment joint (torso/thigh bias, thigh -> hips; never the collar's weights),
+//      centroid test, elongation, decision; overlapping shells on one attachment merge.
+#pragma once
+
+#include "retail/detect/distance.h"
+#include "retail/rig/mesh.h"
+#include "retail/rig/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct DetectParams {
+  DistanceParams distance;
+  double centroid_ratio = 0.40; ///< appendage: centroid distance >= this × reach
+  double elongation_min = 1.8;  ///< long: sqrt(l1/l2) >= this, or
+  /// Also long (curled tails, whose elongation is low): pi L^2 / area >= this and an open border
+  /// shorter than L (a tube, not a sheet). 0: off.
+  double slenderness_min = 2.0;
+  double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
+  double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
+  double junction_slope = 2.5;     ///< isoline growth (length per length) where a body begins
+  double junction_window_h = 0.03; ///< slope measured over this × H of geodesic distance
+  double junction_growth = 0.10;   ///< cut where the loop is this much longer than the neck
+  double level_step_h = 0.0025;    ///< isoline sampling step, × H
+  double min_protrusion_h = 0.08;  ///< a junction needs this × H of protrusion before it
+  /// Mis-weighted skin: its weighted bone distance (sum of w_j × distance to bone j) exceeds
+  /// misweight_ratio × its skeleton distance + misweight_slack_h × H (skin weighted to bones it
+  /// is far from: what an auto-rigger does to a tail it has no bone for).
+  double misweight_ratio = 2.0;
+  double misweight_slack_h = 0.02;
+  /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
+  /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
+  /// whole far component grows as far from itself over mis-weighted near skin, in collar radii.
+  double base_zone_radii = 6.0;
+  /// The base also grows over skin weighted at least half to the legs that lies within this
+  /// many neck (or collar) radii of the body's midline (BaseCues::leg_midline): the flare of a
+  /// tail's base between the thighs; a haunch lies to one side. 0: off.
+  double leg_midline_radii = 2.0;
+  double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
+  /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
+  /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
+  double small_shell = 0.5;
+  /// A broad piece is still a tail when it is a closed stub: open_border^2 / (4 pi area) at most
+  /// stub_closure (0: closed, 0.5: a hemispherical cap, 1: a flat disc), at least
+  /// stub_leg_weight of its weight on the legs (the auto-rigger's mark on a tail; a pouch on the
+  /// hips is not), hanging from the hips across the midline.
+  double stub_closure = 0.6;
+  double stub_leg_weight = 0.5;
+  double peel_fraction = 0.1; ///< see BaseCues::beyond_end
+  double small_shell_far = 0.1;
+  double min_tail_length_h =
+      0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
+  bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
+  void validate() const;   ///< Failure: Error(Usage)
+};
+
+enum class Decision {
+  TailChain,
+  TailRigid,    ///< a tail the harm check put on the hips rigidly (a chain tore more)
+  TailRejected, ///< a tail the harm check left as it was (neither chain nor rigid helped)
+  Worn,
+  WornRigid,
+  Head,
+  Limb,
+  Broad,
+  BodyLike,
+  Small
+};
+
+/// Short name used in reports: "tail_chain", "tail_rigid", "tail_rejected", "worn",
+/// "worn_rigid", "head", "limb", "broad", "body", "small".
+const char* decision_name(Decision d);
+
+struct Piece {
+  int id = 0;
+  std::vector<int> vertices; ///< welded ids, ascending
+  std::vector<int> collar;   ///< welded ids adjacent to the piece, not in it (or its bottom 5%)
+  bool collar_from_shell = false; ///< no outside neighbours: bottom 5% by skeleton distance
+  bool separate_shell = false;    ///< the piece took its whole shell
+  double junction = -1;           ///< geodesic distance from the tip where it was cut, or -1
+  std::size_t base_added = 0;     ///< welded vertices past the cut taken as mis-weighted base
+  std::vector<int> base;          ///< those vertices, ascending (the collar stays at the cut)
+  int tip = -1;                   ///< welded id of the remote end
+  int attachment = -1;            ///< character joint index
+  std::string region;             ///< "hips", "spine", "head", "leg", "arm", "other"
+  double reach = 0;               ///< max skeleton distance of its vertices
+  double centroid_distance = 0;   ///< skeleton distance of its centroid
+  double elongation = 0;
+  double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
+  double open_border = 0; ///< length of its open border (tube: its root ring; sheet: all round)
+  double area = 0;        ///< surface area (model units squared)
+  /// Share of its vertices' weight on leg joints (regions "thigh" and "leg"), mean over them.
+  double leg_weight = 0;
+  bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
+  double length = 0;            ///< L: P99 of the geodesic distance from the collar (SPEC §6)
+  std::vector<double> geodesic; ///< g per vertex of `vertices` (same order)
+  Decision decision = Decision::Small;
+  std::string reason;
+  std::vector<int> merged; ///< ids of pieces merged into this one
+  std::string selected;    ///< the --tail selector that made it, or ""
+};
+
+/// What the user said the tail is (SPEC §13), per welded vertex.
+struct PieceSelection {
+  std::vector<std::string> tail_names; ///< the --tail selectors, one piece each
+  std::vector<std::vector<int>> tail;  ///< their welded vertices (ascending, may be empty)
+  std::vector<bool> excluded;          ///< --not-tail: never in a piece (empty: none)
+};
+
+struct Detection {
+  DistanceField field; ///< per welded vertex
+  std::vector<Segment> segments;
+  std::vector<Piece> pieces; ///< every far vertex is in exactly one piece
+};
+
+/// Runs the detection for one character. Pure; deterministic (ids in order of each piece's
+/// lowest welded vertex; ties documented in docs/detection.md).
+/// `selection`: geometry the user named (--tail pieces are tail chains whatever the tests say;
+/// --not-tail vertices are in no piece); --tail wins over --not-tail and over detection.
+Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
+                        const SkinWeights& weights, const DetectParams& params,
+                        const PieceSelection& selection = {});
+
+/// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
+/// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up
+/// after a tube of at least min_protrusion_h × H (docs/detection.md).
+/// `neck_perimeter`, when given, receives the narrowest loop's length there (0 when none).
+double find_junction(const WeldedMesh& mesh, const std::vector<double>& u, double height,
+                     const DetectParams& params, double* neck_perimeter = nullptr);
+
+/// Per welded vertex: is its skin mis-weighted (DetectParams::misweight_ratio)? Judged on the
+/// weights of its first original vertex, against `segments` and `field` (its skeleton distance).
+std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& weights,
+                                   const Character& character, const std::vector<Segment>& segments,
+                                   const DistanceField& field, const DetectParams& params);
+
+/// Per welded vertex: the share of its weight (first original vertex) on joints of region
+/// "thigh" or "leg"; NaN where no original vertex with weights maps to it. `region` from
+/// joint_regions.
+std::vector<double> leg_share(const WeldedMesh& mesh, const SkinWeights& weights,
+                              const std::vector<std::string>& region);
+
+/// Per welded vertex: its distance from the body's midline plane (through the upper-leg joints'
+/// midpoint, normal right -> left thigh) where `legs` (leg_share) is at least one half; +infinity
+/// elsewhere, and everywhere when the character has no upper-leg roles.
+std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vector<double>& legs,
+                                         const Character& character);
+
+/// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
+/// it. Either vector may be empty (that cue off); both empty: no base growth.
+struct BaseCues {
+  std::vector<char> misweighted; ///< misweighted_skin
+  /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
+  /// growing piece's neck (or collar) radius of the midline.
+  std::vector<double> leg_midline;
+  /// Far skin whose nearest skeleton point is a joint (a bone's end, not its interior): skin
+  /// beyond where the skeleton reaches (a tail past the hips, the back and the hind feet). A
+  /// protrusion cut at a junction with fewer than peel_fraction of its component's vertices (a
+  /// spike or plate at the end of a tail) whose tip is such skin is cut again where the skin
+  /// around the tip stops being such skin, when that is farther out (docs/detection.md).
+  std::vector<char> beyond_end;
+};
+
+/// Raw pieces of far skin before classification: connected far components; a protrusion split
+/// off where it meets a body (find_junction), its base grown past the cut over connected
+/// `cues` skin within base_zone_radii neck radii (and the skin that growth encloses); a piece
+/// that is most of a separate shell takes the shell; a whole far component (no junction, not a
+/// shell) grows over connected `cues` skin that is not far within base_zone_radii collar radii,
+/// all such components at once, contested skin to the geodesically nearer (ties: the component
+/// found first, then the lower vertex). Ids unset, vertices ascending, pieces in order of their
+/// lowest vertex.
+std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
+                                  const DetectParams& params, const BaseCues& cues);
+
+/// Region of every character joint: its role, or the region of its nearest roled ancestor
+/// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
+std::vector<std::string> joint_regions(const Character& character);
+
+/// Geodesic coordinate of a piece (SPEC §6): multi-source Dijkstra from its collar over welded
+/// edges, restricted to the piece and its collar. Returns g per piece vertex (in `vertices`
+/// order) and L = P99(g) (nearest-rank percentile).
+std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
+
+/// sqrt(l1 / l2) of the covariance of `points` (#P by 3); 0 for fewer than 3 points.
+double elongation(const Eigen::MatrixX3d& points);
+
+} // namespace retail

@@ -1,0 +1,26 @@
+// retail — naming geometry on the command line: `--tail SEL`, `--not-tail SEL` (SPEC §13) and,
+// with the same syntax, `--hair SEL` (SPEC §10).
+//
+// A selector is, tried in this order: `M/P` (two whole numbers: meshes[M].primitives[P]); a mesh
+// name (every primitive of that mesh); a material name (every primitive drawn with it).
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/rig/mesh.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+/// Per original vertex of `mesh` (its source primitives concatenated): does `selector` name the
+/// primitive it belongs to? Reads mesh and material names from doc.gltf (indices validated by
+/// parse_model). All false when it names none of this character's primitives.
+std::vector<bool> select_geometry(const Document& doc, const WeldedMesh& mesh,
+                                  const std::string& selector);
+
+/// Failure: Error(Usage) naming `what` ("--tail") and the selector when `matched` is false (it
+/// named no primitive of any character).
+void require_selected(const std::string& selector, const std::string& what, bool matched);
+
+} // namespace retail

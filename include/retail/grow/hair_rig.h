@@ -1,0 +1,95 @@
+// retail — planning a hair chain for a selected clump (SPEC §10, issue 17 point 1).
+//
+// `--hair SELECTOR` names geometry (selector.h: `M/P`, a mesh name or a material name). Per
+// selector and character, the clump's old weights are erased and it is re-rigged onto the head:
+//   attachment band  the clump's welded vertices nearest the head bone (the lowest
+//                    attach_fraction of them by distance to the head's bone segments)
+//   geodesic g       multi-source Dijkstra from the band over the clump's welded edges; L = P99(g)
+//   joints           grow_chain (chain.h) with exactly N bones: J_0 the band's centroid, J_i the
+//                    centroid of |g − iL/N| <= L/(2N), smoothed
+//   bones            Hair_<n>_1 .. Hair_<n>_N and a weightless Hair_<n>_End under the head, each
+//                    sharing the head's bind rotation (local transforms are pure translations)
+//   weights          SPEC §6 along the chain (hair_chain_weight), "prev" of the root segment the
+//                    head; the pinned band g <= pin_fraction × L carries weight 1 on the head and
+//                    the head's share fades to 0 over the root segment's first part
+//   unreached        clump vertices not connected to the band: weight 1 on the head (reported)
+// Everything else keeps its stored weights. The plan is a RigEdit (rig_edit.h) numbered after
+// `prior` (the tail's plan for the character) and merged with it by merge_rig_edits: nothing
+// touches the document here.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/grow/chain.h"
+#include "retail/grow/rig_edit.h"
+#include "retail/rig/mesh.h"
+#include "retail/rig/skeleton.h"
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct HairRigParams {
+  std::vector<std::string> hair; ///< --hair selectors, one chain each (per character it names)
+  int joints = 6;                ///< N, --hair-joints (1..32)
+  double attach_fraction = 0.05; ///< attachment band: this share of the clump nearest the head
+  double pin_fraction = 0.05;    ///< pinned band: g <= this × L, weight 1 on the head
+  int smoothing_passes = 2;      ///< as ChainParams
+  WeldParams weld;
+  void validate() const; ///< Failure: Error(Usage) naming the option
+};
+
+/// One selected clump rebuilt as a chain.
+struct HairChainResult {
+  std::string selector;
+  std::vector<std::string> bones; ///< Hair_<n>_1 .. Hair_<n>_N, Hair_<n>_End
+  std::vector<int> nodes;         ///< their node indices (as the edit numbers them)
+  Chain chain;                    ///< joints (world, bind), length L, skin radius per joint
+  std::size_t vertices = 0;       ///< original vertices re-weighted (the clump)
+  std::size_t band_vertices = 0;  ///< of them, in the attachment band (geodesic sources)
+  std::size_t pinned = 0;         ///< of them, weight 1 on the head (pinned band + unreached)
+  std::size_t unreached = 0;      ///< of them, not connected to the attachment band
+  std::vector<std::size_t> original_vertices; ///< ascending (character primitives concatenated)
+  std::vector<std::size_t> pinned_vertices;   ///< ascending
+};
+
+/// The body's trunk skin at bind, for the torso capsule the bake may add (hair_measure.h's
+/// TorsoSkin, as plain data): vertices with some weight on hips, spine or chest.
+struct TrunkSkin {
+  std::vector<Eigen::Vector3d> positions;          ///< world, bind
+  std::vector<double> trunk_weight;                ///< per position: summed trunk weight
+  Eigen::Vector3d hips = Eigen::Vector3d::Zero();  ///< hips joint, world
+  Eigen::Vector3d neck = Eigen::Vector3d::UnitY(); ///< neck joint (head if none), world
+  int carrier = -1; ///< node the capsule rides: the chest, else the top spine joint, else hips
+};
+
+/// What the plan found and decided for one character (kept in the run record).
+struct HairResult {
+  std::vector<HairChainResult> chains;
+  TrunkSkin trunk;           ///< filled when there is a chain
+  std::vector<bool> matched; ///< per selector: did it name any of this character's geometry
+  std::vector<std::string> warnings;
+};
+
+struct HairPlan {
+  HairResult result;
+  RigEdit edit; ///< numbered after `prior`; merge_rig_edits(prior, edit) before applying
+};
+
+/// Influences of one clump vertex at geodesic g: bone 0 the head, 1..N Hair_b. SPEC §6
+/// (chain_weight) beyond the root segment; within it, s = N g / L, s_p = N pin / L: the head 1
+/// for s <= s_p, then fading linearly to 0 at e = min(s_p + 1/2, 3/4), the rest on bone 1
+/// (and SPEC's w_next on bone 2 past f = 3/4). Sums to 1; continuous in g. Pre: length > 0.
+ChainWeight hair_chain_weight(double g, double length, int bones, double pin);
+
+/// Plans the hair chains of one character (see the top). Reads doc; changes nothing.
+/// Pre: model = parse_model(doc); character from build_characters with roles resolved (a head);
+/// prior: the edit already planned for this character (its first_node the document's node
+/// count). Deterministic. Failure: Error(Usage) for bad params; Error(Unsupported) when a
+/// selector names geometry but the character has no head role.
+HairPlan plan_hair(const Document& doc, const Model& model, const Character& character,
+                   const RigEdit& prior, const HairRigParams& params);
+
+} // namespace retail

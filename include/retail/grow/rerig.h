@@ -1,0 +1,89 @@
+// retail — planning a re-rig (SPEC §1 output, §5, §6); writing it is rig_edit.h's.
+//
+// Per character: detect pieces; for each tail chain (mode chain) plan bones Tail_1..Tail_K and
+// a weightless Tail_End under the hips, sharing the hips' bind rotation (each bone's local
+// transform a pure translation); append them to every skin of the character with inverse
+// bind matrices in that skin's space (existing joint indices unchanged); re-weight the piece's
+// vertices with the chain formula and blend the body into the hips over the root band. Mode
+// rigid: the piece's vertices get weight 1 on the hips. Mode detect: nothing changes. Worn
+// pieces go rigid on their bone only with --rigid-worn.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/detect/detect.h"
+#include "retail/grow/chain.h"
+#include "retail/grow/rig_edit.h"
+#include "retail/grow/root_band.h"
+#include "retail/rig/mesh.h"
+#include "retail/rig/skeleton.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+enum class Mode { Chain, Rigid, Detect };
+
+/// What the harm check (pipeline.h) decided for one tail piece: how it is to be written.
+struct PieceOverride {
+  enum class Kind { Chain, Rigid, Leave } kind = Kind::Chain;
+  double band_scale = 1; ///< Chain: the root band this many times as wide
+  std::string reason;    ///< why (written into the piece's reason)
+};
+
+struct RerigParams {
+  Mode mode = Mode::Chain;
+  std::map<int, PieceOverride> overrides; ///< by piece id (ids are deterministic)
+  std::vector<std::string> tail;          ///< --tail selectors (selector.h): tail chains
+  std::vector<std::string> not_tail;      ///< --not-tail selectors: never a piece
+  WeldParams weld;
+  DetectParams detect;
+  ChainParams chain;
+  RootBandParams root_band;
+  void validate() const; ///< Failure: Error(Usage)
+};
+
+struct ChainResult {
+  int piece = -1;
+  std::vector<std::string> bones; ///< Tail_1 .. Tail_K, Tail_End
+  std::vector<int> nodes;         ///< their node indices (empty in rigid/detect mode)
+  Chain chain;
+  std::size_t vertices = 0;                   ///< original vertices re-weighted
+  std::vector<std::size_t> original_vertices; ///< their ids (character primitives concatenated)
+  double distance_before = 0;                 ///< mean weighted bone distance, world units
+  double distance_after = 0;
+  std::size_t band_vertices = 0; ///< body vertices blended into the tail's root (root_band.h)
+  std::vector<std::size_t> band_originals; ///< their original ids, ascending
+  bool rigid = false;                      ///< weight 1 on the hips (mode rigid, or the fallback)
+};
+
+struct CharacterResult {
+  std::size_t welded_vertices = 0, source_vertices = 0;
+  Detection detection;
+  std::vector<ChainResult> chains;
+  std::vector<std::string> warnings;
+  /// Per selector of RerigParams::tail, then ::not_tail: did it name any of this character's
+  /// primitives?
+  std::vector<bool> selector_matched;
+};
+
+/// A character's re-rig: what was found and decided, and the edit that writes it.
+struct CharacterPlan {
+  CharacterResult result; ///< chains name the node indices the edit's nodes will take
+  RigEdit edit;
+};
+
+/// Plans the re-rig of one character; reads `doc`, changes nothing. Pre: model =
+/// parse_model(doc) as it is now; character from build_characters with roles resolved. The
+/// edit's nodes are numbered from doc's node count, so plan and apply one character at a time.
+/// Deterministic. Failure: Error(Usage) for bad params.
+CharacterPlan plan_character(const Document& doc, const Model& model, const Character& character,
+                             const RerigParams& params);
+
+/// plan_character, then apply_rig_edit into `doc`; returns the plan's result.
+CharacterResult rerig_character(Document& doc, const Model& model, const Character& character,
+                                const RerigParams& params);
+
+} // namespace retail

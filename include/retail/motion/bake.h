@@ -1,0 +1,162 @@
+// retail — baking the spring into every clip (SPEC §8).
+//
+// Per selected clip: play the body motion, run the spring at the fixed substep, warm up cycle
+// after cycle from rest until the chain's state at the clip start repeats (every bone within
+// loop_tolerance_deg between consecutive cycle starts; a cycle cap with a warning), then record
+// each tail bone's local rotation as LINEAR keys at `fps` covering the clip exactly. Keys are
+// interpolated from the fixed-substep states, so the output rate never changes the motion.
+// One-shot clips (is_one_shot, or --no-loop) are recorded from rest without looping. A clip that
+// already animates a chain bone keeps that track. Only new channels are added to the clip.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/motion/hair_solver.h"
+#include "retail/motion/spring.h"
+#include "retail/rig/animation.h"
+#include "retail/rig/skeleton.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace retail {
+
+/// The SPEC §10 solver's settings for chains retail grows on hair (hair_solver.h's HairLink):
+/// per link k, c and g (metres: g scales by H / 1.8 with the character's scale).
+struct HairBakeParams {
+  double stiffness_per_s2 = 120; ///< k
+  double damping_per_s = 10;     ///< c
+  double gravity_mps2 = 1;       ///< |g|, down
+  double radius_scale = 1;       ///< r_h = this × the chain's skin radius at the link's root
+  void validate() const;         ///< Failure: Error(Usage)
+};
+
+struct BakeParams {
+  SpringParams spring; ///< tails; its substep_s is every solver's (hair too)
+  HairBakeParams hair;
+  double fps = 30;
+  int max_warmup_cycles = 12;
+  double loop_tolerance_deg = 0.5;
+  std::vector<std::string> no_loop; ///< clips baked from rest without looping
+  std::vector<std::string> loop;    ///< clips forced to loop
+  double floor_y = NAN;             ///< g_0 override (world Y); NaN: measured from the body's skin
+  void validate() const;            ///< Failure: Error(Usage)
+};
+
+struct ClipBake {
+  int clip = -1;
+  std::string name;
+  bool one_shot = false;
+  int warmup_cycles = 0;        ///< cycles run before recording (0 for one-shot clips)
+  bool converged = true;        ///< the start state repeated within tolerance
+  double loop_closure_deg = 0;  ///< largest angle between a bone's first and last key
+  double tip_swing_deg = 0;     ///< range of the tip's direction relative to the hips over the clip
+  double floor_penetration = 0; ///< deepest a tail joint went below the floor (world units):
+                                ///< where the skin's limit won over the floor (spring.h)
+  std::size_t keys = 0;
+  std::vector<std::string> kept_authored; ///< chain bones this clip already animated
+};
+
+/// Clip names that read as one-shot: a token death/die/dead/jump/attack/hit/punch/kick/slash/
+/// land/fall/flip/throw/react/spawn/to (a transition "A_ToB"), unless a token says it loops
+/// (idle, loop, cycle, walk, run). Tokens as for bone names (camelCase, '_', '|', digits).
+bool is_one_shot(const std::string& clip_name);
+
+/// A chain of bones to bake, whatever grew it (a tail chain, a hair chain, a VRM spring): the
+/// joint it hangs from, its bones, and the constraints it obeys.
+struct ChainSpec {
+  int anchor = -1;                 ///< node the first bone hangs from (a joint of the character)
+  std::vector<int> bones;          ///< bone nodes, root first (joints of the character)
+  int end = -1;                    ///< weightless end node (a joint), or -1
+  std::vector<std::string> names;  ///< the bones' names, then the end's when there is one
+  std::vector<double> skin_radius; ///< per link, as Chain::radius (may be empty)
+  bool forward_plane = true;       ///< stays behind the anchor's forward plane (tails)
+  bool floor = true;               ///< touches the floor (tails)
+  /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
+  /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
+  bool hair = false;
+  /// Hair: collision proxies, each in the bind frame of a joint node it rides (its shape's
+  /// `proxy` field is ignored): at time t it is placed by that node's world transform.
+  std::vector<std::pair<int, HairProxy>> colliders;
+};
+
+/// One chain ready to bake: its nodes and its spring rig.
+struct ChainBake {
+  int anchor = -1;                ///< as ChainSpec
+  std::vector<int> nodes;         ///< the chain's bones root first, then its end if any
+  std::vector<std::string> bones; ///< their names
+  SpringRig rig;                  ///< tails
+  bool hair = false;              ///< solved by hair_rig instead (ChainSpec::hair)
+  HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
+  std::vector<int> proxy_nodes;   ///< per proxy pose: the node it rides
+  std::vector<Eigen::Vector3d> bind_direction; ///< hair: per bone, unit, in its own bind frame
+  /// Hair: per bone its rest local rotation (a VRM spring joint's saved rotation); a bone is read
+  /// back as the shortest arc taking its rest direction onto its link, applied after this
+  /// rotation. Empty: identity for every bone (the bones retail grows).
+  std::vector<Eigen::Quaterniond> rest_rotation;
+};
+
+/// The chains of one character ready to bake. Pre: `character` is the re-rigged document's
+/// (chain joints included). `floor_y`: g_0 as the springs will use it - params.floor_y when
+/// set, else the lowest bind point of the body's skin with tail-dominated skin excluded (a tail
+/// hanging below the feet must not define the ground); the caller decides, since it reports it
+/// (clip_pass.cpp). Failure: Error(Usage) for bad params; as spring_rig.
+std::vector<ChainBake> prepare_bakes(const Character& character,
+                                     const std::vector<ChainSpec>& chains, double floor_y,
+                                     const BakeParams& params);
+
+/// One chain baked into one clip: its figures and keys, nothing written yet.
+struct BakedClip {
+  ClipBake bake;
+  std::vector<float> times;               ///< key times, seconds: [0, duration] at params.fps
+  std::vector<std::vector<float>> values; ///< per bone: x y z w per key
+  std::vector<bool> authored;             ///< per bone: the clip animates it already (kept)
+  std::vector<std::string> warnings;      ///< this clip's (the warm-up cap)
+};
+
+/// Bakes `chain` into clip `clip` of `model` (see the top of this header). Reads only its
+/// arguments: clips bake independently, on any thread, to the same bits.
+BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& chain, int clip,
+                    const BakeParams& params);
+
+/// The baked keys as the clip holds them once written (write_baked_clip): one LINEAR rotation
+/// track per bone the clip did not animate, added to `sampler` (a sampler of the same clip).
+void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSampler& sampler);
+
+/// Appends the baked clip to doc's animation: one shared input accessor (the key times), then
+/// per bone not authored a VEC4 output accessor, a LINEAR sampler and a rotation channel.
+/// `nodes`: the chain's (ChainBake::nodes).
+void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<int>& nodes);
+
+/// One warning for the chain when its tail dipped below the floor deeper than `tolerance` in
+/// some of `bakes` (its clips): where holding the floor would have bent a joint past its skin
+/// limit.
+void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+                            double tolerance, std::vector<std::string>& warnings);
+
+/// One warning naming every looping clip of `chain` whose warm-up did not settle (ClipBake::
+/// converged false after its warm-up cycles, the cap), or none. A tail's names its first bone
+/// ("chain Tail_1: the tail's loop ..."), a hair chain's its first and last bones ("hair chain
+/// Hair_1_1 .. Hair_1_End: the hair's loop ...").
+void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+                    std::vector<std::string>& warnings);
+
+/// The spring rig of a chain of bones from the character's bind pose, which comes from the
+/// inverse bind matrices (never the nodes' saved TRS: a file can hold an animated frame there),
+/// in the frame of `spec.anchor`. `spec.bones`: root first, each a joint of the character,
+/// parented in that order under the anchor; `spec.end`: the weightless end node (a joint), or
+/// -1 when there is none, in which case the last link extends the incoming bone (its direction
+/// in the parent's frame, carried into the last bone's own frame, at the same length).
+/// Failure: Error(Unsupported) when the anchor or a bone is not a joint.
+SpringRig spring_rig(const Character& character, const ChainSpec& spec, double floor_y);
+
+/// The hair solver's rig of `spec` (spec.hair) from the bind pose (IBMs), in the anchor's bind
+/// frame: root and rest arc from the joints, lengths in world units, r_h from spec.skin_radius,
+/// k, c, g from params (g × character.scale), one proxy per spec.colliders entry; fills
+/// `out.hair_rig`, `out.proxy_nodes` and `out.bind_direction`. Failure: as spring_rig;
+/// Error(InvalidInput) for a zero-length link.
+void hair_bake_rig(const Character& character, const ChainSpec& spec, double substep_s,
+                   const HairBakeParams& params, ChainBake& out);
+
+} // namespace retail

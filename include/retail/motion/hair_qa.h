@@ -1,0 +1,42 @@
+// retail — the head-turn QA of the chains `--hair` grew (SPEC §10, issue 17; docs/hair.md): after
+// the re-rig, head_turn.h's controlled sequence (4 s of head turns, 8 s still, the solver at
+// 120 Hz, the skinned mesh sampled at 30 Hz) run on each character's hair chains as the bake
+// solves them (bake.h's hair_bake_rig on clip_pass.h's hair_chain_spec, against the same
+// colliders: the file's VRM colliders and the torso capsule when those miss the trunk).
+// Plain data in, a value out; single-threaded, deterministic; no logging, no I/O.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/grow/hair_rig.h"
+#include "retail/motion/bake.h"
+#include "retail/motion/head_turn.h"
+#include "retail/rig/skeleton.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+struct HairQaParams {
+  HeadTurnParams turn;   ///< the sequence (defaults: the article's)
+  HairBakeParams solver; ///< the hair chains' k, c, g and radius scale (as the bake's)
+  BindParams bind;       ///< as the run's: the characters are rebuilt from `doc`
+  void validate() const; ///< Failure: Error(Usage) naming the field
+};
+
+/// The head turn on every character's hair chains. Pre: `doc` is the re-rigged document (the
+/// hair bones and weights applied); hair[k] is plan_hair's result for character k of
+/// build_characters(doc, ·, params.bind). Post: one report per entry of `hair`, its chains in
+/// hair[k].chains' order; its `torso` the capsule the chains respect (hair_colliders'), placed
+/// at the saved pose, `fitted` false when none was added; an empty report (head -1, samples 0)
+/// for a character without hair chains; nothing is parsed when no character has one. Failure:
+/// Error(Usage) for bad params; as hair_colliders, hair_bake_rig and head_turn_chains.
+std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
+                                           const HairQaParams& params = {});
+
+/// One line for the log: the chain count and the worst of each figure over all chains
+/// ("2 hair chain(s), worst: edge-max p99 3.1%, ...").
+std::string hair_head_turn_summary(const std::vector<HeadTurnReport>& reports,
+                                   const HeadTurnParams& turn);
+
+} // namespace retail

@@ -1,0 +1,50 @@
+// retail — the QA side of stretch: before/after tables, --fail-on checks (SPEC §9, §11).
+#pragma once
+
+#include "retail/qa/stretch.h"
+
+#include <string>
+#include <vector>
+
+namespace retail {
+
+/// One clip's row of the article's table: the tail before (input rig), as the rigid reference
+/// (computed, not written), after (output rig), and the body of the output as the baseline.
+struct StretchRow {
+  int clip = -1;
+  std::string name;
+  double duration = 0;
+  RegionStretch original, rigid, result, body;
+  bool has_original = false, has_rigid = false;
+};
+
+/// The harm check's figures for one re-rigged piece: the torn share of its judged region (the
+/// vertices it changed, chain and root band, and their one-ring neighbours; edges with both ends
+/// in it) on the input rig and on the output rig, per clip of the pass in clip order.
+struct PieceJudge {
+  int piece = -1;
+  std::string verdict; ///< "kept", or what the harm check did and why (pipeline.cpp)
+  std::vector<std::string> clips;
+  std::vector<double> input_torn, output_torn; ///< percent
+};
+
+/// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC
+/// one of p95, p99, max, torn (percent), edge_p99 (percent) and OP one of > >= < <=.
+/// Examples: "torn>0", "p99>body.p99", "max>=2". Failure to parse: Error(Usage).
+struct FailCheck {
+  std::string text, metric, op, against_metric;
+  double value = 0;
+  bool against_body = false;
+};
+FailCheck parse_fail_on(const std::string& text);
+
+/// Checks every row's result (or, for `retail report`, its only) tail against the checks;
+/// returns one line per failure naming the clip, e.g.
+/// "Walk: tail p99 1.42 > body.p99 1.29 (p99>body.p99)".
+std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
+                                          const std::vector<StretchRow>& rows);
+
+/// The rows as readable text, at most 100 columns wide.
+std::string format_stretch_table(const std::vector<StretchRow>& rows);
+
+} // namespace retail

@@ -1,0 +1,62 @@
+// retail — the character's surface as one welded graph (SPEC §3).
+//
+// Exporters split vertices at UV and hard-normal seams (the Khronos fox is non-indexed: every
+// triangle has its own three vertices), so one tail falls into dozens of islands on the raw
+// face graph. All skinned primitives of a character are gathered in world space at bind,
+// welded by position (within `weld_tolerance_h * H`), and connected by their triangles' edges.
+// Results computed per welded vertex are written back per original vertex through `weld_of`.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/rig/skeleton.h"
+
+#include <Eigen/Core>
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace retail {
+
+struct WeldParams {
+  double weld_tolerance_h = 1e-5; ///< positions closer than this × H are one vertex
+  void validate() const;          ///< Failure: Error(Usage) when negative
+};
+
+/// One skinned primitive's original vertices.
+struct SourcePrimitive {
+  SkinnedPrimitive where;
+  std::size_t first = 0; ///< index of its vertex 0 in the concatenated vertex list
+  std::size_t count = 0;
+};
+
+struct WeldedMesh {
+  std::vector<SourcePrimitive> sources;
+  Eigen::MatrixX3d positions;            ///< #N by 3: all original vertices, world space at bind
+  std::vector<int> weld_of;              ///< #N: welded vertex of each original vertex
+  Eigen::MatrixX3d welded;               ///< #W by 3: welded positions (the first original's)
+  std::vector<int> adjacency_start;      ///< #W+1: CSR offsets into `adjacency`
+  std::vector<int> adjacency;            ///< neighbours of welded vertex w: [start[w], start[w+1])
+  std::vector<double> edge_length;       ///< parallel to `adjacency`
+  std::vector<std::array<int, 3>> faces; ///< triangles on welded ids (degenerate ones dropped)
+  std::size_t triangles = 0;             ///< triangles of the source primitives
+
+  std::size_t size() const { return std::size_t(welded.rows()); }
+};
+
+/// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
+std::vector<int> first_originals(const WeldedMesh& mesh);
+
+/// Sorts edges (pairs a < b, both < `vertices`) ascending and drops repeats, in linear time: a
+/// counting pass by a, then each a's short list of b sorted. The same result as std::sort and
+/// std::unique.
+void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices);
+
+/// Gathers, welds and connects the character's skinned primitives. Deterministic: welded ids
+/// are assigned in primitive, then vertex order; a vertex joins the first earlier welded vertex
+/// within tolerance. Pre: model from parse_model(doc); character from build_characters.
+WeldedMesh weld_character(const Document& doc, const Model& model, const Character& character,
+                          const WeldParams& params);
+
+} // namespace retail

@@ -1,0 +1,321 @@
+// retail batch (batch.h).
+#include "retail/app/batch.h"
+
+#include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/base/parallel.h"
+#include "retail/record/report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+namespace fs = std::filesystem;
+
+namespace retail {
+
+void BatchParams::validate() const {
+  run.validate();
+  if (jobs < 0 || shard_count < 1 || shard_index < 0 || shard_index >= shard_count)
+    throw Error(ExitCode::Usage,
+                "batch parameters out of range (-j >= 0, --shard I/N, 0 <= I < N)");
+}
+
+std::pair<int, int> parse_shard(const std::string& text) {
+  std::size_t slash = text.find('/');
+  try {
+    if (slash != std::string::npos && slash > 0 && slash + 1 < text.size()) {
+      std::size_t a = 0, b = 0;
+      int i = std::stoi(text.substr(0, slash), &a), n = std::stoi(text.substr(slash + 1), &b);
+      if (a == slash && b == text.size() - slash - 1 && n >= 1 && i >= 0 && i < n) return {i, n};
+    }
+  } catch (const std::exception&) {
+  }
+  throw Error(ExitCode::Usage, "--shard wants I/N with 0 <= I < N, got '" + text + "'");
+}
+
+namespace {
+
+bool is_model(const fs::path& p) {
+  std::string ext = p.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return ext == ".glb" || ext == ".vrm" || ext == ".gltf";
+}
+
+} // namespace
+
+std::vector<std::string> list_models(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw Error(ExitCode::InvalidInput, "'" + dir + "' is not a folder");
+  std::vector<std::string> out;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
+    if (it->is_regular_file(ec) && is_model(it->path()))
+      out.push_back(fs::relative(it->path(), dir).generic_string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string summary_line(const BatchEntry& e) {
+  Json j = {{"path", e.path},
+            {"status", e.status},
+            {"exit_code", e.exit_code},
+            {"chains", e.chains},
+            {"harm_stepped_down", e.stepped_down},
+            {"stretch", e.stretch},
+            {"ms", std::round(e.ms * 10) / 10},
+            {"error", e.error}};
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace); // paths need not be UTF-8
+}
+
+namespace {
+
+/// The worst result tail over a run's clips: largest p99 and torn share, with their clips.
+Json worst_stretch(const RunResult& r) {
+  Json out = Json::object();
+  double p99 = -1, torn = -1;
+  for (const auto& rows : r.stretch)
+    for (const auto& row : rows) {
+      if (row.result.p99 > p99)
+        p99 = row.result.p99, out["p99"] = round6(row.result.p99), out["p99_clip"] = row.name;
+      if (row.result.torn_percent > torn)
+        torn = row.result.torn_percent, out["torn_percent"] = round6(row.result.torn_percent),
+        out["torn_clip"] = row.name;
+    }
+  return out;
+}
+
+/// Is `path` newer than the input (its modification time later)? False when either is missing.
+bool newer_than(const fs::path& path, const fs::path& in) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return false;
+  auto t = fs::last_write_time(path, ec);
+  if (ec) return false;
+  auto t_in = fs::last_write_time(in, ec);
+  return !ec && t > t_in;
+}
+
+/// What the run found, in a few words: "1 tail chain; 6 pieces: 1 tail_chain, 5 limb".
+std::string found_text(const RunResult& r) {
+  std::size_t chains = 0, pieces = 0;
+  std::map<std::string, std::size_t> decisions;
+  for (const auto& c : r.characters) {
+    chains += c.chains.size();
+    pieces += c.detection.pieces.size();
+  }
+  for (const auto& c : r.report["characters"])
+    for (const auto& p : c.value("pieces", Json::array())) ++decisions[p.value("decision", "?")];
+  std::string text = std::to_string(chains) + (chains == 1 ? " tail chain" : " tail chains") +
+                     "; " + std::to_string(pieces) + (pieces == 1 ? " piece" : " pieces");
+  std::string sep = ": ";
+  for (const auto& [d, n] : decisions) text += sep + std::to_string(n) + " " + d, sep = ", ";
+  return text;
+}
+
+/// The index row's figures of a run: the clip where the input's tail tears most (its torn share
+/// before and after) and whether any clip tears more after than before.
+void index_figures(const RunResult& r, IndexRow& row) {
+  double worst = -1;
+  for (const auto& rows : r.stretch)
+    for (const auto& s : rows) {
+      if (s.original.torn_percent > worst) {
+        worst = s.original.torn_percent;
+        row.figures = true;
+        row.worst_clip = s.name;
+        row.torn_before = s.original.torn_percent;
+        row.torn_after = s.result.torn_percent;
+      }
+      if (s.result.torn_percent > s.original.torn_percent + 1e-9) row.worse = true;
+    }
+}
+
+/// One file: skipped when up to date (its output and its report both newer than it: a run
+/// killed between writing the two left an incomplete item, which is redone), else run; every
+/// failure becomes the entry's status.
+BatchEntry process(const fs::path& in, const fs::path& out, const std::string& rel,
+                   const BatchParams& params, const std::string& report_path,
+                   const std::string& page_path, const std::string& in_root) {
+  BatchEntry e;
+  e.path = rel;
+  auto start = std::chrono::steady_clock::now();
+  std::error_code ec;
+  if (!params.force && newer_than(out, in) && newer_than(report_path, in) &&
+      (!params.html || newer_than(page_path, in))) {
+    e.status = "skipped";
+    return e;
+  }
+  try {
+    if (!path_inside(in.string(), in_root))
+      throw Error(ExitCode::InvalidInput, "a link leading outside IN_DIR (not followed)");
+    fs::create_directories(out.parent_path(), ec);
+    if (ec)
+      throw Error(ExitCode::OutputFailed, "cannot create '" + out.parent_path().string() + "'");
+    RunParams rp = params.run;
+    rp.report_path = report_path;
+    if (params.html) rp.html_path = page_path;
+    RunResult r = run(in.string(), out.string(), rp);
+    e.row.found = found_text(r);
+    e.row.warnings = r.warnings;
+    index_figures(r, e.row);
+    for (const auto& c : r.characters) e.chains += c.chains.size();
+    for (const auto& pieces : r.judge)
+      for (const auto& pj : pieces) e.stepped_down += pj.verdict != "kept";
+    e.stretch = worst_stretch(r);
+    e.status = "ok";
+    if (!r.failures.empty()) {
+      e.exit_code = int(ExitCode::ChecksFailed);
+      for (const auto& f : r.failures) e.error += (e.error.empty() ? "" : "; ") + f;
+    }
+  } catch (const Error& err) {
+    e.status = "failed", e.exit_code = int(err.code()), e.error = err.what();
+  } catch (const std::bad_alloc&) {
+    e.status = "failed", e.exit_code = int(ExitCode::Unsupported), e.error = "out of memory";
+  } catch (const std::exception& err) {
+    e.status = "failed", e.exit_code = int(ExitCode::Unsupported), e.error = err.what();
+  }
+  e.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return e;
+}
+
+/// Report paths: OUT with .report.json, unless two outputs in one folder share a stem
+/// (a.glb and a.gltf), when the later ones keep their extension (a.gltf.report.json).
+std::vector<std::string> report_paths(const std::vector<fs::path>& outs) {
+  std::vector<std::string> paths;
+  std::vector<std::string> taken;
+  for (const auto& o : outs) {
+    std::string p = fs::path(o).replace_extension(".report.json").string();
+    if (std::find(taken.begin(), taken.end(), p) != taken.end()) p = o.string() + ".report.json";
+    taken.push_back(p);
+    paths.push_back(p);
+  }
+  return paths;
+}
+
+/// The index of a finished batch: one row per entry (its page relative to OUT_DIR when it has
+/// one), written atomically to OUT_DIR/index.html.
+void write_index(const std::string& in_dir, const std::string& out_dir,
+                 std::vector<BatchEntry>& entries, const std::vector<std::string>& pages) {
+  std::vector<IndexRow> rows;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    BatchEntry& e = entries[i];
+    e.row.path = e.path;
+    e.row.status = e.status;
+    e.row.error = e.error;
+    e.row.stepped_down = e.stepped_down;
+    e.row.ms = e.ms;
+    std::error_code ec;
+    if (e.status != "failed" && fs::exists(pages[i], ec))
+      e.row.page = fs::relative(pages[i], out_dir, ec).generic_string();
+    rows.push_back(e.row);
+  }
+  const std::string text = make_batch_index(in_dir, rows);
+  write_file_atomic((fs::path(out_dir) / "index.html").string(), Bytes(text.begin(), text.end()));
+}
+
+} // namespace
+
+std::vector<std::string> page_paths(const std::vector<std::string>& outs,
+                                    const std::string& out_dir) {
+  std::vector<std::string> paths;
+  std::vector<std::string> taken = {(fs::path(out_dir) / "index.html").lexically_normal().string()};
+  for (const auto& o : outs) {
+    std::string p = fs::path(o).replace_extension(".html").lexically_normal().string();
+    if (std::find(taken.begin(), taken.end(), p) != taken.end())
+      p = fs::path(o + ".html").lexically_normal().string();
+    taken.push_back(p);
+    paths.push_back(p);
+  }
+  return paths;
+}
+
+BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
+                      const BatchParams& params,
+                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress) {
+  params.validate();
+  std::error_code ec;
+  fs::path in_abs = fs::weakly_canonical(in_dir, ec), out_abs = fs::weakly_canonical(out_dir, ec);
+  auto rel = out_abs.lexically_relative(in_abs);
+  if (!ec && !rel.empty() && *rel.begin() != "..")
+    throw Error(ExitCode::Usage, "OUT_DIR '" + out_dir + "' is inside IN_DIR '" + in_dir +
+                                     "': its outputs would be read as inputs");
+  std::vector<std::string> all = list_models(in_dir), files;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (int(i % std::size_t(params.shard_count)) == params.shard_index) files.push_back(all[i]);
+  fs::create_directories(out_dir, ec);
+  if (ec || !fs::is_directory(out_dir, ec))
+    throw Error(ExitCode::OutputFailed, "cannot create the output folder '" + out_dir + "'");
+  std::vector<fs::path> outs;
+  for (const auto& f : files) outs.push_back(fs::path(out_dir) / fs::path(f));
+  std::vector<std::string> reports = report_paths(outs), out_names;
+  for (const auto& o : outs) out_names.push_back(o.string());
+  const std::vector<std::string> pages = page_paths(out_names, out_dir);
+
+  if (params.summary_path != "-" && !params.summary_path.empty()) {
+    // Written as the files run: never over a file of IN_DIR, an output or a report.
+    const std::string summary = resolved_path(params.summary_path);
+    if (fs::exists(summary, ec) && path_inside(summary, in_dir))
+      throw Error(ExitCode::Usage, "the summary '" + params.summary_path +
+                                       "' is a file inside IN_DIR; retail never overwrites what "
+                                       "it reads");
+    for (std::size_t i = 0; i < outs.size(); ++i)
+      for (const std::string& w : {outs[i].string(), reports[i]})
+        if (resolved_path(w) == summary)
+          throw Error(ExitCode::Usage,
+                      "the summary '" + params.summary_path + "' is also the output '" + w + "'");
+  }
+  std::unique_ptr<std::ofstream> summary_file;
+  std::ostream* summary = nullptr;
+  if (params.summary_path == "-") {
+    summary = &std::cout;
+  } else if (!params.summary_path.empty()) {
+    summary_file = std::make_unique<std::ofstream>(params.summary_path, std::ios::binary);
+    if (!*summary_file)
+      throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
+    summary = summary_file.get();
+  }
+
+  // Files run side by side on the workers; each file's per-clip work shares what cores are
+  // left (one thread each when there are as many files at a time as cores).
+  std::size_t n = std::min<std::size_t>(std::size_t(worker_count(params.jobs)),
+                                        std::max<std::size_t>(files.size(), 1));
+  BatchParams per_file = params;
+  if (per_file.run.threads == 0) per_file.run.threads = std::max(1, worker_count(0) / int(n));
+
+  BatchResult result;
+  result.entries.resize(files.size());
+  std::vector<bool> done(files.size(), false);
+  std::mutex mutex;
+  std::size_t finished = 0, flushed = 0;
+  parallel_for(files.size(), int(n), [&](std::size_t i) {
+    BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
+                           reports[i], pages[i], in_dir);
+    std::lock_guard<std::mutex> lock(mutex);
+    result.entries[i] = std::move(e);
+    done[i] = true;
+    ++finished;
+    if (result.entries[i].status == "failed") ++result.failed;
+    if (result.entries[i].stepped_down > 0) ++result.stepped_down;
+    for (; flushed < files.size() && done[flushed]; ++flushed)
+      if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
+    if (progress) progress(finished, files.size(), result.failed);
+  });
+  if (summary_file && !*summary_file)
+    throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
+  if (params.html) write_index(in_dir, out_dir, result.entries, pages);
+  result.exit_code = result.failed ? int(ExitCode::BatchFailed) : 0;
+  return result;
+}
+
+} // namespace retail

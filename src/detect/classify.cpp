@@ -1,0 +1,489 @@
+// detect_pieces: collar, attachment, appendage tests, decision and merging (SPEC §4).
+#include "retail/base/error.h"
+#include "retail/detect/detect.h"
+#include "retail/detect/geodesic.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace retail {
+
+namespace {
+
+template <class... Args> std::string fmt(const char* format, Args... args) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+Eigen::MatrixX3d rows_of(const WeldedMesh& m, const std::vector<int>& ids) {
+  Eigen::MatrixX3d p(Eigen::Index(ids.size()), 3);
+  for (std::size_t i = 0; i < ids.size(); ++i) p.row(Eigen::Index(i)) = m.welded.row(ids[i]);
+  return p;
+}
+
+std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
+                           const DistanceField& f, const Piece& piece, bool& from_shell) {
+  // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
+  // the collar's ring or behind it, and its geodesic coordinate starts there).
+  std::vector<bool> in(m.size(), false);
+  for (int v : piece.vertices) in[std::size_t(v)] = true;
+  for (int v : piece.base) in[std::size_t(v)] = false;
+  std::vector<int> out;
+  for (int u : piece.vertices)
+    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
+      if (in[std::size_t(u)] && !in[std::size_t(m.adjacency[std::size_t(e)])])
+        out.push_back(m.adjacency[std::size_t(e)]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  from_shell = out.empty();
+  if (!out.empty()) return out;
+  // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the
+  // torso bones (hips, spine) when there are any: a tail hanging beside the legs passes closer
+  // to a shin mid-way than to the pelvis it hangs from.
+  std::vector<double> d(piece.vertices.size());
+  Eigen::MatrixX3d pts = rows_of(m, piece.vertices);
+  if (!torso.empty())
+    d = skeleton_distance(pts, torso, 0).distance;
+  else
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = f.distance[std::size_t(piece.vertices[i])];
+  std::vector<std::size_t> order(d.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return d[a] < d[b]; });
+  std::vector<int> sorted;
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, order.size() / 20); ++i)
+    sorted.push_back(piece.vertices[order[i]]);
+  std::sort(sorted.begin(), sorted.end());
+  return sorted;
+}
+
+/// Nearest deforming joint to `centre`, preferring torso and thigh joints within `bias` × the
+/// nearest distance; a thigh maps to the hips. Ties: lower joint index.
+int attach(const Character& c, const std::vector<bool>& deforming,
+           const std::vector<std::string>& region, const Eigen::Vector3d& centre, double bias) {
+  int nearest = -1, torso = -1;
+  double dn = INFINITY, dt = INFINITY;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    if (!deforming[j]) continue;
+    double d = (c.bind_position(int(j)) - centre).norm();
+    if (d < dn) dn = d, nearest = int(j);
+    bool is_torso = region[j] == "hips" || region[j] == "spine" || region[j] == "thigh";
+    if (is_torso && d < dt) dt = d, torso = int(j);
+  }
+  int pick = torso >= 0 && dt <= bias * dn ? torso : nearest;
+  if (pick >= 0 && region[std::size_t(pick)] == "thigh") pick = c.joint_index(c.roles.hips);
+  return pick;
+}
+
+void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& lo,
+            Eigen::Vector3d& hi) {
+  lo = Eigen::Vector3d::Constant(INFINITY);
+  hi = -lo;
+  for (int v : ids) {
+    lo = lo.cwiseMin(m.welded.row(v).transpose());
+    hi = hi.cwiseMax(m.welded.row(v).transpose());
+  }
+}
+
+/// Intersection volume / smaller box volume (flat boxes: by area of their largest face).
+double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
+  Eigen::Vector3d la, ha, lb, hb;
+  box_of(m, a.vertices, la, ha);
+  box_of(m, b.vertices, lb, hb);
+  Eigen::Vector3d li = la.cwiseMax(lb), hi = ha.cwiseMin(hb);
+  if ((hi.array() < li.array()).any()) return 0;
+  double eps = 1e-9 * std::max((ha - la).norm(), (hb - lb).norm());
+  auto vol = [&](const Eigen::Vector3d& l, const Eigen::Vector3d& h) {
+    return ((h - l).array() + eps).prod();
+  };
+  return vol(li, hi) / std::min(vol(la, ha), vol(lb, hb));
+}
+
+/// Length of the piece's open border: edges of its triangles (all three corners in the piece)
+/// that only one such triangle has. A tube is closed but for its root ring; a sheet (a cape, a
+/// skirt) is open all round.
+double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : vertices) in[std::size_t(v)] = true;
+  std::map<std::pair<int, int>, int> uses;
+  for (const auto& f : m.faces) {
+    if (!in[std::size_t(f[0])] || !in[std::size_t(f[1])] || !in[std::size_t(f[2])]) continue;
+    for (int e = 0; e < 3; ++e) {
+      int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
+      ++uses[{std::min(a, b), std::max(a, b)}];
+    }
+  }
+  double length = 0;
+  for (const auto& [edge, n] : uses)
+    if (n == 1) length += (m.welded.row(edge.first) - m.welded.row(edge.second)).norm();
+  return length;
+}
+
+void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
+             const std::vector<double>& areas, Piece& p) {
+  p.reach = 0;
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (int v : p.vertices) {
+    p.reach = std::max(p.reach, f.distance[std::size_t(v)]);
+    centroid += m.welded.row(v).transpose();
+  }
+  centroid /= double(p.vertices.size());
+  Eigen::MatrixX3d c(1, 3);
+  c.row(0) = centroid.transpose();
+  p.centroid_distance = skeleton_distance(c, segs, 0).distance[0];
+  p.elongation = elongation(rows_of(m, p.vertices));
+  p.geodesic = piece_geodesic(m, p, p.length);
+  double area = 0;
+  for (int v : p.vertices) area += areas[std::size_t(v)];
+  p.slenderness = area > 0 ? M_PI * p.length * p.length / area : 0;
+  p.area = area;
+  p.open_border = open_border(m, p.vertices);
+}
+
+/// Does the piece span the hips' position along the left-right axis (right thigh -> left)?
+bool crosses_midline(const WeldedMesh& m, const Character& c, const Piece& p) {
+  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]),
+      h = c.joint_index(c.roles.hips);
+  if (l < 0 || r < 0 || h < 0) return true; // no frame to judge by
+  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
+  if (axis.norm() <= 0) return true;
+  axis.normalize();
+  double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis), lo = INFINITY,
+         hi = -INFINITY;
+  for (int v : p.vertices) {
+    double x = m.welded.row(v).dot(axis.transpose());
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  return lo <= mid && mid <= hi;
+}
+
+/// open_border^2 / (4 pi area): 0 for a closed shell, 0.5 for a hemispherical cap, 1 for a flat
+/// disc, more for a strip or a sheet open all round.
+double closure(const Piece& p) {
+  return p.area > 0 ? p.open_border * p.open_border / (4 * M_PI * p.area) : INFINITY;
+}
+
+/// A short closed protrusion an auto-rigger weighted to the legs, across the hips' midline.
+bool is_stub(const DetectParams& params, const Piece& p) {
+  return (p.region == "hips" || p.region == "thigh") && p.crosses_midline &&
+         closure(p) <= params.stub_closure && p.leg_weight >= params.stub_leg_weight;
+}
+
+/// Mean of `share` (leg_share) over the piece's vertices that have one.
+double leg_weight(const std::vector<double>& share, const Piece& p) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (int v : p.vertices)
+    if (!std::isnan(share[std::size_t(v)])) sum += share[std::size_t(v)], ++n;
+  return n ? sum / double(n) : 0;
+}
+
+void decide(const DetectParams& params, double height, Piece& p) {
+  double ratio = p.reach > 0 ? p.centroid_distance / p.reach : 0;
+  if (p.vertices.size() < 3) {
+    p.decision = Decision::Small;
+    p.reason = "fewer than 3 vertices";
+  } else if (p.region == "head" || p.region == "neck") {
+    p.decision = Decision::Head;
+    p.reason = "hangs from the head or neck (ears, hair): left alone";
+  } else if (ratio < params.centroid_ratio) {
+    p.decision = Decision::BodyLike;
+    p.reason = fmt("centroid lies near a bone (%.2f of reach < %.2f): body skin, left alone", ratio,
+                   params.centroid_ratio);
+  } else if (p.elongation < params.elongation_min &&
+             !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min &&
+               p.open_border < p.length) &&
+             !is_stub(params, p)) {
+    p.decision = Decision::Broad;
+    p.reason = fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
+                   "left alone",
+                   p.elongation, params.elongation_min, p.slenderness, params.slenderness_min);
+  } else if ((p.region == "hips" || p.region == "thigh") && !p.crosses_midline) {
+    p.decision = Decision::Limb;
+    p.reason = "hangs from the hips but lies to one side of the body's midline (a tail crosses "
+               "it): left alone";
+  } else if ((p.region == "hips" || p.region == "thigh") &&
+             p.length < params.min_tail_length_h * height) {
+    p.decision = Decision::Small;
+    p.reason = fmt("too short for a tail (L = %.3f H < %.2f H): left alone", p.length / height,
+                   params.min_tail_length_h);
+  } else if ((p.region == "hips" || p.region == "thigh") && p.elongation < params.elongation_min &&
+             !(p.slenderness >= params.slenderness_min && p.open_border < p.length)) {
+    p.decision = Decision::TailChain;
+    p.reason = fmt("a closed stub (border^2 / 4 pi area %.2f <= %.2f) weighted %.0f%% to the legs, "
+                   "sticks out (centroid %.2f of reach), hangs from the hips: tail chain",
+                   closure(p), params.stub_closure, 100 * p.leg_weight, ratio);
+  } else if (p.region == "hips" || p.region == "thigh") {
+    p.decision = Decision::TailChain;
+    p.reason = fmt("long (elongation %.2f, slenderness %.2f), sticks out (centroid %.2f of reach), "
+                   "hangs from the hips: tail chain",
+                   p.elongation, p.slenderness, ratio);
+  } else if (p.region == "spine") {
+    p.decision = params.rigid_worn ? Decision::WornRigid : Decision::Worn;
+    p.reason = params.rigid_worn
+                   ? "long, hangs from the spine: worn, rigid on its bone (--rigid-worn)"
+                   : "long, hangs from the spine: worn (sheath, quiver, strap), left alone";
+  } else {
+    p.decision = Decision::Limb;
+    p.reason = "hangs from a limb or a helper bone: left alone";
+  }
+}
+
+} // namespace
+
+void DetectParams::validate() const {
+  distance.validate();
+  if (!(centroid_ratio >= 0) || !(elongation_min >= 1) || !(attach_bias >= 1) ||
+      !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
+      !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
+      !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
+      !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
+      !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
+      !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
+      !(peel_fraction >= 0 && peel_fraction <= 1) ||
+      !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
+    throw Error(ExitCode::Usage, "detection parameters out of range");
+}
+
+const char* decision_name(Decision d) {
+  switch (d) {
+  case Decision::TailChain:
+    return "tail_chain";
+  case Decision::TailRigid:
+    return "tail_rigid";
+  case Decision::TailRejected:
+    return "tail_rejected";
+  case Decision::Worn:
+    return "worn";
+  case Decision::WornRigid:
+    return "worn_rigid";
+  case Decision::Head:
+    return "head";
+  case Decision::Limb:
+    return "limb";
+  case Decision::Broad:
+    return "broad";
+  case Decision::BodyLike:
+    return "body";
+  case Decision::Small:
+    return "small";
+  }
+  return "?";
+}
+
+std::vector<double> piece_geodesic(const WeldedMesh& m, const Piece& piece, double& length) {
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : piece.vertices) allowed[std::size_t(v)] = true;
+  for (int v : piece.collar) allowed[std::size_t(v)] = true;
+  std::vector<double> d = geodesic_distance(m, piece.collar, allowed, INFINITY);
+  std::vector<double> g;
+  g.reserve(piece.vertices.size());
+  for (int v : piece.vertices)
+    g.push_back(std::isfinite(d[std::size_t(v)]) ? d[std::size_t(v)] : 0.0);
+  std::vector<double> sorted = g;
+  std::sort(sorted.begin(), sorted.end());
+  length = sorted.empty()
+               ? 0
+               : sorted[std::min(sorted.size() - 1,
+                                 std::size_t(std::ceil(0.99 * double(sorted.size()))) - 1)];
+  return g;
+}
+
+double elongation(const Eigen::MatrixX3d& points) {
+  if (points.rows() < 3) return 0;
+  Eigen::RowVector3d mean = points.colwise().mean();
+  Eigen::MatrixX3d centred = points.rowwise() - mean;
+  Eigen::Matrix3d cov = centred.transpose() * centred / double(points.rows());
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(cov);
+  double l1 = eig.eigenvalues()(2), l2 = eig.eigenvalues()(1);
+  return l2 > 0 ? std::sqrt(l1 / l2) : INFINITY;
+}
+
+std::vector<std::string> joint_regions(const Character& c) {
+  const Roles& r = c.roles;
+  auto role_region = [&](int node) -> std::string {
+    if (node < 0) return "";
+    if (node == r.hips) return "hips";
+    if (node == r.head) return "head";
+    if (node == r.neck) return "neck";
+    if (std::count(r.pelvis.begin(), r.pelvis.end(), node)) return "hips";
+    if (node == r.chest || std::count(r.spine.begin(), r.spine.end(), node)) return "spine";
+    for (int s = 0; s < 2; ++s) {
+      if (node == r.upper_leg[s]) return "thigh";
+      if (node == r.lower_leg[s] || node == r.foot[s]) return "leg";
+      if (node == r.shoulder[s] || node == r.upper_arm[s] || node == r.lower_arm[s] ||
+          node == r.hand[s])
+        return "arm";
+    }
+    return "";
+  };
+  std::vector<std::string> out(c.joints.size(), "other");
+  for (std::size_t j = 0; j < c.joints.size(); ++j)
+    for (int k = int(j); k >= 0; k = c.parent[std::size_t(k)]) {
+      std::string reg = role_region(c.joints[std::size_t(k)]);
+      if (reg.empty()) continue;
+      // Below a thigh is the leg; anything else inherits its ancestor's region.
+      out[j] = (reg == "thigh" && k != int(j)) ? "leg" : reg;
+      break;
+    }
+  return out;
+}
+
+namespace {
+
+/// Takes the user's selection into the pieces: --tail vertices and --not-tail vertices leave
+/// every detected piece; each --tail selection becomes a piece of its own, appended.
+void apply_selection(const PieceSelection& sel, std::size_t welded, std::vector<Piece>& pieces) {
+  std::vector<bool> out(welded, false);
+  for (std::size_t w = 0; w < welded && w < sel.excluded.size(); ++w) out[w] = sel.excluded[w];
+  for (const auto& t : sel.tail)
+    for (int w : t) out[std::size_t(w)] = true;
+  std::vector<Piece> kept;
+  for (Piece& p : pieces) {
+    std::vector<int> v;
+    for (int w : p.vertices)
+      if (!out[std::size_t(w)]) v.push_back(w);
+    if (v.empty()) continue;
+    if (v.size() != p.vertices.size()) p.tip = v[0];
+    p.vertices = std::move(v);
+    kept.push_back(std::move(p));
+  }
+  pieces = std::move(kept);
+  std::vector<bool> taken(welded, false);
+  for (std::size_t i = 0; i < sel.tail.size(); ++i) {
+    Piece p;
+    for (int w : sel.tail[i])
+      if (!taken[std::size_t(w)]) p.vertices.push_back(w), taken[std::size_t(w)] = true;
+    if (p.vertices.empty()) continue;
+    p.tip = p.vertices[0];
+    p.selected = sel.tail_names[i];
+    pieces.push_back(std::move(p));
+  }
+}
+
+/// Shells riding on a tail (plates, spikes, fins modelled as their own closed shells and sunk
+/// into it): a whole-shell piece not from the head and not worn, at most a quarter of a tail chain
+/// piece's size and inside its box (overlap > merge_overlap of its own box) joins that tail.
+/// Riders are not connected to the tail's surface: each takes the geodesic coordinate of the
+/// nearest (Euclidean) tail vertex that is not a rider, so a plate moves with the bone under it.
+void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
+                const std::vector<double>& areas, const DetectParams& params,
+                std::vector<Piece>& pieces) {
+  for (Piece& tail : pieces) {
+    if (tail.decision != Decision::TailChain) continue;
+    std::vector<bool> rider(m.size(), false);
+    bool any = false;
+    for (Piece& p : pieces) {
+      if (&p == &tail || p.vertices.empty() || !p.collar_from_shell ||
+          p.decision == Decision::Head || p.decision == Decision::TailChain ||
+          p.decision == Decision::Worn || p.decision == Decision::WornRigid ||
+          4 * p.vertices.size() > tail.vertices.size() ||
+          box_overlap(m, tail, p) <= params.merge_overlap)
+        continue;
+      tail.merged.push_back(p.id);
+      for (int v : p.vertices) rider[std::size_t(v)] = any = true;
+      tail.vertices.insert(tail.vertices.end(), p.vertices.begin(), p.vertices.end());
+      std::sort(tail.vertices.begin(), tail.vertices.end());
+      p.vertices.clear();
+      p.decision = Decision::Small;
+      p.reason = "merged into piece " + std::to_string(tail.id) +
+                 " (a shell riding on the tail: plate, spike or fin)";
+    }
+    if (!any) continue;
+    measure(m, f, segs, areas, tail);
+    for (std::size_t i = 0; i < tail.vertices.size(); ++i) {
+      const int v = tail.vertices[i];
+      if (!rider[std::size_t(v)]) continue;
+      double best = INFINITY;
+      for (std::size_t k = 0; k < tail.vertices.size(); ++k) {
+        const int w = tail.vertices[k];
+        if (rider[std::size_t(w)]) continue;
+        double d = (m.welded.row(v) - m.welded.row(w)).squaredNorm();
+        if (d < best) best = d, tail.geodesic[i] = tail.geodesic[k];
+      }
+    }
+  }
+}
+
+} // namespace
+
+Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
+                        const SkinWeights& sw, const DetectParams& params,
+                        const PieceSelection& selection) {
+  params.validate();
+  Detection det;
+  // What deforms is judged by the skeleton as well as the weights: a solver can leave a pelvis
+  // bone with no vertex at all, and the tail being repaired must not seem to hang elsewhere.
+  const std::vector<bool> deforming = deforming_joints(c, sw);
+  det.segments = bone_segments(c, deforming, params.distance);
+  det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
+  std::vector<std::string> region = joint_regions(c);
+  const std::vector<double> legs = leg_share(m, sw, region);
+  BaseCues cues;
+  cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
+  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, legs, c);
+  cues.beyond_end.assign(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
+    cues.beyond_end[v] =
+        det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
+  }
+  std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
+  apply_selection(selection, m.size(), pieces);
+  const std::vector<double> areas = vertex_areas(m);
+  std::vector<Segment> torso;
+  for (const auto& s : det.segments)
+    if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
+      torso.push_back(s);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    Piece& p = pieces[i];
+    p.id = int(i);
+    p.collar = collar_of(m, torso, det.field, p, p.collar_from_shell);
+    Eigen::Vector3d centre = rows_of(m, p.collar).colwise().mean().transpose();
+    p.attachment = attach(c, deforming, region, centre, params.attach_bias);
+    p.region = p.attachment >= 0 ? region[std::size_t(p.attachment)] : "other";
+    measure(m, det.field, det.segments, areas, p);
+    p.crosses_midline = crosses_midline(m, c, p);
+    p.leg_weight = leg_weight(legs, p);
+    decide(params, c.height, p);
+    if (!p.selected.empty()) {
+      p.reason = "selected with --tail '" + p.selected +
+                 "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
+                 ")";
+      p.decision = Decision::TailChain;
+    }
+  }
+  // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
+  for (std::size_t a = 0; a < pieces.size(); ++a) {
+    if (pieces[a].decision != Decision::TailChain) continue;
+    for (std::size_t b = a + 1; b < pieces.size(); ++b) {
+      Piece& pb = pieces[b];
+      if (pb.decision != Decision::TailChain || pb.attachment != pieces[a].attachment ||
+          !pb.selected.empty() || !pieces[a].selected.empty() ||
+          box_overlap(m, pieces[a], pb) <= params.merge_overlap)
+        continue;
+      Piece& pa = pieces[a];
+      pa.merged.push_back(pb.id);
+      pa.vertices.insert(pa.vertices.end(), pb.vertices.begin(), pb.vertices.end());
+      std::sort(pa.vertices.begin(), pa.vertices.end());
+      pa.collar.insert(pa.collar.end(), pb.collar.begin(), pb.collar.end());
+      std::sort(pa.collar.begin(), pa.collar.end());
+      pa.collar.erase(std::unique(pa.collar.begin(), pa.collar.end()), pa.collar.end());
+      pb.vertices.clear();
+      pb.decision = Decision::Small;
+      pb.reason = "merged into piece " + std::to_string(pa.id) +
+                  " (overlapping shell on the same attachment)";
+      measure(m, det.field, det.segments, areas, pa);
+    }
+  }
+  ride_along(m, det.field, det.segments, areas, params, pieces);
+  det.pieces = std::move(pieces);
+  return det;
+}
+
+} // namespace retail

@@ -1,0 +1,328 @@
+// plan_character: detection, chains, root bands and weights as a RigEdit (rig_edit.h).
+#include "retail/grow/rerig.h"
+
+#include "retail/base/error.h"
+#include "retail/detect/distance.h"
+#include "retail/detect/selector.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace retail {
+namespace {
+
+/// The name prefix of chain `chain_number` ("Tail_", then "Tail_A_", ...): the first whose
+/// `1` and `End` names neither the document nor `planned` (nodes planned, not yet written) has.
+std::string unique_prefix(const Json& gltf, const std::vector<NewNode>& planned,
+                          std::size_t chain_number) {
+  std::set<std::string> names;
+  for (const auto& n : gltf["nodes"])
+    if (n.contains("name") && n["name"].is_string()) names.insert(n["name"].get<std::string>());
+  for (const auto& n : planned) names.insert(n.name);
+  for (std::size_t attempt = chain_number;; ++attempt) {
+    std::string prefix = attempt == 0
+                             ? "Tail_"
+                             : "Tail_" + std::string(1, char('A' + (attempt - 1) % 26)) +
+                                   (attempt > 26 ? std::to_string((attempt - 1) / 26) : "") + "_";
+    if (!names.count(prefix + "1") && !names.count(prefix + "End")) return prefix;
+  }
+}
+
+/// Node of chain bone b: 0 the hips, 1..K Tail_b (`nodes` from plan_chain_nodes).
+int chain_node(int b, int hips, const std::vector<int>& nodes) {
+  return b == 0 ? hips : nodes[std::size_t(b - 1)];
+}
+
+/// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h);
+/// writes the band's original vertices into `changed` (never one already changed) and returns
+/// how many.
+template <class EachOriginal>
+std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
+                            const Piece& piece, const ChainResult& r, const RootBandParams& params,
+                            const EachOriginal& each_original,
+                            std::map<std::size_t, NodeInfluences>& changed,
+                            std::vector<std::size_t>& band_originals,
+                            std::vector<std::string>& warnings, double band_scale) {
+  double width =
+      band_scale * params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
+  if (!(width > 0)) return 0;
+  std::vector<bool> inside(mesh.size(), false);
+  for (int w : piece.vertices) inside[std::size_t(w)] = true;
+  auto fixed = [&](int w) {
+    Influences inf;
+    if (inside[std::size_t(w)]) { // the tail's side: the hips (the root blends into them)
+      inf.push_back({c.roles.hips, 1.0});
+      return inf;
+    }
+    std::size_t v = SIZE_MAX; // its first original vertex (they share the weld's weights)
+    each_original(w, [&](std::size_t o) { v = std::min(v, o); });
+    for (int k = 0; k < SkinWeights::kMax; ++k)
+      if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
+        inf.push_back(
+            {c.joints[std::size_t(sw.joint[v][std::size_t(k)])], sw.weight[v][std::size_t(k)]});
+    if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
+    return inf;
+  };
+  RootBand band = root_band(mesh, inside, width, fixed, params);
+  if (!band.converged)
+    warnings.push_back("tail root band: weights still moving after " +
+                       std::to_string(band.iterations) + " sweeps; written as they were");
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < band.vertices.size(); ++i)
+    each_original(band.vertices[i], [&](std::size_t v) {
+      if (changed.count(v)) return;
+      changed[v] = band.influences[i];
+      band_originals.push_back(v);
+      ++count;
+    });
+  std::sort(band_originals.begin(), band_originals.end());
+  return count;
+}
+
+/// The original vertices of each welded vertex (CSR), ascending.
+struct Originals {
+  std::vector<int> start, ids;
+  explicit Originals(const WeldedMesh& mesh) : start(mesh.size() + 1, 0), ids(mesh.weld_of.size()) {
+    for (int w : mesh.weld_of) ++start[std::size_t(w) + 1];
+    for (std::size_t i = 0; i < mesh.size(); ++i) start[i + 1] += start[i];
+    std::vector<int> fill(start.begin(), start.end() - 1);
+    for (std::size_t v = 0; v < mesh.weld_of.size(); ++v)
+      ids[std::size_t(fill[std::size_t(mesh.weld_of[v])]++)] = int(v);
+  }
+  template <class Fn> void each(int w, Fn fn) const {
+    for (int k = start[std::size_t(w)]; k < start[std::size_t(w) + 1]; ++k)
+      fn(std::size_t(ids[std::size_t(k)]));
+  }
+};
+
+/// The user's --tail / --not-tail selections on this character's welded vertices; appends to
+/// `matched` whether each selector named any of them (tail selectors first).
+PieceSelection read_selection(const Document& doc, const WeldedMesh& mesh,
+                              const RerigParams& params, std::vector<bool>& matched) {
+  PieceSelection selection;
+  for (const auto& sel : params.tail) {
+    std::vector<bool> hit = select_geometry(doc, mesh, sel);
+    std::vector<int> welded;
+    for (std::size_t v = 0; v < hit.size(); ++v)
+      if (hit[v]) welded.push_back(mesh.weld_of[v]);
+    std::sort(welded.begin(), welded.end());
+    welded.erase(std::unique(welded.begin(), welded.end()), welded.end());
+    matched.push_back(!welded.empty());
+    selection.tail_names.push_back(sel);
+    selection.tail.push_back(std::move(welded));
+  }
+  for (const auto& sel : params.not_tail) {
+    std::vector<bool> hit = select_geometry(doc, mesh, sel);
+    selection.excluded.resize(mesh.size(), false);
+    bool any = false;
+    for (std::size_t v = 0; v < hit.size(); ++v)
+      if (hit[v]) selection.excluded[std::size_t(mesh.weld_of[v])] = any = true;
+    matched.push_back(any);
+  }
+  return selection;
+}
+
+/// What one character's plan reads: its welded surface, weights, detection and skeleton.
+struct PlanContext {
+  const Document& doc;
+  const Model& model;
+  const Character& c;
+  const WeldedMesh& mesh;
+  const SkinWeights& sw;
+  const Detection& det;
+  const Originals& originals;
+  const RerigParams& params;
+  int hips = -1; ///< the hips' joint index
+
+  /// Mean weighted bone distance of original vertex v under its input weights.
+  double distance_before(std::size_t v) const {
+    double d = 0;
+    Eigen::Vector3d p = mesh.positions.row(Eigen::Index(v)).transpose();
+    for (int k = 0; k < SkinWeights::kMax; ++k)
+      if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
+        d += sw.weight[v][std::size_t(k)] *
+             bone_distance(p, sw.joint[v][std::size_t(k)], det.segments, c);
+    return d;
+  }
+};
+
+/// A piece with weight 1 on one bone: the hips (rigid tail) or its own (worn, --rigid-worn).
+ChainResult plan_rigid(const PlanContext& x, const Piece& piece, int bone,
+                       std::map<std::size_t, NodeInfluences>& changed) {
+  ChainResult r;
+  r.piece = piece.id;
+  r.rigid = true;
+  for (int w : piece.vertices)
+    x.originals.each(w, [&](std::size_t v) {
+      r.distance_before += x.distance_before(v);
+      r.distance_after += bone_distance(x.mesh.positions.row(Eigen::Index(v)).transpose(), bone,
+                                        x.det.segments, x.c);
+      changed[v] = {{x.c.joints[std::size_t(bone)], 1.0}};
+      r.original_vertices.push_back(v);
+      ++r.vertices;
+    });
+  if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
+  return r;
+}
+
+/// A chain along the piece: its nodes planned into `edit` (with their world binds in
+/// `new_joints`), the piece's vertices weighted by SPEC §6, then the root band.
+ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t chain_number,
+                       double band_scale, RigEdit& edit,
+                       std::vector<std::pair<int, Eigen::Matrix4d>>& new_joints,
+                       std::map<std::size_t, NodeInfluences>& changed,
+                       std::vector<std::string>& warnings) {
+  ChainResult r;
+  r.piece = piece.id;
+  r.chain = grow_chain(x.mesh, piece, x.c.height, x.params.chain);
+  std::string prefix = unique_prefix(x.doc.gltf, edit.nodes, chain_number);
+  r.nodes = plan_chain_nodes(x.c, x.c.roles.hips, r.chain, prefix, edit.first_node, edit, r.bones,
+                             new_joints);
+  // Bone b of the chain: 0 the hips, 1..K Tail_b with segment J_{b-1} -> J_b.
+  auto chain_bone_distance = [&](const Eigen::Vector3d& p, int b) {
+    if (b == 0) return bone_distance(p, x.hips, x.det.segments, x.c);
+    return segment_distance(p, r.chain.joints[std::size_t(b - 1)], r.chain.joints[std::size_t(b)]);
+  };
+  for (std::size_t i = 0; i < piece.vertices.size(); ++i) {
+    ChainWeight cw = chain_weight(piece.geodesic[i], piece.length, r.chain.bones);
+    x.originals.each(piece.vertices[i], [&](std::size_t v) {
+      Eigen::Vector3d p = x.mesh.positions.row(Eigen::Index(v)).transpose();
+      NodeInfluences nw;
+      double after = 0;
+      for (int k = 0; k < cw.count; ++k) {
+        int b = cw.bone[std::size_t(k)];
+        nw.push_back({chain_node(b, x.c.roles.hips, r.nodes), cw.weight[std::size_t(k)]});
+        after += cw.weight[std::size_t(k)] * chain_bone_distance(p, b);
+      }
+      r.distance_before += x.distance_before(v);
+      r.distance_after += after;
+      changed[v] = nw;
+      r.original_vertices.push_back(v);
+      ++r.vertices;
+    });
+  }
+  if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
+  std::sort(r.original_vertices.begin(), r.original_vertices.end());
+  auto each_original = [&](int w, auto fn) { x.originals.each(w, fn); };
+  r.band_vertices = blend_root_band(x.mesh, x.sw, x.c, piece, r, x.params.root_band, each_original,
+                                    changed, r.band_originals, warnings, band_scale);
+  return r;
+}
+
+/// Applies the harm check's override to a tail piece; returns (band scale, forced rigid).
+std::pair<double, bool> apply_override(const RerigParams& params, Piece& piece) {
+  auto over = params.overrides.find(piece.id);
+  if (piece.decision != Decision::TailChain || over == params.overrides.end()) return {1.0, false};
+  const PieceOverride& o = over->second;
+  if (o.kind == PieceOverride::Kind::Leave) piece.decision = Decision::TailRejected;
+  if (o.kind == PieceOverride::Kind::Rigid) piece.decision = Decision::TailRigid;
+  if (!o.reason.empty()) piece.reason = o.reason;
+  return {o.band_scale, o.kind == PieceOverride::Kind::Rigid};
+}
+
+/// Skins: the new joints (and the hips, if a skin lacks it) appended with IBMs in its space.
+/// Returns each skin's node -> joint index after the edit.
+std::map<int, std::map<int, int>>
+plan_skins(const Model& model, const Character& c, int hips,
+           const std::vector<std::pair<int, Eigen::Matrix4d>>& new_joints, RigEdit& edit) {
+  std::map<int, std::map<int, int>> skin_index;
+  for (std::size_t k = 0; k < c.skins.size(); ++k) {
+    int s = c.skins[k];
+    auto& index = skin_index[s];
+    const Skin& skin = model.skins[std::size_t(s)];
+    for (std::size_t j = 0; j < skin.joints.size(); ++j) index[skin.joints[j]] = int(j);
+    SkinJoints add{s, c.skin_to_world[k], {}};
+    if (!index.count(c.roles.hips))
+      add.add.push_back({c.roles.hips, c.bind_world[std::size_t(hips)]});
+    for (const auto& nj : new_joints) add.add.push_back(nj);
+    for (std::size_t a = 0; a < add.add.size(); ++a)
+      index[add.add[a].first] = int(skin.joints.size() + a);
+    if (!add.add.empty()) edit.skins.push_back(std::move(add));
+  }
+  return skin_index;
+}
+
+/// Weights: each touched primitive once (a mesh drawn by several skinned nodes must agree).
+void plan_weights(const WeldedMesh& mesh, const Character& c,
+                  const std::map<int, std::map<int, int>>& skin_index,
+                  const std::map<std::size_t, NodeInfluences>& changed, RigEdit& edit,
+                  std::vector<std::string>& warnings) {
+  std::map<std::pair<int, int>, const SourcePrimitive*> done;
+  for (const auto& src : mesh.sources) {
+    std::map<std::size_t, NodeInfluences> mine;
+    for (auto it = changed.lower_bound(src.first);
+         it != changed.end() && it->first < src.first + src.count; ++it)
+      mine.insert(*it);
+    if (mine.empty()) continue;
+    auto key = std::make_pair(src.where.mesh, src.where.primitive);
+    if (done.count(key)) {
+      if (skin_index.at(done[key]->where.skin) != skin_index.at(src.where.skin))
+        warnings.push_back(
+            "meshes[" + std::to_string(key.first) + "].primitives[" + std::to_string(key.second) +
+            "] is drawn with two skins whose joint lists differ: re-weighted for the first only");
+      continue;
+    }
+    done[key] = &src;
+    edit.primitives.push_back({src, skin_index.at(src.where.skin), c.roles.hips, std::move(mine)});
+  }
+}
+
+} // namespace
+
+void RerigParams::validate() const {
+  weld.validate();
+  detect.validate();
+  chain.validate();
+  root_band.validate();
+}
+
+CharacterPlan plan_character(const Document& doc, const Model& model, const Character& c,
+                             const RerigParams& params) {
+  params.validate();
+  CharacterPlan plan;
+  CharacterResult& out = plan.result;
+  RigEdit& edit = plan.edit;
+  edit.first_node = int(doc.gltf.contains("nodes") ? doc.gltf["nodes"].size() : 0);
+  WeldedMesh mesh = weld_character(doc, model, c, params.weld);
+  SkinWeights sw = read_skin_weights(doc, model, c, mesh);
+  out.welded_vertices = mesh.size();
+  out.source_vertices = std::size_t(mesh.positions.rows());
+  PieceSelection selection = read_selection(doc, mesh, params, out.selector_matched);
+  out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection);
+  const Originals originals(mesh);
+  const PlanContext x{
+      doc, model, c, mesh, sw, out.detection, originals, params, c.joint_index(c.roles.hips)};
+
+  std::map<std::size_t, NodeInfluences> changed;           // original vertex -> new influences
+  std::vector<std::pair<int, Eigen::Matrix4d>> new_joints; // node, world bind
+  std::size_t chain_number = 0;
+  for (Piece& piece : out.detection.pieces) {
+    auto [band_scale, force_rigid] = apply_override(params, piece);
+    bool tail = piece.decision == Decision::TailChain || force_rigid,
+         worn = piece.decision == Decision::WornRigid;
+    if ((!tail && !worn) || params.mode == Mode::Detect) continue;
+    if (worn || force_rigid || params.mode == Mode::Rigid) {
+      ChainResult r = plan_rigid(x, piece, worn ? piece.attachment : x.hips, changed);
+      if (tail) out.chains.push_back(std::move(r));
+      continue;
+    }
+    out.chains.push_back(
+        plan_chain(x, piece, chain_number++, band_scale, edit, new_joints, changed, out.warnings));
+  }
+  if (changed.empty()) return plan;
+  auto skin_index = plan_skins(model, c, x.hips, new_joints, edit);
+  plan_weights(mesh, c, skin_index, changed, edit, out.warnings);
+  return plan;
+}
+
+CharacterResult rerig_character(Document& doc, const Model& model, const Character& c,
+                                const RerigParams& params) {
+  CharacterPlan plan = plan_character(doc, model, c, params);
+  apply_rig_edit(doc, model, plan.edit);
+  return std::move(plan.result);
+}
+
+} // namespace retail

@@ -1,0 +1,416 @@
+// clip_pass: the bake and the stretch, one clip per work item (clip_pass.h).
+#include "retail/motion/clip_pass.h"
+
+#include "retail/base/parallel.h"
+#include "retail/motion/hair_measure.h"
+#include "retail/motion/vrm_springs.h"
+#include "retail/rig/animation.h"
+#include "retail/rig/transform.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <set>
+
+namespace retail {
+
+namespace {
+
+/// A grown chain hanging from `anchor`: its nodes (bones, then the end), names and skin radii.
+ChainSpec grown_chain_spec(int anchor, const std::vector<int>& nodes,
+                           const std::vector<std::string>& names, const Chain& chain) {
+  ChainSpec spec;
+  spec.anchor = anchor;
+  spec.bones.assign(nodes.begin(), nodes.end() - 1);
+  spec.end = nodes.back();
+  spec.names = names;
+  spec.skin_radius = chain.radius;
+  return spec;
+}
+
+} // namespace
+
+ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
+  return grown_chain_spec(c.roles.hips, chain.nodes, chain.bones, chain.chain);
+}
+
+HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,
+                             const TrunkSkin& trunk) {
+  HairColliders out;
+  const VrmSprings springs = read_vrm_springs(doc, model);
+  const std::vector<Eigen::Matrix4d> world = world_matrices(model);
+  std::vector<WorldCapsule> placed; // at the saved pose, for the coverage test
+  for (const VrmCollider& col : springs.colliders) {
+    HairProxy p;
+    p.head_local = col.offset;
+    p.tail_local = col.tail;
+    p.radius_m = col.radius_m;
+    p.inside = col.inside;
+    p.plane = col.shape == VrmColliderShape::Plane;
+    p.normal_local = col.normal;
+    out.proxies.push_back({col.node, p});
+    if (!p.plane && !p.inside)
+      placed.push_back(place(p, Eigen::Affine3d(world[std::size_t(col.node)])));
+  }
+  out.vrm = out.proxies.size();
+  TorsoSkin skin;
+  skin.positions = trunk.positions;
+  skin.trunk_weight = trunk.trunk_weight;
+  skin.hips = trunk.hips;
+  skin.chest_top = trunk.neck;
+  const TorsoFit fit = fit_torso_capsule(placed, skin);
+  const int j = trunk.carrier >= 0 ? c.joint_index(trunk.carrier) : -1;
+  out.torso_fitted = fit.fitted && j >= 0;
+  out.covered_fraction = fit.covered_fraction;
+  if (!out.torso_fitted || !fit.uncovered) return out;
+  // The capsule rides the carrier joint as its skin does: placed by world(t) B^-1.
+  const Eigen::Matrix4d inv = c.bind_world[std::size_t(j)].inverse();
+  const Eigen::Matrix3d l = c.bind_world[std::size_t(j)].topLeftCorner<3, 3>();
+  const double scale = (l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3;
+  HairProxy p;
+  p.head_local = (inv * fit.capsule.a.homogeneous()).head<3>();
+  p.tail_local = (inv * fit.capsule.b.homogeneous()).head<3>();
+  p.radius_m = fit.capsule.radius_m / scale;
+  out.proxies.push_back({trunk.carrier, p});
+  out.torso_added = true;
+  out.torso_radius = fit.capsule.radius_m;
+  out.torso_node = trunk.carrier;
+  return out;
+}
+
+ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
+                          const HairColliders& colliders) {
+  ChainSpec spec = grown_chain_spec(c.roles.head, chain.nodes, chain.bones, chain.chain);
+  spec.forward_plane = spec.floor = false;
+  spec.hair = true;
+  spec.colliders = colliders.proxies;
+  return spec;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+/// One character with a chain, prepared for the pass: its three rigs' meters and its chains'
+/// springs. The skins are held here (the meters point at them).
+struct CharacterWork {
+  std::size_t character = 0;
+  std::unique_ptr<SkinSampler> original, rigid, result;
+  std::unique_ptr<StretchMeter> input_rigs; ///< the original rig and the rigid reference
+  std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
+  std::vector<ChainBake> chains;            ///< empty when not baking
+  double floor = NAN;
+  std::vector<bool> tail;                 ///< per vertex of the skin: in a re-rigged piece
+  std::vector<std::pair<int, int>> edges; ///< the skin's mesh edges
+  /// The harm check, per chain: its judged region on the input rig and on the output rig.
+  std::vector<std::unique_ptr<StretchMeter>> judge_input, judge_output;
+  std::vector<std::vector<bool>> judge_region;
+};
+
+/// The judged region of a chain: the vertices it changed and their one-ring neighbours.
+std::vector<bool> judged_region(const ChainResult& ch,
+                                const std::vector<std::pair<int, int>>& edges,
+                                std::size_t vertices) {
+  std::vector<bool> changed(vertices, false), region(vertices, false);
+  for (std::size_t v : ch.original_vertices) changed[v] = region[v] = true;
+  for (std::size_t v : ch.band_originals) changed[v] = region[v] = true;
+  for (const auto& [a, b] : edges)
+    if (changed[std::size_t(a)] || changed[std::size_t(b)])
+      region[std::size_t(a)] = region[std::size_t(b)] = true;
+  return region;
+}
+
+/// g_0: the lowest bind point of the result skin, vertices dominated by a chain bone excluded
+/// (a tail hanging below the feet must not define the ground); the character's lowest point
+/// when every vertex is (bake.h).
+double body_floor(const SkinSampler& skin, const Character& rigged, const CharacterResult& cr) {
+  std::set<int> chain_nodes;
+  for (const auto& ch : cr.chains) chain_nodes.insert(ch.nodes.begin(), ch.nodes.end());
+  std::vector<int> dominant = skin.dominant_node();
+  double floor = INFINITY;
+  for (std::size_t v = 0; v < skin.size(); ++v)
+    if (!chain_nodes.count(dominant[v])) floor = std::min(floor, skin.bind()[v].y());
+  return std::isfinite(floor) ? floor : rigged.min_y;
+}
+
+/// The original rig and the rigid reference of character k: they need only the input and the
+/// tail found.
+CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
+                                 const ClipPassParams& params) {
+  const Character& input = (*in.input_characters)[k];
+  CharacterWork w;
+  w.character = k;
+  w.original = std::make_unique<SkinSampler>(*in.doc, *in.input_model, input);
+  w.rigid = std::make_unique<SkinSampler>(*w.original); // the same skin, then pinned
+  w.tail.assign(w.original->size(), false);
+  for (const auto& ch : (*in.results)[k].chains)
+    for (std::size_t v : ch.original_vertices) {
+      w.tail[v] = true;
+      w.rigid->pin(v, input.roles.hips);
+    }
+  w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
+  for (const auto& ch : (*in.results)[k].chains) {
+    w.judge_region.push_back(judged_region(ch, w.edges, w.original->size()));
+    w.judge_input.push_back(std::make_unique<StretchMeter>(
+        std::vector<StretchRig>{{in.input_model, w.original.get(), false}}, w.edges,
+        w.judge_region.back(), params.stretch));
+  }
+  w.input_rigs = std::make_unique<StretchMeter>(
+      std::vector<StretchRig>{{in.input_model, w.original.get(), false},
+                              {in.input_model, w.rigid.get(), false}},
+      w.edges, w.tail, params.stretch);
+  return w;
+}
+
+/// The result rig and the springs of w's character, from the plan held in memory.
+void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const HeldSkins& held,
+                        const Character& rigged, const ClipPassParams& params, CharacterWork& w) {
+  const CharacterResult& cr = (*in.results)[w.character];
+  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged, &held);
+  w.output_rig =
+      std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
+                                     w.edges, w.tail, params.stretch);
+  for (const auto& region : w.judge_region)
+    w.judge_output.push_back(std::make_unique<StretchMeter>(
+        std::vector<StretchRig>{{&rigged_model, w.result.get(), false}}, w.edges, region,
+        params.stretch));
+  if (params.bake) {
+    w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
+                                                        : body_floor(*w.result, rigged, cr);
+    std::vector<ChainSpec> grown; // chains with bones (a rigid fallback has none)
+    for (const auto& ch : cr.chains)
+      if (!ch.nodes.empty()) grown.push_back(tail_chain_spec(rigged, ch));
+    w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
+  }
+}
+
+/// One character's hair chains, ready to bake.
+struct HairWork {
+  std::size_t character = 0;
+  HairColliders colliders;
+  std::vector<ChainBake> chains;
+};
+
+/// What one clip gave, per character with a chain (index into the works).
+struct ClipOutcome {
+  std::vector<std::vector<BakedClip>> hair;                  ///< [hair work][chain]
+  std::vector<std::vector<ClipStretch>> input_rigs;          ///< [work][0 original, 1 rigid]
+  std::vector<ClipStretch> output_rig;                       ///< [work]
+  std::vector<std::vector<std::pair<double, double>>> judge; ///< [work][chain]: torn in, out
+  std::vector<std::vector<BakedClip>> baked;                 ///< [work][chain]
+  double bake_ms = 0, stretch_ms = 0;
+};
+
+/// The output rig, from the input and the plan in memory (rig_edit.h's PlannedRig).
+struct Rigged {
+  Model model;
+  HeldSkins held;
+  std::vector<Character> characters;
+};
+
+ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
+                     const std::vector<CharacterWork>& works,
+                     const std::vector<HairWork>& hair_works, int clip,
+                     const ClipPassParams& params, StretchScratch& scratch) {
+  ClipOutcome out;
+  auto t0 = Clock::now();
+  ClipSampler input_clip(*in.doc, *in.input_model, clip);
+  for (const CharacterWork& w : works)
+    out.input_rigs.push_back(w.input_rigs->measure(input_clip, clip, scratch));
+  auto t1 = Clock::now();
+  // The output's clip: the input's channels, then the baked keys as the file will hold them.
+  ClipSampler output_clip(*in.doc, rigged.model, clip);
+  for (const CharacterWork& w : works) {
+    out.baked.emplace_back();
+    for (const ChainBake& chain : w.chains) {
+      out.baked.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
+      add_baked_tracks(out.baked.back().back(), chain, output_clip);
+    }
+  }
+  for (const HairWork& h : hair_works) {
+    out.hair.emplace_back();
+    for (const ChainBake& chain : h.chains) {
+      out.hair.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
+      add_baked_tracks(out.hair.back().back(), chain, output_clip);
+    }
+  }
+  auto t2 = Clock::now();
+  for (const CharacterWork& w : works) {
+    out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
+    out.judge.emplace_back();
+    for (std::size_t j = 0; j < w.judge_output.size(); ++j)
+      out.judge.back().push_back(
+          {w.judge_input[j]->measure(input_clip, clip, scratch)[0].tail.torn_percent,
+           w.judge_output[j]->measure(output_clip, clip, scratch)[0].tail.torn_percent});
+  }
+  auto t3 = Clock::now();
+  out.bake_ms = ms_between(t1, t2);
+  out.stretch_ms = ms_between(t0, t1) + ms_between(t2, t3);
+  return out;
+}
+
+/// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
+/// character, chain and clip order (the keys moved out of the outcomes).
+ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<ClipOutcome>& outcomes,
+                       const Rigged& rigged, const std::vector<CharacterResult>* results) {
+  const std::size_t characters = results->size();
+  const std::size_t n = outcomes.size();
+  ClipPassResult r;
+  r.stretch.resize(characters);
+  r.bakes.resize(characters);
+  r.floors.assign(characters, NAN);
+  r.keys.resize(characters);
+  r.chain_nodes.resize(characters);
+  r.judge.resize(characters);
+  for (const ClipOutcome& o : outcomes) r.bake_ms += o.bake_ms, r.stretch_ms += o.stretch_ms;
+  for (std::size_t wi = 0; wi < works.size(); ++wi) {
+    const CharacterWork& w = works[wi];
+    const std::size_t k = w.character;
+    r.floors[k] = w.floor;
+    for (std::size_t c = 0; c < n; ++c) {
+      const ClipOutcome& o = outcomes[c];
+      StretchRow row;
+      row.clip = o.output_rig[wi].clip;
+      row.name = o.output_rig[wi].name;
+      row.duration = o.output_rig[wi].duration;
+      row.original = o.input_rigs[wi][0].tail;
+      row.rigid = o.input_rigs[wi][1].tail;
+      row.result = o.output_rig[wi].tail;
+      row.body = o.output_rig[wi].body;
+      row.has_original = row.has_rigid = true;
+      r.stretch[k].push_back(row);
+    }
+    const CharacterResult& cr = (*results)[k];
+    for (std::size_t j = 0; j < w.judge_region.size(); ++j) {
+      PieceJudge pj;
+      pj.piece = cr.chains[j].piece;
+      for (std::size_t c = 0; c < n; ++c) {
+        pj.clips.push_back(outcomes[c].output_rig[wi].name);
+        pj.input_torn.push_back(outcomes[c].judge[wi][j].first);
+        pj.output_torn.push_back(outcomes[c].judge[wi][j].second);
+      }
+      r.judge[k].push_back(std::move(pj));
+    }
+    r.keys[k].resize(w.chains.size());
+    for (const ChainBake& chain : w.chains) r.chain_nodes[k].push_back(chain.nodes);
+    for (std::size_t j = 0; j < w.chains.size(); ++j) {
+      std::vector<ClipBake> mine;
+      for (std::size_t c = 0; c < n; ++c) {
+        BakedClip& b = outcomes[c].baked[wi][j];
+        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
+        mine.push_back(b.bake);
+        r.keys[k][j].push_back(std::move(b));
+      }
+      warn_unsettled(mine, w.chains[j], r.warnings);
+      warn_floor_penetration(mine, w.chains[j], 1e-3 * rigged.characters[k].height, r.warnings);
+      r.baked += mine.size();
+      r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());
+    }
+  }
+  return r;
+}
+
+/// The hair chains' bakes, keys and colliders from every clip's outcome, in character, chain,
+/// clip order (the keys moved out of the outcomes).
+void collect_hair(const std::vector<HairWork>& hair_works, std::vector<ClipOutcome>& outcomes,
+                  std::size_t characters, ClipPassResult& r) {
+  if (hair_works.empty()) return;
+  r.hair_bakes.resize(characters);
+  r.hair_colliders.resize(characters);
+  r.hair_keys.resize(characters);
+  r.hair_nodes.resize(characters);
+  for (std::size_t hi = 0; hi < hair_works.size(); ++hi) {
+    const HairWork& h = hair_works[hi];
+    const std::size_t k = h.character;
+    r.hair_colliders[k] = h.colliders;
+    r.hair_keys[k].resize(h.chains.size());
+    for (std::size_t j = 0; j < h.chains.size(); ++j) {
+      r.hair_nodes[k].push_back(h.chains[j].nodes);
+      std::vector<ClipBake> mine;
+      for (ClipOutcome& o : outcomes) {
+        BakedClip& b = o.hair[hi][j];
+        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
+        mine.push_back(b.bake);
+        r.hair_keys[k][j].push_back(std::move(b));
+      }
+      warn_unsettled(mine, h.chains[j], r.warnings);
+      r.baked += mine.size();
+      r.hair_bakes[k].insert(r.hair_bakes[k].end(), mine.begin(), mine.end());
+    }
+  }
+}
+
+/// The hair works of every character with hair chains (none when not baking).
+std::vector<HairWork> prepare_hair(const ClipPassInput& in, const Rigged& rigged,
+                                   const ClipPassParams& params) {
+  std::vector<HairWork> out;
+  if (!in.hair || !params.bake) return out;
+  for (std::size_t k = 0; k < in.hair->size(); ++k) {
+    const HairResult& hr = (*in.hair)[k];
+    if (hr.chains.empty()) continue;
+    HairWork h;
+    h.character = k;
+    const Character& c = rigged.characters[k];
+    h.colliders = hair_colliders(*in.doc, rigged.model, c, hr.trunk);
+    std::vector<ChainSpec> specs;
+    for (const HairChainResult& ch : hr.chains)
+      specs.push_back(hair_chain_spec(c, ch, h.colliders));
+    h.chains = prepare_bakes(c, specs, NAN, params.bake_params);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+} // namespace
+
+ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) {
+  params.validate();
+  const std::size_t characters = in.results->size();
+  Rigged rigged;
+  PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
+  rigged.model = std::move(planned.model);
+  rigged.held = std::move(planned.held);
+  rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
+  std::vector<CharacterWork> works;
+  for (std::size_t k = 0; k < characters; ++k)
+    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  for (CharacterWork& w : works)
+    prepare_output_rig(in, rigged.model, rigged.held, rigged.characters[w.character], params, w);
+  const std::vector<HairWork> hair_works = prepare_hair(in, rigged, params);
+  // Longest clip first (animation.h's clip_duration): the fewest idle workers at the end.
+  const std::size_t n = in.clips.size();
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<double> length(n);
+  for (std::size_t c = 0; c < n; ++c) length[c] = clip_duration(*in.doc, rigged.model, in.clips[c]);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return length[a] > length[b]; });
+  std::vector<ClipOutcome> outcomes(n);
+  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(params.threads)), n));
+  parallel_for_workers(n, params.threads, [&](std::size_t i, std::size_t worker) {
+    outcomes[order[i]] =
+        run_clip(in, rigged, works, hair_works, in.clips[order[i]], params, scratch[worker]);
+  });
+
+  ClipPassResult r = collect(works, outcomes, rigged, in.results);
+  collect_hair(hair_works, outcomes, characters, r);
+  return r;
+}
+
+void write_clip_pass(Document& doc, const ClipPassResult& pass) {
+  for (std::size_t k = 0; k < std::max(pass.keys.size(), pass.hair_keys.size()); ++k) {
+    for (std::size_t j = 0; k < pass.keys.size() && j < pass.keys[k].size(); ++j)
+      for (const BakedClip& b : pass.keys[k][j]) write_baked_clip(doc, b, pass.chain_nodes[k][j]);
+    for (std::size_t j = 0; k < pass.hair_keys.size() && j < pass.hair_keys[k].size(); ++j)
+      for (const BakedClip& b : pass.hair_keys[k][j])
+        write_baked_clip(doc, b, pass.hair_nodes[k][j]);
+  }
+}
+
+} // namespace retail

@@ -1,0 +1,94 @@
+// The head-turn QA of --hair chains (include/retail/motion/hair_qa.h; docs/hair.md).
+#include "retail/motion/hair_qa.h"
+
+#include "retail/io/validate.h"
+#include "retail/motion/clip_pass.h"
+#include "retail/rig/transform.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+namespace retail {
+
+void HairQaParams::validate() const {
+  turn.validate();
+  solver.validate();
+  bind.validate();
+}
+
+namespace {
+
+/// One character's hair chains as the head turn runs them: one rig on the head (anchor 0), the
+/// colliders as its proxies, each chain as hair_bake_rig builds it for the bake.
+HeadTurnChains hair_turn_chains(const Character& c, const HairResult& hair,
+                                const HairColliders& colliders, const HairQaParams& params) {
+  HeadTurnChains out;
+  out.anchor_nodes = {c.roles.head};
+  for (const auto& proxy : colliders.proxies) out.proxy_nodes.push_back(proxy.first);
+  out.rig.anchor_count = 1;
+  out.rig.proxy_count = out.proxy_nodes.size();
+  out.rig.substep_s = 1 / params.turn.solver_hz;
+  for (const HairChainResult& chain : hair.chains) {
+    ChainBake bake;
+    hair_bake_rig(c, hair_chain_spec(c, chain, colliders), out.rig.substep_s, params.solver, bake);
+    out.rig.proxies = bake.hair_rig.proxies; // the same colliders, numbered alike, every chain
+    out.rig.chains.push_back(std::move(bake.hair_rig.chains.front()));
+    out.joints.push_back(chain.nodes); // bones, then the end: node k+1 ends link k
+    out.end_local.push_back(Eigen::Vector3d::Zero());
+  }
+  return out;
+}
+
+} // namespace
+
+std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
+                                           const HairQaParams& params) {
+  params.validate();
+  std::vector<HeadTurnReport> out(hair.size());
+  bool any = false;
+  for (const HairResult& h : hair) any = any || !h.chains.empty();
+  if (!any) return out;
+  const Model model = parse_model(doc);
+  const std::vector<Character> characters = build_characters(doc, model, params.bind);
+  HeadTurnReportParams turn;
+  turn.turn = params.turn;
+  turn.torso_capsule = false; // hair_colliders added it where the file's colliders miss the trunk
+  const std::vector<Eigen::Matrix4d> world = world_matrices(model);
+  for (std::size_t k = 0; k < hair.size() && k < characters.size(); ++k) {
+    if (hair[k].chains.empty()) continue;
+    const HairColliders colliders = hair_colliders(doc, model, characters[k], hair[k].trunk);
+    out[k] = head_turn_chains(doc, model, characters, k,
+                              hair_turn_chains(characters[k], hair[k], colliders, params), turn);
+    // The torso capsule the chains respect (head_turn_chains added none), placed at rest.
+    out[k].torso = TorsoFit{};
+    if (!colliders.torso_added) continue;
+    const auto& [node, shape] = colliders.proxies.back();
+    out[k].torso.fitted = out[k].torso.uncovered = true;
+    out[k].torso.covered_fraction = colliders.covered_fraction;
+    out[k].torso.capsule = place(shape, Eigen::Affine3d(world[std::size_t(node)]));
+  }
+  return out;
+}
+
+std::string hair_head_turn_summary(const std::vector<HeadTurnReport>& reports,
+                                   const HeadTurnParams& turn) {
+  std::size_t chains = 0;
+  double p99 = 0, pen = 0, quiet = 0, curl = 0;
+  for (const HeadTurnReport& r : reports)
+    for (const HeadTurnChainReport& c : r.chains) {
+      ++chains;
+      p99 = std::max(p99, c.edge_max_p99_percent);
+      pen = std::max(pen, c.penetration_m);
+      quiet = std::max(quiet, c.quiet_tip_movement_m);
+      curl = std::max(curl, c.tip_curl_deg);
+    }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "%zu hair chain(s), worst: edge-max p99 %.3f%%, penetration %.3f mm, tip "
+                "movement in the last %g s %.6f mm, tip curl at rest %.3f deg",
+                chains, p99, 1e3 * pen, turn.quiet_window_s, 1e3 * quiet, curl);
+  return line;
+}
+
+} // namespace retail

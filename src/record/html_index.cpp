@@ -1,0 +1,52 @@
+// The batch index page (html_index.h).
+#include "retail/record/html_index.h"
+
+#include "record/html_assets.h"
+
+#include "retail/base/document.h"
+#include "retail/record/html_page.h"
+
+#include <cmath>
+#include <string_view>
+
+namespace retail {
+
+bool needs_look(const IndexRow& row) {
+  return row.status == "failed" || row.stepped_down > 0 || !row.warnings.empty() ||
+         !row.error.empty() || row.worse;
+}
+
+namespace {
+
+Json row_json(const IndexRow& r) {
+  Json j = {{"path", r.path},
+            {"status", r.status},
+            {"page", r.page},
+            {"found", r.found},
+            {"stepped_down", r.stepped_down},
+            {"warnings", r.warnings},
+            {"error", r.error},
+            {"worse", r.worse},
+            {"needs_look", needs_look(r)},
+            {"ms", std::round(r.ms * 10) / 10}};
+  if (r.figures) {
+    j["worst_clip"] = r.worst_clip;
+    j["torn_before"] = std::round(r.torn_before * 1e4) / 1e4;
+    j["torn_after"] = std::round(r.torn_after * 1e4) / 1e4;
+  }
+  return j;
+}
+
+} // namespace
+
+std::string make_batch_index(const std::string& title, const std::vector<IndexRow>& rows) {
+  Json data = {{"schema", "retail.index/1"}, {"title", title}, {"rows", Json::array()}};
+  for (const IndexRow& r : rows) data["rows"].push_back(row_json(r));
+  return fill_template(html_assets::index_html,
+                       {{"title", html_text(title)},
+                        {"style", std::string(html_assets::page_css)},
+                        {"data", json_in_script(data)},
+                        {"app", script_safe(std::string(html_assets::index_js))}});
+}
+
+} // namespace retail

@@ -1,0 +1,316 @@
+// make_report: a run record as retail.report/1; the stretch tables as JSON.
+#include "retail/record/report.h"
+
+#include <cmath>
+#include <filesystem>
+
+namespace retail {
+namespace {
+
+double r6(double v) {
+  return round6(v);
+}
+
+Json vec(const Eigen::Vector3d& p) {
+  return Json::array({r6(p.x()), r6(p.y()), r6(p.z())});
+}
+
+Json piece_json(const CharacterFacts& c, const Piece& p) {
+  Json j = Json::object();
+  j["id"] = p.id;
+  j["vertices"] = p.vertices.size();
+  j["attachment"] = p.attachment < 0 ? Json(nullptr)
+                                     : Json{{"node", c.joints[std::size_t(p.attachment)]},
+                                            {"name", c.joint_names[std::size_t(p.attachment)]}};
+  j["region"] = p.region;
+  j["reach"] = r6(p.reach);
+  j["centroid_distance"] = r6(p.centroid_distance);
+  j["centroid_ratio"] = r6(p.reach > 0 ? p.centroid_distance / p.reach : 0);
+  j["elongation"] = std::isfinite(p.elongation) ? Json(r6(p.elongation)) : Json(nullptr);
+  j["length"] = r6(p.length);
+  j["slenderness"] = std::isfinite(p.slenderness) ? Json(r6(p.slenderness)) : Json(nullptr);
+  j["open_border"] = r6(p.open_border);
+  j["junction"] = p.junction >= 0 ? Json(r6(p.junction)) : Json(nullptr);
+  j["base_added"] = p.base_added;
+  j["crosses_midline"] = p.crosses_midline;
+  j["separate_shell"] = p.separate_shell;
+  j["collar_from_shell"] = p.collar_from_shell;
+  j["merged"] = p.merged;
+  j["selected"] = p.selected.empty() ? Json(nullptr) : Json(p.selected);
+  j["decision"] = decision_name(p.decision);
+  j["reason"] = p.reason;
+  return j;
+}
+
+Json chain_json(const ChainResult& r) {
+  Json j = Json::object();
+  j["piece"] = r.piece;
+  j["bones"] = r.bones;
+  j["nodes"] = r.nodes;
+  j["K"] = r.chain.bones;
+  j["L"] = r6(r.chain.length);
+  Json joints = Json::array();
+  for (const auto& p : r.chain.joints) joints.push_back(vec(p));
+  j["joints"] = joints;
+  j["empty_bands"] = r.chain.empty_bands;
+  Json radius = Json::array();
+  for (double x : r.chain.radius) radius.push_back(r6(x));
+  j["skin_radius"] = radius;
+  j["root_band_vertices"] = r.band_vertices;
+  j["rigid"] = r.rigid;
+  j["vertices"] = r.vertices;
+  j["weighted_bone_distance"] = {
+      {"before", r6(r.distance_before)},
+      {"after", r6(r.distance_after)},
+      {"ratio", r.distance_before > 0 ? r6(r.distance_after / r.distance_before) : 0.0}};
+  return j;
+}
+
+Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
+  Json clips = Json::array();
+  for (const auto& b : bakes)
+    clips.push_back({{"clip", b.clip},
+                     {"name", b.name},
+                     {"one_shot", b.one_shot},
+                     {"warmup_cycles", b.warmup_cycles},
+                     {"converged", b.converged},
+                     {"loop_closure_deg", r6(b.loop_closure_deg)},
+                     {"tip_swing_deg", r6(b.tip_swing_deg)},
+                     {"floor_penetration", r6(b.floor_penetration)},
+                     {"keys", b.keys},
+                     {"kept_authored", b.kept_authored}});
+  return {{"floor_y", r6(floor)}, {"clips", clips}};
+}
+
+Json harm_json(const std::vector<PieceJudge>& judge) {
+  Json checks = Json::array();
+  for (const PieceJudge& pj : judge) {
+    Json clips = Json::array();
+    for (std::size_t i = 0; i < pj.clips.size(); ++i)
+      clips.push_back({{"name", pj.clips[i]},
+                       {"input_torn_percent", r6(pj.input_torn[i])},
+                       {"output_torn_percent", r6(pj.output_torn[i])}});
+    checks.push_back({{"piece", pj.piece}, {"verdict", pj.verdict}, {"clips", clips}});
+  }
+  return checks;
+}
+
+/// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
+/// and the colliders they respect (docs/report-schema.md).
+Json hair_json(const RunRecord& rec, std::size_t k) {
+  const HairResult& h = rec.hair[k];
+  const std::vector<ClipBake> none;
+  const std::vector<ClipBake>& bakes = k < rec.hair_bakes.size() ? rec.hair_bakes[k] : none;
+  const std::size_t per_chain = h.chains.empty() ? 0 : bakes.size() / h.chains.size();
+  Json chains = Json::array();
+  for (std::size_t i = 0; i < h.chains.size(); ++i) {
+    const HairChainResult& c = h.chains[i];
+    Json joints = Json::array();
+    for (const auto& p : c.chain.joints) joints.push_back({r6(p.x()), r6(p.y()), r6(p.z())});
+    Json radius = Json::array();
+    for (double r : c.chain.radius) radius.push_back(r6(r));
+    Json cj = {{"selector", c.selector},
+               {"vertices", c.vertices},
+               {"attachment_band_vertices", c.band_vertices},
+               {"pinned_vertices", c.pinned},
+               {"unreached_vertices", c.unreached},
+               {"joints", c.chain.bones},
+               {"length", r6(c.chain.length)},
+               {"bones", c.bones},
+               {"nodes", c.nodes},
+               {"joint_positions", joints},
+               {"skin_radius", radius}};
+    if (k < rec.hair_head_turn.size() && i < rec.hair_head_turn[k].chains.size())
+      cj["head_turn"] = head_turn_chain_json(rec.hair_head_turn[k].chains[i]);
+    if (per_chain) {
+      std::vector<ClipBake> mine(bakes.begin() + std::ptrdiff_t(i * per_chain),
+                                 bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));
+      Json b = bake_json(mine, 0.0);
+      b.erase("floor_y");
+      for (Json& clip : b["clips"]) clip.erase("floor_penetration");
+      cj["bake"] = b;
+    }
+    chains.push_back(cj);
+  }
+  Json out = {{"chains", chains}};
+  if (k < rec.hair_head_turn.size() && rec.hair_head_turn[k].samples > 0) {
+    const HeadTurnParams& p = rec.hair_qa.turn;
+    const HairBakeParams& solver = rec.hair_qa.solver;
+    const TorsoFit& torso = rec.hair_head_turn[k].torso;
+    Json capsule = nullptr;
+    if (torso.fitted)
+      capsule = {{"a", vec(torso.capsule.a)},
+                 {"b", vec(torso.capsule.b)},
+                 {"radius", r6(torso.capsule.radius_m)}};
+    out["head_turn"] = {{"turn_s", p.turn_s},
+                        {"settle_s", p.settle_s},
+                        {"solver_hz", p.solver_hz},
+                        {"sample_hz", p.sample_hz},
+                        {"amplitude_deg", p.amplitude_deg},
+                        {"turn_period_s", p.turn_period_s},
+                        {"quiet_window_s", p.quiet_window_s},
+                        {"points_per_link", p.points_per_link},
+                        {"samples", rec.hair_head_turn[k].samples},
+                        {"head", rec.hair_head_turn[k].head},
+                        {"stiffness_per_s2", solver.stiffness_per_s2},
+                        {"damping_per_s", solver.damping_per_s},
+                        {"gravity_mps2", solver.gravity_mps2},
+                        {"radius_scale", solver.radius_scale},
+                        {"torso_capsule", capsule}};
+  }
+  if (k < rec.hair_colliders.size()) {
+    const HairColliders& c = rec.hair_colliders[k];
+    out["colliders"] = {{"vrm", c.vrm},
+                        {"torso_capsule",
+                         {{"fitted", c.torso_fitted},
+                          {"added", c.torso_added},
+                          {"radius", r6(c.torso_radius)},
+                          {"node", c.torso_node},
+                          {"covered_fraction", r6(c.covered_fraction)}}}};
+  }
+  return out;
+}
+
+/// What the VRM spring export wrote for a character: "off", "not a VRM", or the target with
+/// the chains appended (docs/report-schema.md).
+Json vrm_springs_json(const VrmSpringRecord& v) {
+  if (v.status != "written") return v.status;
+  Json springs = Json::array();
+  std::size_t joints = 0;
+  for (const GrownSpring& s : v.springs) {
+    joints += s.joints.size();
+    springs.push_back(
+        {{"name", s.name}, {"joints", s.joints}, {"collider_groups", s.collider_groups}});
+  }
+  return {
+      {"target", v.target}, {"count", v.springs.size()}, {"joints", joints}, {"springs", springs}};
+}
+
+Json spring_stretch_json(const SpringStretch& s) {
+  return {{"p99", r6(s.p99)},
+          {"max", r6(s.max)},
+          {"torn_percent", r6(s.torn_percent)},
+          {"edge_max_p99_percent", r6(s.edge_max_p99_percent)}};
+}
+
+/// The input's own VRM spring chains whose joints character k's skin holds (a chain no skin
+/// holds: character 0's), baked or kept unbaked (docs/report-schema.md); null when none.
+Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
+  Json chains = Json::array();
+  for (const SpringBakeChain& c : r.chains) {
+    if (!(c.character == int(k) || (c.character < 0 && k == 0))) continue;
+    Json bake = bake_json(c.clips, 0.0)["clips"];
+    for (std::size_t i = 0; i < bake.size(); ++i) {
+      bake[i].erase("floor_penetration");
+      if (i < c.before.size() && i < c.after.size())
+        bake[i]["stretch"] = {{"before", spring_stretch_json(c.before[i])},
+                              {"after", spring_stretch_json(c.after[i])}};
+    }
+    chains.push_back({{"name", c.name},
+                      {"path", c.path},
+                      {"nodes", c.nodes},
+                      {"joints", c.joints},
+                      {"bones", c.bones},
+                      {"anchor", c.anchor},
+                      {"baked", c.baked},
+                      {"reason", c.reason.empty() ? Json(nullptr) : Json(c.reason)},
+                      {"region", {{"vertices", c.region_vertices}, {"edges", c.region_edges}}},
+                      {"clips", bake}});
+  }
+  if (chains.empty()) return nullptr;
+  return {{"status", r.status}, {"springs", r.springs}, {"chains", chains}};
+}
+
+/// Character k of the record.
+Json character_json(const RunRecord& rec, std::size_t k) {
+  const CharacterFacts& c = rec.facts[k];
+  Json cj = Json::object();
+  cj["skins"] = c.skins;
+  cj["height"] = r6(c.height);
+  cj["scale"] = r6(c.scale);
+  if (k < rec.characters.size()) {
+    const CharacterResult& res = rec.characters[k];
+    cj["far_threshold"] = r6(res.detection.field.threshold);
+    cj["vertices"] = {{"source", res.source_vertices}, {"welded", res.welded_vertices}};
+    Json pieces = Json::array();
+    for (const Piece& p : res.detection.pieces)
+      if (!p.vertices.empty() || !p.reason.empty()) pieces.push_back(piece_json(c, p));
+    cj["pieces"] = pieces;
+    Json chains = Json::array();
+    for (const auto& r : res.chains) chains.push_back(chain_json(r));
+    cj["chains"] = chains;
+  }
+  if (k < rec.bakes.size() && !rec.bakes[k].empty())
+    cj["bake"] = bake_json(rec.bakes[k], k < rec.floors.size() ? rec.floors[k] : 0.0);
+  if (k < rec.judge.size() && !rec.judge[k].empty()) cj["harm_check"] = harm_json(rec.judge[k]);
+  if (k < rec.stretch.size() && !rec.stretch[k].empty())
+    cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
+  if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);
+  if (k < rec.vrm_springs.size()) cj["vrm_springs"] = vrm_springs_json(rec.vrm_springs[k]);
+  Json springs = spring_bake_json(rec.spring_bake, k);
+  if (!springs.is_null()) cj["spring_bake"] = springs;
+  return cj;
+}
+
+Json milliseconds(const std::vector<StageStat>& stages) { // stage -> ms, in order
+  Json o = Json::object();
+  for (const auto& s : stages) o[s.stage] = r6(s.ms);
+  return o;
+}
+
+} // namespace
+
+Json region_json(const RegionStretch& r) {
+  Json j = {{"edges", r.edges},
+            {"samples", r.samples},
+            {"p95", r6(r.p95)},
+            {"p99", r6(r.p99)},
+            {"max", r6(r.max)},
+            {"min", r6(r.min)},
+            {"torn_percent", r6(r.torn_percent)},
+            {"edge_max_p99_percent", r6(r.edge_max_p99_percent)}};
+  j["worst_edge"] = r.worst.a < 0 ? Json(nullptr)
+                                  : Json{{"primitive", r.worst.primitive},
+                                         {"vertices", {r.worst.local_a, r.worst.local_b}},
+                                         {"ratio", r6(r.worst.ratio)}};
+  return j;
+}
+
+Json stretch_json(const std::vector<StretchRow>& rows, const StretchParams& params) {
+  Json clips = Json::array();
+  for (const auto& r : rows) {
+    Json j = {{"clip", r.clip}, {"name", r.name}, {"duration_s", r6(r.duration)}};
+    if (r.has_original) j["original"] = region_json(r.original);
+    if (r.has_rigid) j["rigid"] = region_json(r.rigid);
+    j["result"] = region_json(r.result);
+    j["body"] = region_json(r.body);
+    clips.push_back(j);
+  }
+  return {{"samples_per_clip", params.samples},
+          {"torn_above", params.torn_above},
+          {"torn_below", params.torn_below},
+          {"clips", clips}};
+}
+
+std::string default_report_path(const std::string& out_path) {
+  return std::filesystem::path(out_path).replace_extension(".report.json").string();
+}
+
+Json make_report(const RunRecord& rec) {
+  Json j = Json::object();
+  j["schema"] = "retail.report/1";
+  j["tool"] = {{"name", "retail"}, {"version", RETAIL_VERSION}};
+  j["input"] = {{"path", rec.input_path}, {"sha256", rec.input_sha256}};
+  j["output"] = {{"path", rec.output_path}, {"sha256", rec.output_sha256}};
+  j["mode"] = rec.mode;
+  Json chars = Json::array();
+  for (std::size_t k = 0; k < rec.facts.size(); ++k) chars.push_back(character_json(rec, k));
+  j["characters"] = chars;
+  j["timings_ms"] = milliseconds(rec.stages);
+  if (!rec.work.empty()) j["work_ms"] = milliseconds(rec.work);
+  j["warnings"] = rec.warnings;
+  j["failures"] = rec.failures;
+  return j;
+}
+
+} // namespace retail

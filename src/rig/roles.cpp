@@ -1,0 +1,465 @@
+// resolve_roles: bone roles from VRM metadata, then names, then topology (SPEC §1).
+//
+// Names are split into tokens (`mixamorig:LeftUpLeg` -> left|up|leg, `BackUpperLeg.L` ->
+// back|upper|leg|l, `Bip01 L Thigh` -> l|thigh); side tokens (l/left, r/right), quadruped
+// qualifiers (front/fore, back/hind/rear), rig noise (b_, J_Bip_C_, DEF-, _Armature, digits) and
+// helper words (IK, pole, target, twist, end) are separated from the base word that names the
+// bone. Hips are always where the two leg chains meet (their lowest common ancestor): on
+// Quaternius rigs the bone *named* Hips is a spine bone below that joint. Tie-breaks: the
+// shallowest candidate, then the lowest node index.
+#include "retail/base/error.h"
+#include "retail/rig/skeleton.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+namespace retail {
+namespace {
+
+enum class Cls {
+  None,
+  Hips,
+  UpperLeg,
+  Leg,
+  LowerLeg,
+  Foot,
+  Spine,
+  Chest,
+  Neck,
+  Head,
+  Shoulder,
+  UpperArm,
+  LowerArm,
+  Hand
+};
+
+struct NameInfo {
+  int side = -1; ///< 0 left, 1 right, -1 none
+  int qual = 0;  ///< 1 front, 2 back/hind
+  bool helper = false;
+  Cls cls = Cls::None;
+};
+
+std::vector<std::string> tokenize(std::string name) {
+  auto colon = name.rfind(':');
+  if (colon != std::string::npos) name = name.substr(colon + 1);
+  std::vector<std::string> out;
+  std::string cur;
+  auto flush = [&] {
+    if (!cur.empty()) out.push_back(cur);
+    cur.clear();
+  };
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    unsigned char ch = (unsigned char)name[i];
+    if (!std::isalnum(ch)) {
+      flush();
+      continue;
+    }
+    if (!cur.empty()) {
+      unsigned char prev = (unsigned char)name[i - 1];
+      bool camel = std::islower(prev) && std::isupper(ch);
+      bool digit_edge = bool(std::isdigit(prev)) != bool(std::isdigit(ch));
+      if (camel || digit_edge) flush();
+    }
+    cur.push_back(char(std::tolower(ch)));
+  }
+  flush();
+  return out;
+}
+
+NameInfo classify(const std::string& name) {
+  static const std::set<std::string> noise = {"mixamorig", "b",  "j",    "bip", "def",  "armature",
+                                              "jnt",       "bn", "bone", "c",   "cc",   "base",
+                                              "org",       "sk", "rig",  "jt",  "joint"};
+  static const std::set<std::string> helper = {
+      "ik",  "pole", "target", "pt",  "ctrl",   "control", "helper", "twist", "end",
+      "nub", "roll", "ff",     "ffb", "socket", "weapon",  "prop",   "mch"};
+  static const std::map<std::string, Cls> classes = {
+      {"hips", Cls::Hips},         {"hip", Cls::Hips},          {"pelvis", Cls::Hips},
+      {"upleg", Cls::UpperLeg},    {"upperleg", Cls::UpperLeg}, {"thigh", Cls::UpperLeg},
+      {"leg", Cls::Leg},           {"lowerleg", Cls::LowerLeg}, {"lowleg", Cls::LowerLeg},
+      {"shin", Cls::LowerLeg},     {"calf", Cls::LowerLeg},     {"knee", Cls::LowerLeg},
+      {"foot", Cls::Foot},         {"ankle", Cls::Foot},        {"spine", Cls::Spine},
+      {"abdomen", Cls::Spine},     {"tummy", Cls::Spine},       {"torso", Cls::Spine},
+      {"waist", Cls::Spine},       {"chest", Cls::Chest},       {"upperchest", Cls::Chest},
+      {"neck", Cls::Neck},         {"head", Cls::Head},         {"shoulder", Cls::Shoulder},
+      {"clavicle", Cls::Shoulder}, {"collar", Cls::Shoulder},   {"upperarm", Cls::UpperArm},
+      {"arm", Cls::UpperArm},      {"uparm", Cls::UpperArm},    {"forearm", Cls::LowerArm},
+      {"lowerarm", Cls::LowerArm}, {"lowarm", Cls::LowerArm},   {"hand", Cls::Hand},
+      {"fist", Cls::Hand},         {"wrist", Cls::Hand}};
+  NameInfo info;
+  std::string base;
+  for (const std::string& t : tokenize(name)) {
+    if (std::isdigit((unsigned char)t[0]) || noise.count(t)) continue;
+    if (helper.count(t))
+      info.helper = true;
+    else if (t == "l" || t == "left")
+      info.side = 0;
+    else if (t == "r" || t == "right")
+      info.side = 1;
+    else if (t == "front" || t == "fore")
+      info.qual = 1;
+    else if (t == "back" || t == "hind" || t == "rear")
+      info.qual = 2;
+    else
+      base += t;
+  }
+  auto it = classes.find(base);
+  if (it != classes.end()) info.cls = it->second;
+  return info;
+}
+
+/// The character's joint tree in joint-index space.
+struct Tree {
+  const Character& c;
+  std::vector<std::vector<int>> children;
+  std::vector<int> depth, size;
+  explicit Tree(const Character& ch)
+      : c(ch), children(ch.joints.size()), depth(ch.joints.size(), 0), size(ch.joints.size(), 1) {
+    for (std::size_t j = 0; j < c.joints.size(); ++j)
+      if (c.parent[j] >= 0) children[std::size_t(c.parent[j])].push_back(int(j));
+    for (std::size_t j = 0; j < c.joints.size(); ++j)
+      for (int p = c.parent[j]; p >= 0; p = c.parent[std::size_t(p)]) {
+        ++depth[j];
+        ++size[std::size_t(p)];
+      }
+  }
+  bool is_descendant(int j, int of) const {
+    for (int p = c.parent[std::size_t(j)]; p >= 0; p = c.parent[std::size_t(p)])
+      if (p == of) return true;
+    return false;
+  }
+  /// Shallowest joint satisfying `pred` (ties: lowest node index); -1 if none.
+  template <class Pred> int shallowest(Pred pred) const {
+    int best = -1;
+    for (std::size_t j = 0; j < c.joints.size(); ++j) {
+      if (!pred(int(j))) continue;
+      if (best < 0 || depth[j] < depth[std::size_t(best)] ||
+          (depth[j] == depth[std::size_t(best)] && c.joints[j] < c.joints[std::size_t(best)]))
+        best = int(j);
+    }
+    return best;
+  }
+  int heaviest_child(int j) const {
+    int best = -1;
+    for (int ch : children[std::size_t(j)])
+      if (best < 0 || size[std::size_t(ch)] > size[std::size_t(best)]) best = ch;
+    return best;
+  }
+  int lca(int a, int b) const {
+    std::set<int> up;
+    for (int p = a; p >= 0; p = c.parent[std::size_t(p)]) up.insert(p);
+    for (int p = b; p >= 0; p = c.parent[std::size_t(p)])
+      if (up.count(p)) return p;
+    return -1;
+  }
+};
+
+/// Joint-index roles while resolving (-1 unknown); converted to node indices at the end.
+struct Work {
+  int hips = -1, chest = -1, neck = -1, head = -1;
+  int upper_leg[2] = {-1, -1}, lower_leg[2] = {-1, -1}, foot[2] = {-1, -1};
+  int shoulder[2] = {-1, -1}, upper_arm[2] = {-1, -1}, lower_arm[2] = {-1, -1}, hand[2] = {-1, -1};
+  std::set<std::string> sources;
+};
+
+void apply_vrm(const Json& gltf, const Character& c, Work& w) {
+  std::map<std::string, int> bones; // VRM bone name -> node
+  std::string source;
+  const Json* ext =
+      gltf.contains("extensions") && gltf["extensions"].is_object() ? &gltf["extensions"] : nullptr;
+  if (ext && ext->contains("VRMC_vrm") && (*ext)["VRMC_vrm"].is_object()) {
+    const Json& h = (*ext)["VRMC_vrm"].value("humanoid", Json::object());
+    if (h.contains("humanBones") && h["humanBones"].is_object())
+      for (const auto& [k, v] : h["humanBones"].items())
+        if (v.is_object() && v.contains("node") && v["node"].is_number_integer())
+          bones[k] = v["node"].get<int>();
+    source = "VRMC_vrm humanoid";
+  } else if (ext && ext->contains("VRM") && (*ext)["VRM"].is_object()) {
+    const Json& h = (*ext)["VRM"].value("humanoid", Json::object());
+    if (h.contains("humanBones") && h["humanBones"].is_array())
+      for (const auto& b : h["humanBones"])
+        if (b.is_object() && b.contains("bone") && b["bone"].is_string() && b.contains("node") &&
+            b["node"].is_number_integer())
+          bones[b["bone"].get<std::string>()] = b["node"].get<int>();
+    source = "VRM 0.x humanoid";
+  }
+  if (bones.empty()) return;
+  auto get = [&](const char* name) {
+    auto it = bones.find(name);
+    return it == bones.end() ? -1 : c.joint_index(it->second);
+  };
+  w.hips = get("hips");
+  w.chest = get("chest");
+  w.neck = get("neck");
+  w.head = get("head");
+  const char* side[2] = {"left", "right"};
+  for (int s = 0; s < 2; ++s) {
+    std::string p = side[s];
+    w.upper_leg[s] = get((p + "UpperLeg").c_str());
+    w.lower_leg[s] = get((p + "LowerLeg").c_str());
+    w.foot[s] = get((p + "Foot").c_str());
+    w.shoulder[s] = get((p + "Shoulder").c_str());
+    w.upper_arm[s] = get((p + "UpperArm").c_str());
+    w.lower_arm[s] = get((p + "LowerArm").c_str());
+    w.hand[s] = get((p + "Hand").c_str());
+  }
+  w.sources.insert(source);
+}
+
+bool is_leg_class(Cls c) {
+  return c == Cls::UpperLeg || c == Cls::Leg || c == Cls::LowerLeg || c == Cls::Foot;
+}
+
+void legs_by_name(const Tree& t, const std::vector<NameInfo>& info, Work& w) {
+  for (int s = 0; s < 2; ++s) {
+    if (w.upper_leg[s] >= 0 && w.lower_leg[s] >= 0) continue;
+    auto cand = [&](int j) {
+      return info[j].side == s && !info[j].helper && info[j].qual != 1 && is_leg_class(info[j].cls);
+    };
+    bool hind = false;
+    for (std::size_t j = 0; j < info.size(); ++j)
+      hind = hind || (cand(int(j)) && info[j].qual == 2);
+    auto leg = [&](int j, Cls cls) {
+      return cand(j) && info[j].cls == cls && (!hind || info[j].qual == 2);
+    };
+    int upper = t.shallowest([&](int j) { return leg(j, Cls::UpperLeg); });
+    if (upper < 0) upper = t.shallowest([&](int j) { return leg(j, Cls::Leg); });
+    if (upper < 0) continue;
+    int lower =
+        t.shallowest([&](int j) { return leg(j, Cls::LowerLeg) && t.is_descendant(j, upper); });
+    if (lower < 0)
+      lower = t.shallowest([&](int j) { return leg(j, Cls::Leg) && t.is_descendant(j, upper); });
+    if (lower < 0) lower = t.heaviest_child(upper);
+    if (lower < 0) continue;
+    int foot = t.shallowest([&](int j) { return leg(j, Cls::Foot) && t.is_descendant(j, lower); });
+    if (foot < 0) foot = t.shallowest([&](int j) { return leg(j, Cls::Foot); });
+    if (foot < 0) foot = t.heaviest_child(lower);
+    w.upper_leg[s] = upper;
+    w.lower_leg[s] = lower;
+    if (w.foot[s] < 0) w.foot[s] = foot;
+    w.sources.insert("names");
+  }
+}
+
+/// Topology: two mirror-image child chains of one joint that reach down towards the ground;
+/// the pair reaching lowest wins (ties within 5% H: the shallower branching joint, i.e. the
+/// pelvis rather than a quadruped's chest). Left is +X (glTF characters face +Z).
+void legs_by_topology(const Tree& t, Work& w) {
+  const Character& c = t.c;
+  double tol = 0.03 * c.height;
+  int best_j = -1, best_a = -1, best_b = -1;
+  double best_low = 0;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    const auto& ch = t.children[j];
+    Eigen::Vector3d pj = c.bind_position(int(j));
+    for (std::size_t x = 0; x < ch.size(); ++x)
+      for (std::size_t y = x + 1; y < ch.size(); ++y) {
+        Eigen::Vector3d pa = c.bind_position(ch[x]), pb = c.bind_position(ch[y]);
+        bool mirror = std::abs((pa.x() - pj.x()) + (pb.x() - pj.x())) <= tol &&
+                      std::abs(pa.y() - pb.y()) <= tol && std::abs(pa.z() - pb.z()) <= tol &&
+                      std::abs(pa.x() - pb.x()) > tol;
+        if (!mirror || t.children[std::size_t(ch[x])].empty()) continue;
+        double low = pa.y();
+        for (int k = ch[x]; k >= 0; k = t.heaviest_child(k))
+          low = std::min(low, c.bind_position(k).y());
+        if (low > pj.y() - 0.2 * c.height) continue;
+        bool better =
+            best_j < 0 || low < best_low - 0.05 * c.height ||
+            (low < best_low + 0.05 * c.height && t.depth[j] < t.depth[std::size_t(best_j)]);
+        if (better) {
+          best_j = int(j);
+          best_low = low;
+          bool a_left = pa.x() > pb.x();
+          best_a = a_left ? ch[x] : ch[y];
+          best_b = a_left ? ch[y] : ch[x];
+        }
+      }
+  }
+  if (best_j < 0) return;
+  int top[2] = {best_a, best_b};
+  for (int s = 0; s < 2; ++s) {
+    w.upper_leg[s] = top[s];
+    w.lower_leg[s] = t.heaviest_child(top[s]);
+    if (w.foot[s] < 0 && w.lower_leg[s] >= 0) w.foot[s] = t.heaviest_child(w.lower_leg[s]);
+  }
+  w.sources.insert("topology");
+}
+
+void arms_by_name(const Tree& t, const std::vector<NameInfo>& info, Work& w) {
+  for (int s = 0; s < 2; ++s) {
+    auto named = [&](Cls cls, int under) {
+      return t.shallowest([&](int j) {
+        return info[j].side == s && !info[j].helper && info[j].cls == cls && info[j].qual != 2 &&
+               (under < 0 || t.is_descendant(j, under));
+      });
+    };
+    if (w.upper_arm[s] < 0) w.upper_arm[s] = named(Cls::UpperArm, -1);
+    if (w.upper_arm[s] < 0) w.upper_arm[s] = named(Cls::UpperLeg, -1); // a quadruped's front leg
+    if (w.upper_arm[s] < 0) continue;
+    if (w.shoulder[s] < 0) {
+      int p = t.c.parent[std::size_t(w.upper_arm[s])];
+      if (p >= 0 && info[std::size_t(p)].cls == Cls::Shoulder) w.shoulder[s] = p;
+    }
+    if (w.lower_arm[s] < 0) w.lower_arm[s] = named(Cls::LowerArm, w.upper_arm[s]);
+    if (w.lower_arm[s] < 0) w.lower_arm[s] = named(Cls::LowerLeg, w.upper_arm[s]);
+    if (w.lower_arm[s] < 0) w.lower_arm[s] = t.heaviest_child(w.upper_arm[s]);
+    if (w.hand[s] < 0 && w.lower_arm[s] >= 0) w.hand[s] = named(Cls::Hand, w.lower_arm[s]);
+  }
+}
+
+/// True when both upper and both lower legs are found.
+bool have_legs(const Work& w) {
+  return w.upper_leg[0] >= 0 && w.upper_leg[1] >= 0 && w.lower_leg[0] >= 0 && w.lower_leg[1] >= 0;
+}
+
+/// Hips where the legs meet (when not from VRM and both legs are found): their lowest common
+/// ancestor. A note in `notes` when a hips-named joint is elsewhere (taken as spine).
+void hips_where_legs_meet(const Model& model, const Character& c, const Tree& t,
+                          const std::vector<NameInfo>& info, Work& w,
+                          std::vector<std::string>& notes) {
+  if (w.hips >= 0 || !have_legs(w)) return;
+  auto name = [&](int j) {
+    return "'" + model.nodes[std::size_t(c.joints[std::size_t(j)])].name + "'";
+  };
+  w.hips = t.lca(w.upper_leg[0], w.upper_leg[1]);
+  int named = t.shallowest(
+      [&](int j) { return info[j].cls == Cls::Hips && !info[j].helper && info[j].side < 0; });
+  if (named >= 0 && named != w.hips && w.hips >= 0)
+    notes.push_back("hips = " + name(w.hips) + ", where both legs meet; the joint named " +
+                    name(named) + " is not their common parent and is taken as spine");
+}
+
+/// The head when no name gives it (w.head < 0, hips found): the highest joint above the hips
+/// outside the legs, its parent when it is a leaf (not right under the hips).
+void head_by_topology(const Character& c, const Tree& t, Work& w) {
+  if (w.head >= 0 || w.hips < 0) return;
+  int best = -1;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    bool in_leg = t.is_descendant(int(j), w.upper_leg[0]) ||
+                  t.is_descendant(int(j), w.upper_leg[1]) || int(j) == w.upper_leg[0] ||
+                  int(j) == w.upper_leg[1];
+    if (!t.is_descendant(int(j), w.hips) || in_leg) continue;
+    if (best < 0 || c.bind_position(int(j)).y() > c.bind_position(best).y()) best = int(j);
+  }
+  if (best >= 0 && t.children[std::size_t(best)].empty() && c.parent[std::size_t(best)] != w.hips)
+    best = c.parent[std::size_t(best)];
+  w.head = best;
+  if (best >= 0) w.sources.insert("topology");
+}
+
+/// The spine (joint indices strictly between hips and head, hips side first, up to the neck);
+/// sets the neck and chest when not already found.
+std::vector<int> neck_spine_chest(const Character& c, const Tree& t,
+                                  const std::vector<NameInfo>& info, Work& w) {
+  std::vector<int> path; // joints strictly between hips and head, hips side first
+  if (w.hips >= 0 && w.head >= 0 && t.is_descendant(w.head, w.hips)) {
+    for (int p = c.parent[std::size_t(w.head)]; p >= 0 && p != w.hips; p = c.parent[std::size_t(p)])
+      path.push_back(p);
+    std::reverse(path.begin(), path.end());
+  }
+  if (w.neck < 0) {
+    auto it = std::find_if(path.begin(), path.end(),
+                           [&](int j) { return info[std::size_t(j)].cls == Cls::Neck; });
+    if (it != path.end())
+      w.neck = *it;
+    else if (path.size() >= 2)
+      w.neck = path.back();
+  }
+  std::vector<int> spine;
+  for (int j : path) {
+    if (j == w.neck) break;
+    spine.push_back(j);
+  }
+  if (w.chest < 0) {
+    for (int j : spine)
+      if (info[std::size_t(j)].cls == Cls::Chest) w.chest = j;
+    if (w.chest < 0 && spine.size() >= 2) w.chest = spine.back();
+  }
+  return spine;
+}
+
+/// The roles as node indices from the joint indices in `w` and `spine`: the pelvis (hips and
+/// hips-named joints next to it), the sources joined, the required roles not found.
+void roles_from_work(const Character& c, const std::vector<NameInfo>& info, const Work& w,
+                     const std::vector<int>& spine, Roles& r) {
+  auto node = [&](int j) { return j < 0 ? -1 : c.joints[std::size_t(j)]; };
+  r.hips = node(w.hips);
+  if (w.hips >= 0) {
+    r.pelvis.push_back(r.hips);
+    for (std::size_t j = 0; j < c.joints.size(); ++j)
+      if (info[j].cls == Cls::Hips && !info[j].helper && int(j) != w.hips &&
+          (c.parent[j] == w.hips || c.parent[std::size_t(w.hips)] == int(j)))
+        r.pelvis.push_back(node(int(j)));
+  }
+  for (int j : spine) r.spine.push_back(node(j));
+  r.chest = node(w.chest);
+  r.neck = node(w.neck);
+  r.head = node(w.head);
+  for (int s = 0; s < 2; ++s) {
+    r.upper_leg[s] = node(w.upper_leg[s]);
+    r.lower_leg[s] = node(w.lower_leg[s]);
+    r.foot[s] = node(w.foot[s]);
+    r.shoulder[s] = node(w.shoulder[s]);
+    r.upper_arm[s] = node(w.upper_arm[s]);
+    r.lower_arm[s] = node(w.lower_arm[s]);
+    r.hand[s] = node(w.hand[s]);
+  }
+  for (const auto& s : w.sources) r.source += (r.source.empty() ? "" : " + ") + s;
+  if (r.hips < 0) r.missing.push_back("hips");
+  if (r.spine.empty()) r.missing.push_back("spine");
+  if (r.head < 0) r.missing.push_back("head");
+  const char* sides[2] = {"left", "right"};
+  for (int s = 0; s < 2; ++s) {
+    if (r.upper_leg[s] < 0) r.missing.push_back(std::string(sides[s]) + " upper leg");
+    if (r.lower_leg[s] < 0) r.missing.push_back(std::string(sides[s]) + " lower leg");
+  }
+}
+
+} // namespace
+
+Roles resolve_roles(const Document& doc, const Model& model, const Character& c) {
+  Tree t(c);
+  Work w;
+  Roles r;
+  std::vector<NameInfo> info;
+  for (int node : c.joints) info.push_back(classify(model.nodes[std::size_t(node)].name));
+  apply_vrm(doc.gltf, c, w);
+  legs_by_name(t, info, w);
+  if (!have_legs(w)) legs_by_topology(t, w);
+  hips_where_legs_meet(model, c, t, info, w, r.notes);
+  if (w.head < 0)
+    w.head = t.shallowest([&](int j) {
+      return info[j].cls == Cls::Head && !info[j].helper &&
+             (w.hips < 0 || t.is_descendant(j, w.hips));
+    });
+  head_by_topology(c, t, w);
+  const std::vector<int> spine = neck_spine_chest(c, t, info, w);
+  arms_by_name(t, info, w);
+  roles_from_work(c, info, w, spine, r);
+  return r;
+}
+
+void require_roles(const Model& model, const Character& c) {
+  const Roles& r = c.roles;
+  if (r.missing.empty()) return;
+  std::string msg = "skins[" + std::to_string(c.skins[0]) + "]: cannot resolve ";
+  for (std::size_t i = 0; i < r.missing.size(); ++i) msg += (i ? ", " : "") + r.missing[i];
+  msg += "; found:";
+  auto add = [&](const char* role, int n) {
+    if (n >= 0) msg += std::string(" ") + role + "='" + model.nodes[std::size_t(n)].name + "'";
+  };
+  add("hips", r.hips);
+  for (int n : r.spine) add("spine", n);
+  add("head", r.head);
+  add("leftUpperLeg", r.upper_leg[0]);
+  add("rightUpperLeg", r.upper_leg[1]);
+  add("leftLowerLeg", r.lower_leg[0]);
+  add("rightLowerLeg", r.lower_leg[1]);
+  if (msg.back() == ':') msg += " nothing";
+  fail_unsupported(msg);
+}
+
+} // namespace retail
