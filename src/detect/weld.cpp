@@ -138,10 +138,11 @@ std::vector<int> first_originals(const WeldedMesh& m) {
   return first;
 }
 
-WeldedMesh weld_character(const Document& doc, const Model& model, const Character& c,
-                          const WeldParams& params) {
-  params.validate();
-  WeldedMesh m;
+namespace {
+
+/// `m.sources` and `m.positions`: every skinned vertex of the character in world space at bind.
+void gather_world_positions(const Document& doc, const Model& model, const Character& c,
+                            WeldedMesh& m) {
   std::size_t total = 0;
   for (const auto& sp : c.primitives) {
     m.sources.push_back({sp, total, sp.vertex_count});
@@ -160,10 +161,16 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
            to_world.topRightCorner<3, 1>())
               .transpose();
   }
-  // Weld: a hash grid with cells twice the tolerance, so the tolerance ball around a vertex
-  // meets at most two cells per axis: its own and the neighbour on the side it is nearer to
-  // (8 lookups, not 27; the same candidates).
-  double tol = std::max(params.weld_tolerance_h * c.height, 1e-12), size = 2 * tol;
+}
+
+/// `m.weld_of` and `m.welded` from `m.positions`: each vertex joins the lowest welded vertex
+/// within `tol`, else starts one.
+void weld_positions(double tol, WeldedMesh& m) {
+  // A hash grid with cells twice the tolerance, so the tolerance ball around a vertex meets at
+  // most two cells per axis: its own and the neighbour on the side it is nearer to (8 lookups,
+  // not 27; the same candidates).
+  const double size = 2 * tol;
+  const std::size_t total = std::size_t(m.positions.rows());
   CellGrid grid(total);
   m.weld_of.assign(total, -1);
   std::vector<Eigen::RowVector3d> welded;
@@ -195,7 +202,11 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
   }
   m.welded.resize(Eigen::Index(welded.size()), 3);
   for (std::size_t w = 0; w < welded.size(); ++w) m.welded.row(Eigen::Index(w)) = welded[w];
-  // Edges of every triangle on welded ids, unique, as CSR.
+}
+
+/// `m.triangles`, `m.faces` and the adjacency (CSR, with edge lengths) from every triangle of
+/// the sources on welded ids.
+void connect_triangles(const Document& doc, const Model& model, WeldedMesh& m) {
   std::vector<std::pair<int, int>> edges;
   for (const auto& src : m.sources) {
     const Primitive& prim =
@@ -213,8 +224,8 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
       }
     }
   }
-  sort_unique_edges(edges, welded.size());
-  std::size_t n = welded.size();
+  const std::size_t n = std::size_t(m.welded.rows());
+  sort_unique_edges(edges, n);
   m.adjacency_start.assign(n + 1, 0);
   for (const auto& [a, b] : edges) {
     ++m.adjacency_start[std::size_t(a) + 1];
@@ -231,6 +242,17 @@ WeldedMesh weld_character(const Document& doc, const Model& model, const Charact
     m.adjacency[std::size_t(fill[std::size_t(b)])] = a;
     m.edge_length[std::size_t(fill[std::size_t(b)]++)] = len;
   }
+}
+
+} // namespace
+
+WeldedMesh weld_character(const Document& doc, const Model& model, const Character& c,
+                          const WeldParams& params) {
+  params.validate();
+  WeldedMesh m;
+  gather_world_positions(doc, model, c, m);
+  weld_positions(std::max(params.weld_tolerance_h * c.height, 1e-12), m);
+  connect_triangles(doc, model, m);
   return m;
 }
 
