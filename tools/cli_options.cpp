@@ -1,0 +1,272 @@
+// retail's option binders (cli_options.h): one per stage's params, one per command.
+#include "cli_options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace {
+
+void bind_log_level(CLI::App& app, Cli& cli) {
+  app.add_flag("-v,--verbose", cli.verbose, "more log detail on stderr");
+  app.add_flag("-q,--quiet", cli.quiet, "only warnings and errors on stderr");
+}
+
+/// `retail IN OUT`'s own arguments, the bind skeleton's and the mode.
+void bind_run(CLI::App& app, Cli& cli) {
+  app.add_option("IN", cli.in_path, "input .glb/.vrm/.gltf");
+  app.add_option("OUT", cli.out_path,
+                 "output .glb/.vrm (GLB) or .gltf (+ OUT-stem.bin beside it); IN converts when "
+                 "the container differs (docs/containers.md)");
+  bind_log_level(app, cli);
+  app.add_option("--reference-height", cli.params.bind.reference_height_m,
+                 "model height (m) at which metre-given defaults apply unscaled")
+      ->capture_default_str();
+  app.add_option("--mode", cli.mode,
+                 "chain (bones along the tail), rigid (tail on the hips), detect (report only: "
+                 "OUT is a faithful copy, converted if asked)")
+      ->check(CLI::IsMember({"chain", "rigid", "detect"}))
+      ->capture_default_str();
+  app.add_option("--report", cli.params.report_path,
+                 "report path (default: OUT with .report.json; - for stdout)");
+  app.add_option("--html", cli.params.html_path,
+                 "also write a self-contained QA page: input, rigid reference and output side by "
+                 "side with the heat map and the report (docs/html-page.md)");
+}
+
+/// Detection (detect.h).
+void bind_detect(CLI::App& app, retail::DetectParams& dp) {
+  app.add_flag("--rigid-worn", dp.rigid_worn,
+               "give worn pieces (sheath, quiver) weight 1 on their bone");
+  app.add_option("--far", dp.distance.far_fraction_h, "far: skeleton distance above this x H")
+      ->capture_default_str();
+  app.add_option("--centroid-ratio", dp.centroid_ratio,
+                 "appendage: centroid distance >= this x reach")
+      ->capture_default_str();
+  app.add_option("--elongation", dp.elongation_min, "long: elongation >= this")
+      ->capture_default_str();
+  app.add_option("--merge-overlap", dp.merge_overlap, "merge shells whose box overlap exceeds this")
+      ->capture_default_str();
+  app.add_option("--junction-slope", dp.junction_slope,
+                 "isoline growth rate where a body begins (docs/detection.md)")
+      ->capture_default_str();
+  app.add_option("--min-tail-length", dp.min_tail_length_h, "shortest tail, x H")
+      ->capture_default_str();
+  app.add_option("--slenderness", dp.slenderness_min,
+                 "also long: pi L^2 / area >= this (curled tails; 0: off, sheets pass it too)")
+      ->capture_default_str();
+  app.add_option("--misweight-ratio", dp.misweight_ratio,
+                 "mis-weighted skin: weighted bone distance > this x skeleton distance (+0.02 H)")
+      ->capture_default_str();
+  app.add_option("--base-zone", dp.base_zone_radii,
+                 "a tail's base grows over mis-weighted skin up to this many neck radii")
+      ->capture_default_str();
+}
+
+/// The chain and its root band (chain.h, root_band.h), then what is a tail by hand and the harm
+/// check (rerig.h, pipeline.h).
+void bind_rerig(CLI::App& app, retail::RunParams& params) {
+  retail::RerigParams& rp = params.rerig;
+  app.add_option("--short-tail", rp.chain.short_tail_h,
+                 "tails shorter than this x H may get 1-2 bones (0: at least --min-bones)")
+      ->capture_default_str();
+  app.add_option("--segment", rp.chain.segment_h, "chain segment length, x H")
+      ->capture_default_str();
+  app.add_option("--min-bones", rp.chain.min_bones, "fewest chain bones")->capture_default_str();
+  app.add_option("--root-band", rp.root_band.width_radii,
+                 "blend the body's weights into the tail's root over this many collar radii "
+                 "(0: off)")
+      ->capture_default_str();
+  app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
+}
+
+void bind_selection(CLI::App& app, retail::RunParams& params) {
+  app.add_option("--tail", params.rerig.tail,
+                 "treat this geometry as a tail chain whatever detection says (repeatable): "
+                 "a mesh/primitive index like 0/2, a mesh name or a material name");
+  app.add_option("--not-tail", params.rerig.not_tail,
+                 "never treat this geometry as part of a tail (repeatable; same syntax)");
+  app.add_option("--hair", params.hair.hair,
+                 "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
+                 "its weights erased, a pinned band on the head, baked with the hair solver "
+                 "(docs/hair.md)")
+      ->allow_extra_args(false); // one value per --hair: `--hair H IN OUT` keeps IN and OUT
+  app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
+      ->capture_default_str();
+  app.add_flag("--vrm-springs,!--no-vrm-springs", params.vrm_springs,
+               "on a VRM output, also append every grown chain (tails and --hair) to the file's "
+               "own springs (VRM 0.x bone groups / VRMC_springBone), so VRM runtimes swing it "
+               "live; existing entries are kept as they were (default; docs/hair.md)");
+  app.add_flag("--spring-bake,!--no-spring-bake", params.spring_bake,
+               "re-simulate the input's own VRM spring chains (VRM 0.x bone groups / "
+               "VRMC_springBone) and bake them into every selected clip; a clip's own track on a "
+               "chain joint is kept (default; docs/hair.md)");
+  app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
+               "judge every grown piece against the input under its own clips before writing; "
+               "one that tears more steps down to a wider root band, rigid, or left as it was "
+               "(default; --no-harm-check: write what detection grew)");
+}
+
+/// The spring (spring.h) and the bake (bake.h).
+void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
+  app.add_flag("--bake,!--no-bake", params.bake_enabled,
+               "bake the spring into every selected clip (default; --no-bake: chain and weights "
+               "only, the tail then follows the hips rigidly)");
+  auto& sp = params.bake.spring;
+  app.add_option("--fps", params.bake.fps, "baked keys per second")->capture_default_str();
+  app.add_option("--no-loop", params.bake.no_loop,
+                 "bake this clip (its full name) from rest without looping (repeatable)");
+  app.add_option("--loop", params.bake.loop,
+                 "bake this clip (its full name) as a loop even if its name reads one-shot "
+                 "(repeatable)");
+  app.add_option("--frequency", sp.root_frequency_hz, "spring frequency at the root, Hz")
+      ->capture_default_str();
+  app.add_option("--tip-frequency", sp.tip_frequency_hz, "spring frequency at the tip, Hz")
+      ->capture_default_str();
+  app.add_option("--damping", sp.damping_ratio, "damping ratio zeta")->capture_default_str();
+  app.add_option("--gravity", sp.gravity_mps2, "gravity on the tail, m/s^2 (scaled to the model)")
+      ->capture_default_str();
+  app.add_option("--carry", sp.carry_deg, "total lift of the tail's rest arc, degrees")
+      ->capture_default_str();
+  app.add_option("--rest-curve", sp.rest_curve, "0 centred arc .. 1 the modelled curl")
+      ->capture_default_str();
+  app.add_option("--coupling", sp.coupling_rate, "bend coupling rate k, 1/s")
+      ->capture_default_str();
+  app.add_option("--bend-limit", sp.bend_limit_deg, "elastic bend limit per joint, degrees")
+      ->capture_default_str();
+  app.add_option("--min-skin-ratio", sp.min_skin_ratio,
+                 "skin limit: no joint bends so far that a tail edge keeps less than this "
+                 "ratio of its length (0: off)")
+      ->capture_default_str();
+  app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
+  app.add_option("--floor-clearance", sp.floor_clearance_m,
+                 "tail thickness below its centreline at the floor (rho), m (scaled)")
+      ->capture_default_str();
+  app.add_option("--contact-damping", sp.contact_damping, "sliding damping on the floor, 1/s")
+      ->capture_default_str();
+  app.add_option("--loop-tolerance", params.bake.loop_tolerance_deg,
+                 "warm-up ends when every bone's start state repeats within this, degrees")
+      ->capture_default_str();
+  app.add_option("--max-warmup", params.bake.max_warmup_cycles,
+                 "most warm-up cycles before baking anyway (with a warning)")
+      ->capture_default_str();
+  app.add_option("--floor", params.bake.floor_y,
+                 "floor height g0 (world Y; default: lowest body skin at bind)");
+  app.add_flag("--no-floor", no_floor, "no floor contact");
+}
+
+/// The stretch and its checks (stretch.h, qa.h), the worker threads and the units.
+void bind_measure(CLI::App& app, Cli& cli) {
+  app.add_option("--clips", cli.clips,
+                 "clips to bake, judge and measure, comma-separated: a full name or the part "
+                 "after 'Armature|' (default: all; a clip left out gets no tail keys, the tail "
+                 "follows the hips rigidly in it)")
+      ->delimiter(',');
+  app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
+      ->capture_default_str();
+  app.add_option("--fail-on", cli.fail_on,
+                 "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)");
+  app.add_option("--threads", cli.params.threads,
+                 "worker threads for the per-clip bake and stretch (0: one per core; the "
+                 "output does not depend on it)")
+      ->capture_default_str();
+  app.add_flag("--units-fixed", cli.units_fixed,
+               "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
+}
+
+CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
+  auto* cmd = app.add_subcommand("info", "what retail sees: meshes, skins, roles, clips, H, scale");
+  cmd->footer("Example:\n  retail info fox.glb --json > fox.info.json");
+  cmd->add_option("IN", cli.info_in, "input file")->required();
+  cmd->add_flag("--json", cli.info_json,
+                "print retail.info/1 JSON on stdout (docs/info-schema.md)");
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
+
+/// `retail report --head-turn` (head_turn.h).
+void bind_head_turn(CLI::App& cmd, Cli& cli) {
+  cmd.add_flag("--head-turn", cli.head_turn,
+               "instead of the clips: the article's head turn (4 s of turns, 8 s to settle, "
+               "120 Hz solver, mesh sampled at 30 Hz) on the file's VRM spring chains; "
+               "--json writes retail.headturn/1 (docs/hair.md)");
+  cmd.add_option("--head-turn-sample-hz", cli.head_turn_params.turn.sample_hz,
+                 "--head-turn: mesh samples per second (a whole divisor of 120)")
+      ->capture_default_str();
+}
+
+CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
+  auto* cmd =
+      app.add_subcommand("report", "edge stretch of any rig under its clips; changes nothing");
+  cmd->footer("Example:\n  retail report fox-rigged.glb --clips Walk --json stretch.json "
+              "--fail-on 'torn>0'\n  retail report godette.vrm --head-turn --json headturn.json");
+  cmd->add_option("IN", cli.report_in, "input file")->required();
+  cmd->add_option("--json", cli.report_json, "write retail.stretch/1 JSON to PATH (- for stdout)");
+  cmd->add_option("--html", cli.report_html,
+                  "write a self-contained QA page: the rig with its heat map and the stretch "
+                  "(docs/html-page.md)");
+  cmd->add_option("--clips", cli.clips,
+                  "clips to measure, comma-separated: a full name or the part after "
+                  "'Armature|' (default: all)")
+      ->delimiter(',');
+  cmd->add_option("--region-bones", cli.region_bones,
+                  "tail region: largest weight on a bone matching this regex")
+      ->capture_default_str();
+  cmd->add_option("--samples", cli.params.stretch.samples, "samples per clip")
+      ->capture_default_str();
+  cmd->add_option("--fail-on", cli.fail_on, "QA checks on the tail region (exit 6 when one fails)");
+  cmd->add_option("--threads", cli.params.threads, "worker threads (0: one per core)")
+      ->capture_default_str();
+  bind_head_turn(*cmd, cli);
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
+
+CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
+  auto* cmd = app.add_subcommand(
+      "batch", "re-rig every .glb/.vrm/.gltf below IN_DIR into OUT_DIR (docs/batch.md); "
+               "the options of `retail IN OUT` apply to every file");
+  cmd->fallthrough();
+  cmd->footer("Outputs keep their input's container (convert single files with retail IN OUT).\n"
+              "Example:\n  retail batch assets/ rigged/ -j 4 --summary rigged/summary.jsonl "
+              "--fail-on 'torn>0'");
+  cmd->add_option("IN_DIR", cli.batch_in, "input folder (recursive)")->required();
+  cmd->add_option("OUT_DIR", cli.batch_out, "output folder (mirrors IN_DIR)")->required();
+  cmd->add_option("-j,--jobs", cli.batch.jobs, "worker threads (0: one per core)")
+      ->capture_default_str();
+  cmd->add_option("--shard", cli.shard, "take every N-th file from the I-th: I/N")
+      ->capture_default_str();
+  cmd->add_option("--summary", cli.batch.summary_path,
+                  "one JSON line per file (- for stdout; docs/batch.md)");
+  cmd->add_flag("--force", cli.batch.force, "re-rig even outputs newer than their input");
+  cmd->add_flag("--html", cli.batch.html,
+                "a QA page beside every output (OUT with .html) and OUT_DIR/index.html "
+                "listing them (docs/html-page.md)");
+  bind_log_level(*cmd, cli);
+  return cmd;
+}
+
+} // namespace
+
+Subcommands bind_options(CLI::App& app, Cli& cli) {
+  bind_run(app, cli);
+  bind_detect(app, cli.params.rerig.detect);
+  bind_rerig(app, cli.params);
+  bind_selection(app, cli.params);
+  bind_bake(app, cli.params, cli.no_floor);
+  bind_measure(app, cli);
+  Subcommands sub;
+  sub.info = bind_info_command(app, cli);
+  sub.report = bind_report_command(app, cli);
+  sub.batch = bind_batch_command(app, cli);
+  return sub;
+}
+
+void finish_params(Cli& cli) {
+  retail::RunParams& params = cli.params;
+  params.bind.units_auto = !cli.units_fixed;
+  params.clips = cli.clips;
+  if (cli.no_floor) params.bake.spring.floor = false;
+  for (const auto& f : cli.fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
+  params.rerig.mode = cli.mode == "rigid"    ? retail::Mode::Rigid
+                      : cli.mode == "detect" ? retail::Mode::Detect
+                                             : retail::Mode::Chain;
+}
