@@ -2,7 +2,8 @@
 // generated VRM 0 and VRM 1 rigs (a spring tuft under the head) gain keys for the chain's joints
 // in every clip, loops that close, nothing else changed; an authored track on a chain joint is
 // kept; the same bytes for any thread count; --no-spring-bake writes none; a chain whose skin
-// would tear more than the input's is kept unbaked.
+// would tear more than the input's is kept unbaked; a chain whose colliders miss the trunk
+// respects a torso capsule.
 #include "retail/app/pipeline.h"
 #include "retail/base/document.h"
 #include "retail/io/accessor.h"
@@ -203,6 +204,11 @@ TEST_CASE("spring bake: a chain whose skin would tear more than the input's is k
   RunResult r = run(dir + "/mid.vrm", dir + "/out.vrm", RunParams{});
   REQUIRE(r.spring_bake.chains.size() == 2); // the tuft, then the ponytail
   const SpringBakeChain& pony = r.spring_bake.chains[1];
+  // Its colliders (the head's) leave the trunk uncovered: the torso capsule is added (SPEC §10).
+  CHECK(pony.torso_capsule);
+  CHECK_FALSE(pony.torso_rests_inside);
+  CHECK(pony.torso_covered_fraction < 0.5);
+  CHECK(r.report["characters"][0]["spring_bake"]["chains"][1]["torso_capsule"]["added"] == true);
   CHECK(pony.region_edges > 0);
   CHECK_FALSE(pony.baked);
   CHECK(pony.reason.find("harm check") != std::string::npos);

@@ -89,36 +89,6 @@ int find_head(const std::vector<Character>& characters, int* character) {
   return -1;
 }
 
-/// The body skin around the spine for the torso fit: every vertex's bind position and its
-/// summed weight share on hips, pelvis, spine and chest.
-TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& ch,
-                     const SkinSampler& skin) {
-  TorsoSkin out;
-  const Roles& r = ch.roles;
-  if (r.hips < 0 || r.neck < 0) return out;
-  std::set<int> trunk(r.pelvis.begin(), r.pelvis.end());
-  trunk.insert(r.spine.begin(), r.spine.end());
-  trunk.insert(r.hips);
-  if (r.chest >= 0) trunk.insert(r.chest);
-  out.hips = ch.bind_position(ch.joint_index(r.hips));
-  out.chest_top = ch.bind_position(ch.joint_index(r.neck));
-  out.positions = skin.bind();
-  std::vector<double> on(skin.size(), 0.0), total(skin.size(), 0.0);
-  for (const SourcePrimitive& src : skin.sources()) {
-    const Primitive& prim =
-        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
-    const std::vector<int>& joints = model.skins[std::size_t(src.where.skin)].joints;
-    for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t j, double w) {
-      total[src.first + v] += w;
-      if (j < joints.size() && trunk.count(joints[j])) on[src.first + v] += w;
-    });
-  }
-  out.trunk_weight.resize(skin.size());
-  for (std::size_t v = 0; v < skin.size(); ++v)
-    out.trunk_weight[v] = total[v] > 0 ? on[v] / total[v] : 0;
-  return out;
-}
-
 /// Whether chain c at rest (its root and its links, points_per_link points each) has a point
 /// inside capsule `cap`: a chain authored on the trunk (a ribbon on the chest) cannot take the
 /// trunk as its collider, its root would sit inside it.

@@ -3,6 +3,7 @@
 
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
+#include "retail/motion/hair_measure.h"
 #include "retail/motion/vrm_springs.h"
 #include "retail/qa/skin_sampler.h"
 #include "retail/rig/animation.h"
@@ -78,6 +79,49 @@ ChainBake chain_bake(const VrmSprings& springs, std::size_t c, const Model& mode
   return cb;
 }
 
+/// Adds the torso capsule to chain bake `cb` (SPEC §10: the article's Back Flip case) when its
+/// sphere and capsule colliders, at the saved pose, leave the trunk's axis uncovered and no
+/// joint of the chain rests inside the capsule. The capsule rides the chest (else the last
+/// spine joint, else the hips) as that joint's skin does. Records the figures in `out`.
+void add_torso_capsule(ChainBake& cb, const Character& ch, const TorsoSkin& skin,
+                       const std::vector<Matrix4d>& world, SpringBakeChain& out) {
+  HairRig& rig = cb.hair_rig;
+  std::vector<WorldCapsule> placed;
+  for (int k : rig.chains[0].colliders) {
+    const HairProxy& p = rig.proxies[std::size_t(k)];
+    if (!p.plane && !p.inside)
+      placed.push_back(
+          place(p, Eigen::Affine3d(world[std::size_t(cb.proxy_nodes[std::size_t(p.proxy)])])));
+  }
+  const TorsoFit fit = fit_torso_capsule(placed, skin);
+  out.torso_covered_fraction = fit.covered_fraction;
+  const Roles& r = ch.roles;
+  const int carrier = r.chest >= 0 ? r.chest : !r.spine.empty() ? r.spine.back() : r.hips;
+  const int j = carrier >= 0 ? ch.joint_index(carrier) : -1;
+  if (!fit.fitted || !fit.uncovered || j < 0) return;
+  for (int n : out.nodes) {
+    const Vector3d x = world[std::size_t(n)].topRightCorner<3, 1>();
+    if (segment_distance(x, x, fit.capsule.a, fit.capsule.b) < fit.capsule.radius_m) {
+      out.torso_rests_inside = true;
+      return;
+    }
+  }
+  const Matrix4d inv = ch.bind_world[std::size_t(j)].inverse();
+  const Eigen::Matrix3d l = ch.bind_world[std::size_t(j)].topLeftCorner<3, 3>();
+  HairProxy torso;
+  torso.proxy = int(cb.proxy_nodes.size());
+  torso.head_local = (inv * fit.capsule.a.homogeneous()).head<3>();
+  torso.tail_local = (inv * fit.capsule.b.homogeneous()).head<3>();
+  torso.radius_m =
+      fit.capsule.radius_m / ((l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3);
+  cb.proxy_nodes.push_back(carrier);
+  rig.proxies.push_back(torso);
+  rig.chains[0].colliders.push_back(int(rig.proxies.size()) - 1);
+  rig.proxy_count = cb.proxy_nodes.size();
+  rig.validate();
+  out.torso_capsule = true;
+}
+
 /// The character whose skin has one of `nodes` as a joint, or -1.
 int owner(const std::vector<Character>& characters, const std::vector<int>& nodes) {
   for (std::size_t k = 0; k < characters.size(); ++k)
@@ -132,6 +176,7 @@ struct Work {
 struct Skins {
   std::vector<std::unique_ptr<SkinSampler>> skin;
   std::vector<std::vector<std::pair<int, int>>> edges;
+  std::vector<std::unique_ptr<TorsoSkin>> torso; ///< the trunk skin, for the torso capsule
 };
 
 /// The chains' works: rigs, then regions and meters; sets each chain's reason when it cannot run.
@@ -143,6 +188,7 @@ std::vector<Work> prepare(const Document& doc, const Model& model,
   std::map<int, std::size_t> held; // joint -> the chain baking it
   skins.skin.resize(characters.size());
   skins.edges.resize(characters.size());
+  skins.torso.resize(characters.size());
   for (std::size_t c = 0; c < springs.chains.size(); ++c) {
     const VrmSpringChain& ch = springs.chains[c];
     SpringBakeChain& out = r.chains[c];
@@ -175,6 +221,11 @@ std::vector<Work> prepare(const Document& doc, const Model& model,
           std::make_unique<SkinSampler>(doc, model, characters[std::size_t(k)]);
       skins.edges[std::size_t(k)] = mesh_edges(doc, model, *skins.skin[std::size_t(k)]);
     }
+    if (!skins.torso[std::size_t(k)])
+      skins.torso[std::size_t(k)] = std::make_unique<TorsoSkin>(
+          torso_skin(doc, model, characters[std::size_t(k)], *skins.skin[std::size_t(k)]));
+    add_torso_capsule(works[c].bake, characters[std::size_t(k)], *skins.torso[std::size_t(k)],
+                      world, out);
     const Region region = chain_region(doc, model, *skins.skin[std::size_t(k)],
                                        skins.edges[std::size_t(k)], ch.joints);
     out.region_vertices = region.count;

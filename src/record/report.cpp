@@ -215,6 +215,10 @@ Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
                       {"baked", c.baked},
                       {"reason", c.reason.empty() ? Json(nullptr) : Json(c.reason)},
                       {"region", {{"vertices", c.region_vertices}, {"edges", c.region_edges}}},
+                      {"torso_capsule",
+                       {{"added", c.torso_capsule},
+                        {"covered_fraction", r6(c.torso_covered_fraction)},
+                        {"rests_inside", c.torso_rests_inside}}},
                       {"clips", bake}});
   }
   if (chains.empty()) return nullptr;

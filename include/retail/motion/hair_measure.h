@@ -4,7 +4,11 @@
 // CLI wiring (it needs the skinned hair mesh).
 #pragma once
 
+#include "retail/base/document.h"
+#include "retail/base/model.h"
 #include "retail/motion/hair_solver.h"
+#include "retail/qa/skin_sampler.h"
+#include "retail/rig/skeleton.h"
 
 #include <Eigen/Geometry>
 #include <cstddef>
@@ -95,6 +99,12 @@ struct TorsoFit {
   WorldCapsule capsule; ///< the fitted torso capsule, world
   std::size_t vertices = 0;
 };
+
+/// The trunk skin of `character` for fit_torso_capsule: every vertex of `skin` (its sampler) at
+/// bind, with its summed weight share on hips, pelvis, spine and chest; hips and chest_top from
+/// the hips and neck joints. Empty (no positions) when the character has no hips or neck role.
+TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& character,
+                     const SkinSampler& skin);
 
 /// Fits a capsule to the trunk skin (axis along hips -> chest_top; ends and radius from
 /// quantiles, docs/hair.md) and says whether `colliders` (a chain's proxies, placed at bind)

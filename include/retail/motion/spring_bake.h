@@ -67,6 +67,11 @@ struct SpringBakeChain {
   std::string reason;                                ///< why it is kept unbaked ("" when baked)
   std::vector<ClipBake> clips;                       ///< per selected clip (empty when never run)
   std::vector<SpringStretch> before, after; ///< per clip, the region (empty without a region)
+  /// The torso capsule (hair_measure.h's fit on its character's trunk skin), added where the
+  /// chain's own colliders leave the trunk's axis uncovered and its rest pose is outside it.
+  bool torso_capsule = false;
+  double torso_covered_fraction = 0; ///< of the trunk's axis, by the chain's own colliders
+  bool torso_rests_inside = false;   ///< the capsule would hold the chain at rest: not added
 };
 
 struct SpringBakeResult {
