@@ -211,14 +211,11 @@ TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c
                      const WeldedMesh& mesh, const std::map<std::size_t, NodeInfluences>& changed) {
   TrunkSkin t;
   const Roles& r = c.roles;
-  std::set<int> trunk(r.pelvis.begin(), r.pelvis.end());
-  trunk.insert(r.spine.begin(), r.spine.end());
-  trunk.insert(r.hips);
-  if (r.chest >= 0) trunk.insert(r.chest);
+  const std::set<int> trunk = trunk_joints(r);
   t.hips = c.bind_position(c.joint_index(r.hips));
   const int top = r.neck >= 0 ? r.neck : r.head;
   t.neck = c.bind_position(c.joint_index(top));
-  t.carrier = r.chest >= 0 ? r.chest : !r.spine.empty() ? r.spine.back() : r.hips;
+  t.carrier = trunk_carrier(r);
   SkinWeights sw = read_skin_weights(doc, model, c, mesh);
   for (std::size_t v = 0; v < sw.joint.size(); ++v) {
     if (changed.count(v)) continue;

@@ -5,6 +5,7 @@
 #include "retail/base/parallel.h"
 #include "retail/io/builder.h"
 #include "retail/rig/animation.h"
+#include "retail/rig/transform.h"
 
 #include <algorithm>
 #include <cctype>
@@ -111,12 +112,6 @@ bool is_one_shot(const std::string& name) {
 }
 
 namespace {
-
-Eigen::Matrix3d rotation_of(const Eigen::Matrix4d& m) {
-  Eigen::Matrix3d r = m.topLeftCorner<3, 3>();
-  for (int k = 0; k < 3; ++k) r.col(k).normalize();
-  return r;
-}
 
 /// The character joint index of `node`, or Error(Unsupported) naming what it was to be.
 int joint_of(const Character& c, int node, const char* what) {
@@ -427,9 +422,7 @@ public:
       Eigen::Matrix4d w = sampler.world(model, anchor, t);
       SubstepPose p;
       p.anchor.world = w;
-      Eigen::Matrix3d r = w.topLeftCorner<3, 3>();
-      for (int c = 0; c < 3; ++c) r.col(c).normalize();
-      p.anchor.rotation = Eigen::Quaterniond(r).normalized();
+      p.anchor.rotation = Eigen::Quaterniond(rotation_of(w)).normalized();
       for (int node : proxy_nodes) p.proxies.push_back(sampler.world(model, node, t));
       return p;
     };

@@ -65,15 +65,7 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
   out.torso_fitted = fit.fitted && j >= 0;
   out.covered_fraction = fit.covered_fraction;
   if (!out.torso_fitted || !fit.uncovered) return out;
-  // The capsule rides the carrier joint as its skin does: placed by world(t) B^-1.
-  const Eigen::Matrix4d inv = c.bind_world[std::size_t(j)].inverse();
-  const Eigen::Matrix3d l = c.bind_world[std::size_t(j)].topLeftCorner<3, 3>();
-  const double scale = (l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3;
-  HairProxy p;
-  p.head_local = (inv * fit.capsule.a.homogeneous()).head<3>();
-  p.tail_local = (inv * fit.capsule.b.homogeneous()).head<3>();
-  p.radius_m = fit.capsule.radius_m / scale;
-  out.proxies.push_back({trunk.carrier, p});
+  out.proxies.push_back({trunk.carrier, riding_proxy(fit.capsule, c.bind_world[std::size_t(j)])});
   out.torso_added = true;
   out.torso_radius = fit.capsule.radius_m;
   out.torso_node = trunk.carrier;

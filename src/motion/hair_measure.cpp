@@ -3,6 +3,7 @@
 
 #include "retail/base/error.h"
 #include "retail/rig/skinning.h"
+#include "retail/rig/transform.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,15 +183,31 @@ TorsoFit fit_torso_capsule(const std::vector<WorldCapsule>& colliders, const Tor
   return fit;
 }
 
+std::vector<WorldCapsule> placed_colliders(const HairRig& rig, std::size_t c,
+                                           const std::vector<Eigen::Affine3d>& proxy_poses) {
+  std::vector<WorldCapsule> placed;
+  for (int k : rig.chains[c].colliders) {
+    const HairProxy& p = rig.proxies[std::size_t(k)];
+    if (!p.plane && !p.inside) placed.push_back(place(p, proxy_poses[std::size_t(p.proxy)]));
+  }
+  return placed;
+}
+
+HairProxy riding_proxy(const WorldCapsule& capsule, const Eigen::Matrix4d& bind_world) {
+  const Eigen::Matrix4d inv = bind_world.inverse();
+  HairProxy p;
+  p.head_local = (inv * capsule.a.homogeneous()).head<3>();
+  p.tail_local = (inv * capsule.b.homogeneous()).head<3>();
+  p.radius_m = capsule.radius_m / mean_scale(bind_world);
+  return p;
+}
+
 TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& ch,
                      const SkinSampler& skin) {
   TorsoSkin out;
   const Roles& r = ch.roles;
   if (r.hips < 0 || r.neck < 0) return out;
-  std::set<int> trunk(r.pelvis.begin(), r.pelvis.end());
-  trunk.insert(r.spine.begin(), r.spine.end());
-  trunk.insert(r.hips);
-  if (r.chest >= 0) trunk.insert(r.chest);
+  const std::set<int> trunk = trunk_joints(r);
   out.hips = ch.bind_position(ch.joint_index(r.hips));
   out.chest_top = ch.bind_position(ch.joint_index(r.neck));
   out.positions = skin.bind();

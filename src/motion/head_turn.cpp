@@ -117,13 +117,7 @@ TorsoFit add_torso_capsule(Run& run, const TorsoSkin& skin, const HeadTurnReport
   TorsoFit fit;
   int proxy = -1;
   for (std::size_t c = 0; c < rig.chains.size(); ++c) {
-    std::vector<WorldCapsule> placed;
-    for (int k : rig.chains[c].colliders) {
-      const HairProxy& p = rig.proxies[std::size_t(k)];
-      if (!p.plane && !p.inside)
-        placed.push_back(place(p, run.scene.rest.proxies[std::size_t(p.proxy)]));
-    }
-    fit = fit_torso_capsule(placed, skin, params.torso);
+    fit = fit_torso_capsule(placed_colliders(rig, c, run.scene.rest.proxies), skin, params.torso);
     if (!fit.fitted) return fit;
     chains[c].torso_covered_fraction = fit.covered_fraction;
     if (!fit.uncovered || !params.torso_capsule) continue;
@@ -478,6 +472,17 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
   return out;
 }
 
+Json head_turn_sequence_json(const HeadTurnParams& p) {
+  return {{"turn_s", p.turn_s},
+          {"settle_s", p.settle_s},
+          {"solver_hz", p.solver_hz},
+          {"sample_hz", p.sample_hz},
+          {"amplitude_deg", p.amplitude_deg},
+          {"turn_period_s", p.turn_period_s},
+          {"quiet_window_s", p.quiet_window_s},
+          {"points_per_link", p.points_per_link}};
+}
+
 Json head_turn_chain_json(const HeadTurnChainReport& c) {
   Json worst = nullptr;
   if (c.hair_edges > 0)
@@ -526,15 +531,7 @@ Json head_turn_json(const HeadTurnReport& report, const Model& model,
           {"file", file},
           {"sha256", sha256},
           {"springs", report.springs},
-          {"sequence",
-           {{"turn_s", p.turn_s},
-            {"settle_s", p.settle_s},
-            {"solver_hz", p.solver_hz},
-            {"sample_hz", p.sample_hz},
-            {"amplitude_deg", p.amplitude_deg},
-            {"turn_period_s", p.turn_period_s},
-            {"quiet_window_s", p.quiet_window_s},
-            {"points_per_link", p.points_per_link}}},
+          {"sequence", head_turn_sequence_json(p)},
           {"samples", report.samples},
           {"head", head},
           {"torso_capsule", torso},

@@ -30,12 +30,6 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-Eigen::Matrix3d rotation_of(const Matrix4d& m) {
-  Eigen::Matrix3d r = m.topLeftCorner<3, 3>();
-  for (int k = 0; k < 3; ++k) r.col(k).normalize();
-  return r;
-}
-
 /// The node's saved local rotation (a matrix node: its rotation part).
 Quaterniond saved_rotation(const Node& node) {
   if (node.has_matrix) return Quaterniond(rotation_of(local_matrix(node))).normalized();
@@ -86,17 +80,11 @@ ChainBake chain_bake(const VrmSprings& springs, std::size_t c, const Model& mode
 void add_torso_capsule(ChainBake& cb, const Character& ch, const TorsoSkin& skin,
                        const std::vector<Matrix4d>& world, SpringBakeChain& out) {
   HairRig& rig = cb.hair_rig;
-  std::vector<WorldCapsule> placed;
-  for (int k : rig.chains[0].colliders) {
-    const HairProxy& p = rig.proxies[std::size_t(k)];
-    if (!p.plane && !p.inside)
-      placed.push_back(
-          place(p, Eigen::Affine3d(world[std::size_t(cb.proxy_nodes[std::size_t(p.proxy)])])));
-  }
-  const TorsoFit fit = fit_torso_capsule(placed, skin);
+  std::vector<Eigen::Affine3d> poses;
+  for (int n : cb.proxy_nodes) poses.emplace_back(world[std::size_t(n)]);
+  const TorsoFit fit = fit_torso_capsule(placed_colliders(rig, 0, poses), skin);
   out.torso_covered_fraction = fit.covered_fraction;
-  const Roles& r = ch.roles;
-  const int carrier = r.chest >= 0 ? r.chest : !r.spine.empty() ? r.spine.back() : r.hips;
+  const int carrier = trunk_carrier(ch.roles);
   const int j = carrier >= 0 ? ch.joint_index(carrier) : -1;
   if (!fit.fitted || !fit.uncovered || j < 0) return;
   for (int n : out.nodes) {
@@ -106,14 +94,8 @@ void add_torso_capsule(ChainBake& cb, const Character& ch, const TorsoSkin& skin
       return;
     }
   }
-  const Matrix4d inv = ch.bind_world[std::size_t(j)].inverse();
-  const Eigen::Matrix3d l = ch.bind_world[std::size_t(j)].topLeftCorner<3, 3>();
-  HairProxy torso;
+  HairProxy torso = riding_proxy(fit.capsule, ch.bind_world[std::size_t(j)]);
   torso.proxy = int(cb.proxy_nodes.size());
-  torso.head_local = (inv * fit.capsule.a.homogeneous()).head<3>();
-  torso.tail_local = (inv * fit.capsule.b.homogeneous()).head<3>();
-  torso.radius_m =
-      fit.capsule.radius_m / ((l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3);
   cb.proxy_nodes.push_back(carrier);
   rig.proxies.push_back(torso);
   rig.chains[0].colliders.push_back(int(rig.proxies.size()) - 1);

@@ -12,11 +12,6 @@
 namespace retail {
 namespace {
 
-double mean_scale(const Eigen::Matrix4d& m) {
-  const Eigen::Matrix3d l = m.topLeftCorner<3, 3>();
-  return (l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3;
-}
-
 [[noreturn]] void usage(const std::string& what) {
   throw Error(ExitCode::Usage, "VRM spring export: " + what);
 }

@@ -142,21 +142,15 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
       capsule = {{"a", vec(torso.capsule.a)},
                  {"b", vec(torso.capsule.b)},
                  {"radius", r6(torso.capsule.radius_m)}};
-    out["head_turn"] = {{"turn_s", p.turn_s},
-                        {"settle_s", p.settle_s},
-                        {"solver_hz", p.solver_hz},
-                        {"sample_hz", p.sample_hz},
-                        {"amplitude_deg", p.amplitude_deg},
-                        {"turn_period_s", p.turn_period_s},
-                        {"quiet_window_s", p.quiet_window_s},
-                        {"points_per_link", p.points_per_link},
-                        {"samples", rec.hair_head_turn[k].samples},
-                        {"head", rec.hair_head_turn[k].head},
-                        {"stiffness_per_s2", solver.stiffness_per_s2},
-                        {"damping_per_s", solver.damping_per_s},
-                        {"gravity_mps2", solver.gravity_mps2},
-                        {"radius_scale", solver.radius_scale},
-                        {"torso_capsule", capsule}};
+    Json turn = head_turn_sequence_json(p);
+    turn.update({{"samples", rec.hair_head_turn[k].samples},
+                 {"head", rec.hair_head_turn[k].head},
+                 {"stiffness_per_s2", solver.stiffness_per_s2},
+                 {"damping_per_s", solver.damping_per_s},
+                 {"gravity_mps2", solver.gravity_mps2},
+                 {"radius_scale", solver.radius_scale},
+                 {"torso_capsule", capsule}});
+    out["head_turn"] = turn;
   }
   if (k < rec.hair_colliders.size()) {
     const HairColliders& c = rec.hair_colliders[k];

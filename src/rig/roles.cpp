@@ -462,4 +462,16 @@ void require_roles(const Model& model, const Character& c) {
   fail_unsupported(msg);
 }
 
+std::set<int> trunk_joints(const Roles& r) {
+  std::set<int> trunk(r.pelvis.begin(), r.pelvis.end());
+  trunk.insert(r.spine.begin(), r.spine.end());
+  if (r.hips >= 0) trunk.insert(r.hips);
+  if (r.chest >= 0) trunk.insert(r.chest);
+  return trunk;
+}
+
+int trunk_carrier(const Roles& r) {
+  return r.chest >= 0 ? r.chest : !r.spine.empty() ? r.spine.back() : r.hips;
+}
+
 } // namespace retail

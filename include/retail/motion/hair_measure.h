@@ -100,6 +100,16 @@ struct TorsoFit {
   std::size_t vertices = 0;
 };
 
+/// Chain c's sphere and capsule colliders placed at `proxy_poses` (indexed by HairProxy::proxy),
+/// for fit_torso_capsule's coverage test; planes and `inside` shapes are left out.
+std::vector<WorldCapsule> placed_colliders(const HairRig& rig, std::size_t c,
+                                           const std::vector<Eigen::Affine3d>& proxy_poses);
+
+/// `capsule` (world, at bind) as a proxy riding the joint whose bind world matrix is
+/// `bind_world`, as that joint's skin does: posed by world(t) bind_world^-1 (radius in the
+/// joint's units). Its `proxy` index is left 0 for the caller to set.
+HairProxy riding_proxy(const WorldCapsule& capsule, const Eigen::Matrix4d& bind_world);
+
 /// The trunk skin of `character` for fit_torso_capsule: every vertex of `skin` (its sampler) at
 /// bind, with its summed weight share on hips, pelvis, spine and chest; hips and chest_top from
 /// the hips and neck joints. Empty (no positions) when the character has no hips or neck role.

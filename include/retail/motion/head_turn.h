@@ -124,6 +124,11 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
 /// and the `--hair` report share (docs/report-schema.md).
 Json head_turn_chain_json(const HeadTurnChainReport& chain);
 
+/// The head-turn sequence's parameters as JSON, keys in the order turn_s, settle_s, solver_hz,
+/// sample_hz, amplitude_deg, turn_period_s, quiet_window_s, points_per_link: the part
+/// `retail.headturn/1`'s `sequence` and the `--hair` report's `head_turn` share.
+Json head_turn_sequence_json(const HeadTurnParams& params);
+
 /// `retail.headturn/1` (docs/hair.md): the report's figures, rounded to 6 decimals
 /// (distances in mm), with the sequence's parameters. `file`, `sha256`: of the input.
 Json head_turn_json(const HeadTurnReport& report, const Model& model,

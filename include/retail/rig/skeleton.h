@@ -15,6 +15,7 @@
 #include "retail/rig/skinning.h"
 
 #include <Eigen/Core>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,13 @@ std::vector<Character> build_characters(const Document& doc, const Model& model,
 /// Resolves bone roles of a character (roles.cpp): VRM metadata first, then names, then topology.
 /// Never throws for missing roles: they are listed in Roles::missing (see require_roles).
 Roles resolve_roles(const Document& doc, const Model& model, const Character& character);
+
+/// The trunk's joints: the hips, pelvis, spine and chest nodes (those found).
+std::set<int> trunk_joints(const Roles& roles);
+
+/// The trunk joint a torso capsule rides: the chest, else the top spine joint, else the hips
+/// (-1 when none was found).
+int trunk_carrier(const Roles& roles);
 
 /// Throws Error(Unsupported) naming the missing roles and listing what was found.
 void require_roles(const Model& model, const Character& character);
