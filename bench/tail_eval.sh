@@ -29,7 +29,7 @@ over = [c['clip'] for c in e['clips'] if c['output_torn'] > max(c['artist_torn']
 decisions = [(p['decision'], p['vertices']) for ch in r['characters'] for p in ch['pieces']
              if p['decision'] not in ('head', 'small', 'body', 'broad', 'limb')]
 print(f"{name:45s} recall {e['recall']:.3f} precision {e['precision']:.3f} "
-      f"(by majority {e['recall_major']:.3f} / {e['precision_major']:.3f}) truth {e['truth']} rerigged {e['rerigged']} kept-other {e['kept_other']} false major/band {e['false_major']}/{e['false_band']} worse-than-input {worse} over-limit {over} {decisions}")
+      f"(by majority {e['recall_major']:.3f} / {e['precision_major']:.3f}) truth {e['truth']} rerigged {e['rerigged']} kept-other {e['kept_other']} false major/band {e['false_major']}/{e['false_band']} extremity-taken {e['extremity_taken']} worse-than-input {worse} over-limit {over} {decisions}")
 for c in e['clips']:
     print(f"    {c['clip'][:28]:28s} artist {c['artist_torn']:6.2f}  input {c['input_torn']:6.2f}  output {c['output_torn']:6.2f}")
 PY

@@ -54,6 +54,28 @@ std::map<std::string, std::pair<double, double>> torn(const retail::Input& in,
   return out;
 }
 
+/// Per character joint: is it a foot, a hand, the neck or the head, or below one?
+std::vector<bool> extremity_joints(const retail::Character& c) {
+  const retail::Roles& r = c.roles;
+  std::vector<int> tops = {r.neck, r.head, r.foot[0], r.foot[1], r.hand[0], r.hand[1]};
+  std::vector<bool> out(c.joints.size(), false);
+  for (std::size_t j = 0; j < c.joints.size(); ++j)
+    for (int k = int(j); k >= 0 && !out[j]; k = c.parent[std::size_t(k)])
+      out[j] = std::count(tops.begin(), tops.end(), c.joints[std::size_t(k)]) > 0;
+  return out;
+}
+
+/// Is the largest share of `weights` on extremity joints (per region: extremities vs the rest)?
+bool moved_by_extremity(const std::map<int, double>& weights, const retail::Character& c,
+                        const std::vector<bool>& extremity) {
+  double on = 0, off = 0;
+  for (const auto& [node, w] : weights) {
+    const int j = c.joint_index(node);
+    (j >= 0 && extremity[std::size_t(j)] ? on : off) += w;
+  }
+  return on > off;
+}
+
 } // namespace
 
 std::vector<bool> artist_tail(const std::string& original) {
@@ -80,6 +102,7 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
   std::size_t nodes_in = a.in.model.nodes.size();
   int hips = a.in.characters.at(0).roles.hips;
   std::size_t major_rerigged = 0, major_both = 0;
+  const std::vector<bool> extremity = extremity_joints(a.in.characters.at(0));
   for (std::size_t v = 0; v < truth.size() && v < b.weights.size(); ++v) {
     bool changed = !same(a.weights[v], b.weights[v]);
     double added = 0, on_hips = 0, largest = 0; // on the nodes retail added, on the hips
@@ -102,6 +125,8 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     e.both += truth[v] && rerigged;
     e.false_major += major && !truth[v];
     e.false_band += rerigged && !major && !truth[v];
+    e.extremity_taken +=
+        major && !truth[v] && moved_by_extremity(a.weights[v], a.in.characters.at(0), extremity);
   }
   e.recall = e.truth ? double(e.both) / double(e.truth) : 1.0;
   e.precision = e.rerigged ? double(e.both) / double(e.rerigged) : 1.0;

@@ -31,6 +31,10 @@ struct TailEval {
   std::size_t kept_other = 0;
   std::size_t false_major = 0; ///< re-rigged by majority, not the artist's tail (detection)
   std::size_t false_band = 0;  ///< re-rigged (band blend), not by majority, not the artist's tail
+  /// Body skin taken off its bones: vertices outside the truth that the input moves mostly with
+  /// a foot, a hand, the neck or the head (or a joint below one) whose output's largest weight
+  /// is on a node retail added, or all of it on the hips. A tail's re-rig never owns them.
+  std::size_t extremity_taken = 0;
   /// The same with both sides by majority: the output's largest weight on a node retail added
   /// (or all on the hips) against the artist's largest on a tail bone; the root band's blend
   /// then counts on neither side.

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
                         {"kept_other", e.kept_other},
                         {"false_major", e.false_major},
                         {"false_band", e.false_band},
+                        {"extremity_taken", e.extremity_taken},
                         {"recall_major", e.recall_major},
                         {"precision_major", e.precision_major},
                         {"clips", nlohmann::json::array()}};

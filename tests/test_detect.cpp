@@ -425,6 +425,22 @@ TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsew
   CHECK(infinite > 0); // the torso, arms, head
 }
 
+TEST_CASE("detect: skin nearest a bone of a region - by hand", "[detect]") {
+  // Three segments of joints 0 (hips), 1 (thigh), 2 (shin); vertex v lies nearest segment v % 3,
+  // the last vertex nearest none (-1).
+  std::vector<retail::Segment> segments(3);
+  for (int j = 0; j < 3; ++j) segments[std::size_t(j)].joint = j;
+  const std::vector<std::string> region = {"hips", "thigh", "leg"};
+  retail::DistanceField f;
+  f.segment = {0, 1, 2, 0, 1, 2, -1};
+  f.distance.assign(f.segment.size(), 1.0);
+  CHECK(retail::nearest_in_region(f, segments, region, "leg") ==
+        std::vector<char>{0, 0, 1, 0, 0, 1, 0});
+  CHECK(retail::nearest_in_region(f, segments, region, "thigh") ==
+        std::vector<char>{0, 1, 0, 0, 1, 0, 0});
+  CHECK(retail::nearest_in_region(f, segments, region, "arm") == std::vector<char>(7, 0));
+}
+
 TEST_CASE("detect: a small cut at the tip gives way to a cut where the skeleton's reach begins",
           "[detect]") {
   // The tube-and-disc of the junction case, far but for the disc's rim beyond radius 0.6 (the

@@ -128,3 +128,27 @@ TEST_CASE("root band: a split seam next to the tail closes - weights stay in [0,
             weight_on(band.influences[std::size_t(2 * (x - 2))], 1));
   }
 }
+
+TEST_CASE("root band: grows only over passable skin - by hand", "[root_band]") {
+  // A fork from the piece (0): 0 - 1 - 2 - 3 on the rump, and 1 - 4 - 5 down a leg whose skin
+  // (4, 5) is not passable. Unit edges, width 3: the band stops where the leg starts, and the
+  // leg's first vertex becomes the band's boundary with its own weights.
+  std::vector<Eigen::Vector3d> p = {{0, 0, 0}, {1, 0, 0},  {2, 0, 0},
+                                    {3, 0, 0}, {1, -1, 0}, {1, -2, 0}};
+  retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {1, 4}, {4, 5}});
+  std::vector<bool> inside = {true, false, false, false, false, false};
+  std::vector<bool> passable = {true, true, true, true, false, false};
+  CHECK(retail::band_vertices(m, inside, 3.0) == std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(retail::band_vertices(m, inside, 3.0, passable) == std::vector<int>{1, 2, 3});
+  auto fixed = [](int w) { return retail::Influences{{w == 0 ? 10 : 30 + w, 1.0}}; };
+  retail::RootBand band = retail::root_band(m, inside, 3.0, fixed, {}, passable);
+  REQUIRE(band.vertices == std::vector<int>{1, 2, 3});
+  // Vertex 4 (leg) is fixed at its own joint 34. The piece's weight x solves x1 = (1 + x2 + 0)
+  // / 3, x2 = (x1 + x3) / 2 and x3 = x2 (3 ends the strip): x2 = x1, x1 = (1 + x1) / 3 = 1/2.
+  CHECK(weight_on(band.influences[0], 10) == Approx(0.5).margin(1e-8));
+  CHECK(weight_on(band.influences[0], 34) == Approx(0.5).margin(1e-8));
+  CHECK(weight_on(band.influences[2], 10) == Approx(0.5).margin(1e-8));
+  // An unpassable start of the leg that the piece touches directly is never entered either.
+  std::vector<bool> none = {true, false, false, false, false, false};
+  CHECK(retail::band_vertices(m, inside, 3.0, none).empty());
+}

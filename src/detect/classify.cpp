@@ -304,6 +304,20 @@ double elongation(const Eigen::MatrixX3d& points) {
   return l2 > 0 ? std::sqrt(l1 / l2) : INFINITY;
 }
 
+std::vector<char> nearest_in_region(const DistanceField& field,
+                                    const std::vector<Segment>& segments,
+                                    const std::vector<std::string>& region,
+                                    const std::string& which) {
+  std::vector<char> out(field.distance.size(), 0);
+  for (std::size_t v = 0; v < out.size() && v < field.segment.size(); ++v) {
+    const int sg = field.segment[v];
+    if (sg < 0 || std::size_t(sg) >= segments.size()) continue;
+    const int j = segments[std::size_t(sg)].joint;
+    out[v] = j >= 0 && std::size_t(j) < region.size() && region[std::size_t(j)] == which;
+  }
+  return out;
+}
+
 std::vector<std::string> joint_regions(const Character& c) {
   const Roles& r = c.roles;
   auto role_region = [&](int node) -> std::string {
@@ -427,6 +441,9 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   BaseCues cues;
   cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
   if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, legs, c);
+  const std::vector<char> shin = nearest_in_region(det.field, det.segments, region, "leg");
+  for (std::size_t v = 0; v < cues.leg_midline.size(); ++v)
+    if (shin[v]) cues.leg_midline[v] = INFINITY;
   cues.beyond_end.assign(m.size(), 0);
   for (std::size_t v = 0; v < m.size(); ++v) {
     const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];

@@ -36,6 +36,34 @@ int chain_node(int b, int hips, const std::vector<int>& nodes) {
   return b == 0 ? hips : nodes[std::size_t(b - 1)];
 }
 
+/// Per welded vertex: does the input move it with the hips? Its weight (first original vertex)
+/// is summed by joint region (detect.h's joint_regions), the spine joint next to the hips
+/// counting as the hips; it is hip skin when the hips and thighs together hold at least as much
+/// as any other region (an unweighted vertex counts). A tail's root band never enters other
+/// skin: what the input moves with a shin, a foot, an arm, the upper spine, the neck or the head
+/// is not blended into the tail's root, however thick the tail.
+template <class EachOriginal>
+std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
+                           const EachOriginal& each_original) {
+  std::vector<std::string> regions = joint_regions(c);
+  const int low_spine = c.roles.spine.empty() ? -1 : c.joint_index(c.roles.spine.front());
+  for (std::size_t j = 0; j < regions.size(); ++j)
+    if (regions[j] == "thigh" || int(j) == low_spine) regions[j] = "hips";
+  std::vector<bool> out(mesh.size(), true);
+  for (std::size_t w = 0; w < mesh.size(); ++w) {
+    std::size_t v = SIZE_MAX;
+    each_original(int(w), [&](std::size_t o) { v = std::min(v, o); });
+    std::map<std::string, double> share;
+    for (int k = 0; k < SkinWeights::kMax; ++k)
+      if (sw.joint[v][std::size_t(k)] >= 0)
+        share[regions[std::size_t(sw.joint[v][std::size_t(k)])]] += sw.weight[v][std::size_t(k)];
+    const double hips = share.count("hips") ? share.at("hips") : 0.0;
+    for (const auto& [region, x] : share)
+      if (region != "hips" && x > hips) out[w] = false;
+  }
+  return out;
+}
+
 /// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h);
 /// writes the band's original vertices into `changed` (never one already changed) and returns
 /// how many.
@@ -66,7 +94,8 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
     if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
     return inf;
   };
-  RootBand band = root_band(mesh, inside, width, fixed, params);
+  RootBand band =
+      root_band(mesh, inside, width, fixed, params, hip_skin(mesh, sw, c, each_original));
   if (!band.converged)
     warnings.push_back("tail root band: weights still moving after " +
                        std::to_string(band.iterations) + " sweeps; written as they were");

@@ -15,14 +15,16 @@ void RootBandParams::validate() const {
 }
 
 std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
-                               double width) {
+                               double width, const std::vector<bool>& passable) {
   std::vector<int> out;
   if (!(width > 0)) return out;
   std::vector<int> sources;
-  for (std::size_t w = 0; w < mesh.size(); ++w)
+  std::vector<bool> allowed(mesh.size(), true);
+  for (std::size_t w = 0; w < mesh.size(); ++w) {
     if (inside[w]) sources.push_back(int(w));
-  std::vector<double> d =
-      geodesic_distance(mesh, sources, std::vector<bool>(mesh.size(), true), width);
+    if (!passable.empty() && !inside[w] && !passable[w]) allowed[w] = false;
+  }
+  std::vector<double> d = geodesic_distance(mesh, sources, allowed, width);
   for (std::size_t w = 0; w < mesh.size(); ++w)
     if (!inside[w] && d[w] <= width) out.push_back(int(w));
   return out;

@@ -157,12 +157,20 @@ std::vector<double> leg_share(const WeldedMesh& mesh, const SkinWeights& weights
 std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vector<double>& legs,
                                          const Character& character);
 
+/// Per welded vertex: does it lie nearest (field.segment) to a bone of region `which`
+/// (joint_regions of each segment's joint)? False where the field has no segment.
+std::vector<char> nearest_in_region(const DistanceField& field,
+                                    const std::vector<Segment>& segments,
+                                    const std::vector<std::string>& region,
+                                    const std::string& which);
+
 /// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
 /// it. Either vector may be empty (that cue off); both empty: no base growth.
 struct BaseCues {
   std::vector<char> misweighted; ///< misweighted_skin
   /// leg_midline_distance: leg-weighted skin counts within DetectParams::leg_midline_radii of the
-  /// growing piece's neck (or collar) radius of the midline.
+  /// growing piece's neck (or collar) radius of the midline; never skin lying nearest a lower
+  /// leg or foot bone (region "leg": a shin or foot is not a tail's base, however wide the tail).
   std::vector<double> leg_midline;
   /// Far skin whose nearest skeleton point is a joint (a bone's end, not its interior): skin
   /// beyond where the skeleton reaches (a tail past the hips, the back and the hind feet). A

@@ -33,9 +33,10 @@ struct RootBand {
   bool converged = true;
 };
 
-/// Welded vertices outside `inside` within `width` of it along welded edges, ascending.
+/// Welded vertices outside `inside` within `width` of it along welded edges that stay on
+/// `passable` vertices (empty: all), ascending.
 std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
-                               double width);
+                               double width, const std::vector<bool>& passable = {});
 
 /// The harmonic weights of `band` (welded ids) given `boundary`: the fixed influences of every
 /// vertex adjacent to the band and not in it. Gauss-Seidel sweeps in the order of `band`
@@ -50,8 +51,9 @@ RootBand solve_root_band(const WeldedMesh& mesh, const std::vector<int>& band,
 /// outside: the body's own).
 template <class Fixed>
 RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
-                   const Fixed& fixed, const RootBandParams& params) {
-  std::vector<int> band = band_vertices(mesh, inside, width);
+                   const Fixed& fixed, const RootBandParams& params,
+                   const std::vector<bool>& passable = {}) {
+  std::vector<int> band = band_vertices(mesh, inside, width, passable);
   std::vector<bool> in_band(mesh.size(), false);
   for (int w : band) in_band[std::size_t(w)] = true;
   std::map<int, Influences> boundary;
