@@ -59,6 +59,9 @@ void bind_detect(CLI::App& app, retail::DetectParams& dp) {
   app.add_option("--base-zone", dp.base_zone_radii,
                  "a tail's base grows over mis-weighted skin up to this many neck radii")
       ->capture_default_str();
+  app.add_option("--leg-midline", dp.leg_midline_radii,
+                 "leg-weighted skin within this many neck radii of the midline is a tail's base")
+      ->capture_default_str();
 }
 
 /// The chain and its root band (chain.h, root_band.h), then what is a tail by hand and the harm
@@ -145,6 +148,9 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
   app.add_option("--loop-tolerance", params.bake.loop_tolerance_deg,
                  "warm-up ends when every bone's start state repeats within this, degrees")
       ->capture_default_str();
+  app.add_flag("--spread-seam,!--keep-seam", params.bake.spread_seam,
+               "spread a loop's seam still wider than --loop-tolerance over the loop "
+               "(--keep-seam: leave it as recorded)");
   app.add_option("--max-warmup", params.bake.max_warmup_cycles,
                  "most warm-up cycles before baking anyway (with a warning)")
       ->capture_default_str();

@@ -4,6 +4,7 @@
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
 #include "retail/io/builder.h"
+#include "retail/motion/loop_seam.h"
 #include "retail/rig/animation.h"
 #include "retail/rig/transform.h"
 
@@ -564,6 +565,10 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
   Keys keys = rec.take_keys();
   cb.tip_swing_deg = rec.tip_swing_deg();
   cb.loop_closure_deg = loop_closure_deg(keys);
+  if (!cb.one_shot && params.spread_seam && cb.loop_closure_deg > params.loop_tolerance_deg) {
+    cb.seam_spread_deg = spread_loop_seam(keys.times, keys.values);
+    cb.loop_closure_deg = loop_closure_deg(keys);
+  }
   cb.keys = keys.times.size();
   out.times = std::move(keys.times);
   out.values = std::move(keys.values);

@@ -75,6 +75,7 @@ Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
                      {"warmup_cycles", b.warmup_cycles},
                      {"converged", b.converged},
                      {"loop_closure_deg", r6(b.loop_closure_deg)},
+                     {"seam_spread_deg", r6(b.seam_spread_deg)},
                      {"tip_swing_deg", r6(b.tip_swing_deg)},
                      {"floor_penetration", r6(b.floor_penetration)},
                      {"keys", b.keys},

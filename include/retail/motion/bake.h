@@ -3,7 +3,8 @@
 // Per selected clip: play the body motion, run the spring at the fixed substep, warm up cycle
 // after cycle from rest until the chain's state at the clip start repeats (every bone within
 // loop_tolerance_deg between consecutive cycle starts; a cycle cap with a warning), then record
-// each tail bone's local rotation as LINEAR keys at `fps` covering the clip exactly. Keys are
+// each tail bone's local rotation as LINEAR keys at `fps` covering the clip exactly (a seam still
+// wider than the tolerance spread over the loop, loop_seam.h). Keys are
 // interpolated from the fixed-substep states, so the output rate never changes the motion.
 // One-shot clips (is_one_shot, or --no-loop) are recorded from rest without looping. A clip that
 // already animates a chain bone keeps that track. Only new channels are added to the clip.
@@ -38,6 +39,9 @@ struct BakeParams {
   double fps = 30;
   int max_warmup_cycles = 12;
   double loop_tolerance_deg = 0.5;
+  /// A loop whose first and last keys still differ by more than loop_tolerance_deg after its
+  /// warm-up has that seam spread over the loop (loop_seam.h; --keep-seam: off).
+  bool spread_seam = true;
   std::vector<std::string> no_loop; ///< clips baked from rest without looping
   std::vector<std::string> loop;    ///< clips forced to loop
   double floor_y = NAN;             ///< g_0 override (world Y); NaN: measured from the body's skin
@@ -51,6 +55,7 @@ struct ClipBake {
   int warmup_cycles = 0;        ///< cycles run before recording (0 for one-shot clips)
   bool converged = true;        ///< the start state repeated within tolerance
   double loop_closure_deg = 0;  ///< largest angle between a bone's first and last key
+  double seam_spread_deg = 0;   ///< the seam spread over the loop before that (0: none)
   double tip_swing_deg = 0;     ///< range of the tip's direction relative to the hips over the clip
   double floor_penetration = 0; ///< deepest a tail joint went below the floor (world units):
                                 ///< where the skin's limit won over the floor (spring.h)
