@@ -335,6 +335,33 @@ TEST_CASE(
   CHECK(columns(odd, tie[1].vertices) == std::vector<int>{6, 7, 8, 9, 10});
 }
 
+TEST_CASE("detect: a component marked no_base grows none and leaves the skin to the other",
+          "[detect]") {
+  // The wide-zone strip above (far x <= 1 and x >= 10, mis-weighted 2..9): with the left
+  // component's far skin marked (the body piece of detect_pieces' second pass), the right one
+  // takes every mis-weighted column, and the left keeps only its own far skin.
+  retail::WeldedMesh m = strip(12);
+  retail::DistanceField f;
+  f.distance.assign(m.size(), 0.0);
+  f.far.assign(m.size(), false);
+  std::vector<char> mis(m.size(), 0), no_base(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
+    f.far[v] = x <= 1 || x >= 10;
+    f.distance[v] = f.far[v] ? 1.0 : 0.0;
+    mis[v] = x >= 2 && x <= 9;
+    no_base[v] = x <= 1;
+  }
+  retail::DetectParams wide;
+  wide.base_zone_radii = 20;
+  auto pieces = retail::isolate_pieces(m, f, 1.0, wide, retail::BaseCues{mis, {}, {}}, no_base);
+  REQUIRE(pieces.size() == 2);
+  CHECK(columns(m, pieces[0].vertices) == std::vector<int>{0, 1});
+  CHECK(pieces[0].base_added == 0);
+  CHECK(columns(m, pieces[1].vertices) == std::vector<int>{2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  CHECK(pieces[1].base_added > 0);
+}
+
 TEST_CASE("detect: a closed stub is a tail only where the rig weighted it to the legs",
           "[detect]") {
   retail::RigOptions o; // a stub 0.06 H long, as wide as it is long: broad by shape

@@ -424,6 +424,65 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
   }
 }
 
+/// What classify_pieces reads.
+struct Classifier {
+  const WeldedMesh& m;
+  const Character& c;
+  const Detection& det;
+  const DetectParams& params;
+  const std::vector<bool>& deforming;
+  const std::vector<std::string>& region;
+  const std::vector<double>& legs;
+  std::vector<double> areas;
+  std::vector<Segment> torso; ///< the hips' and spine's bones (collar_of)
+};
+
+std::vector<Segment> torso_of(const Detection& det, const std::vector<std::string>& region) {
+  std::vector<Segment> torso;
+  for (const auto& s : det.segments)
+    if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
+      torso.push_back(s);
+  return torso;
+}
+
+/// Ids in order, then each piece's collar, attachment, measures and decision (a --tail piece is
+/// a tail chain whatever the tests say).
+void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    Piece& p = pieces[i];
+    p.id = int(i);
+    p.collar = collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell);
+    Eigen::Vector3d centre = rows_of(x.m, p.collar).colwise().mean().transpose();
+    p.attachment = attach(x.c, x.deforming, x.region, centre, x.params.attach_bias);
+    p.region = p.attachment >= 0 ? x.region[std::size_t(p.attachment)] : "other";
+    measure(x.m, x.det.field, x.det.segments, x.areas, p);
+    p.crosses_midline = crosses_midline(x.m, x.c, p);
+    p.leg_weight = leg_weight(x.legs, p);
+    decide(x.params, x.c.height, p);
+    if (!p.selected.empty()) {
+      p.reason = "selected with --tail '" + p.selected +
+                 "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
+                 ")";
+      p.decision = Decision::TailChain;
+    }
+  }
+}
+
+/// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
+/// some piece is a tail chain; else empty (nothing to isolate again).
+std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Piece>& pieces) {
+  const bool tail = std::any_of(pieces.begin(), pieces.end(),
+                                [](const Piece& p) { return p.decision == Decision::TailChain; });
+  std::vector<char> out(vertices, 0);
+  bool any = false;
+  for (const Piece& p : pieces) {
+    if (!tail || p.decision == Decision::TailChain || p.base.empty()) continue;
+    for (int v : p.vertices)
+      if (!std::binary_search(p.base.begin(), p.base.end(), v)) out[std::size_t(v)] = 1, any = true;
+  }
+  return any ? out : std::vector<char>{};
+}
+
 } // namespace
 
 Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
@@ -450,30 +509,19 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     cues.beyond_end[v] =
         det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
   }
+  const Classifier x{
+      m, c, det, params, deforming, region, legs, vertex_areas(m), torso_of(det, region)};
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
-  const std::vector<double> areas = vertex_areas(m);
-  std::vector<Segment> torso;
-  for (const auto& s : det.segments)
-    if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
-      torso.push_back(s);
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    Piece& p = pieces[i];
-    p.id = int(i);
-    p.collar = collar_of(m, torso, det.field, p, p.collar_from_shell);
-    Eigen::Vector3d centre = rows_of(m, p.collar).colwise().mean().transpose();
-    p.attachment = attach(c, deforming, region, centre, params.attach_bias);
-    p.region = p.attachment >= 0 ? region[std::size_t(p.attachment)] : "other";
-    measure(m, det.field, det.segments, areas, p);
-    p.crosses_midline = crosses_midline(m, c, p);
-    p.leg_weight = leg_weight(legs, p);
-    decide(params, c.height, p);
-    if (!p.selected.empty()) {
-      p.reason = "selected with --tail '" + p.selected +
-                 "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
-                 ")";
-      p.decision = Decision::TailChain;
-    }
+  classify_pieces(x, pieces);
+  // A piece that is not a tail grows no base: mis-weighted skin between a tail and a body piece
+  // (the alpaca's rump beside its tail) is the tail's to take. Isolated again without their
+  // growth, once, when such a piece grew one and a tail could take it.
+  std::vector<char> no_base = bases_not_for_tails(m.size(), pieces);
+  if (!no_base.empty()) {
+    pieces = isolate_pieces(m, det.field, c.height, params, cues, no_base);
+    apply_selection(selection, m.size(), pieces);
+    classify_pieces(x, pieces);
   }
   // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
   for (std::size_t a = 0; a < pieces.size(); ++a) {
@@ -495,10 +543,10 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
       pb.decision = Decision::Small;
       pb.reason = "merged into piece " + std::to_string(pa.id) +
                   " (overlapping shell on the same attachment)";
-      measure(m, det.field, det.segments, areas, pa);
+      measure(m, det.field, det.segments, x.areas, pa);
     }
   }
-  ride_along(m, det.field, det.segments, areas, params, pieces);
+  ride_along(m, det.field, det.segments, x.areas, params, pieces);
   det.pieces = std::move(pieces);
   return det;
 }

@@ -439,7 +439,8 @@ double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
 } // namespace
 
 std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, double height,
-                                  const DetectParams& params, const BaseCues& cues) {
+                                  const DetectParams& params, const BaseCues& cues,
+                                  const std::vector<char>& no_base) {
   std::vector<Piece> pieces;
   std::vector<WholeGrowth> whole; // whole far components to grow once all are found
   std::vector<bool> taken(m.size(), false);
@@ -447,14 +448,19 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   auto shells = components(m, std::vector<bool>(m.size(), true));
   for (std::size_t s = 0; s < shells.size(); ++s)
     for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
+  const BaseCues no_cues;
   for (const auto& comp : components(m, f.far)) {
     std::vector<int> collar = outside_neighbours(m, comp);
     auto [tip, depth] = remote_end(m, f, comp, collar);
+    const bool grows = std::none_of(comp.begin(), comp.end(), [&](int v) {
+      return !no_base.empty() && no_base[std::size_t(v)];
+    });
+    const BaseCues& own = grows ? cues : no_cues;
     Piece piece = protrusion(m, comp, tip, depth, height,
-                             shells[std::size_t(shell_of[std::size_t(tip)])], params, cues, taken);
+                             shells[std::size_t(shell_of[std::size_t(tip)])], params, own, taken);
     // A whole far component (no junction) grows from its collar the same way, later and all
     // together (grow_whole): base_zone_radii collar radii over marked near skin.
-    if (piece.junction < 0 && !piece.separate_shell && any_cue(cues) && !collar.empty()) {
+    if (piece.junction < 0 && !piece.separate_shell && any_cue(own) && !collar.empty()) {
       const double radius = collar_radius(m, collar);
       whole.push_back(
           {pieces.size(), params.base_zone_radii * radius, params.leg_midline_radii * radius});

@@ -187,9 +187,10 @@ struct BaseCues {
 /// shell) grows over connected `cues` skin that is not far within base_zone_radii collar radii,
 /// all such components at once, contested skin to the geodesically nearer (ties: the component
 /// found first, then the lower vertex). Ids unset, vertices ascending, pieces in order of their
-/// lowest vertex.
+/// lowest vertex. A far component with a vertex marked in `no_base` (empty: none) grows no base.
 std::vector<Piece> isolate_pieces(const WeldedMesh& mesh, const DistanceField& field, double height,
-                                  const DetectParams& params, const BaseCues& cues);
+                                  const DetectParams& params, const BaseCues& cues,
+                                  const std::vector<char>& no_base = {});
 
 /// Region of every character joint: its role, or the region of its nearest roled ancestor
 /// ("hips", "spine", "head", "leg" (upper legs: "thigh"), "arm", "other").
