@@ -17,7 +17,7 @@ for path in sorted(glob.glob(os.path.join(out, "*.eval.json"))):
     worse = [c for c in clips if c["output_torn"] > c["input_torn"] + 1e-9]
     over = [short(c) for c in clips if c["output_torn"] > max(c["artist_torn"], 0.5) + 1e-9]
     art = lambda x: "—" if x < 0 else f"{x:.2f}"
-    walk = next((c for c in clips if short(c) == "Walk"), None)
+    walk = next((c for c in clips if short(c).endswith("Walk")), None)
     walk_s = f"{art(walk['artist_torn'])} / {walk['input_torn']:.2f} / {walk['output_torn']:.2f}" if walk else "—"
     rows.append(
         f"| {name} | {e['recall']:.3f} | {e['precision']:.3f} | {e['recall_major']:.3f} / "

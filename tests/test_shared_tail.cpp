@@ -293,10 +293,9 @@ TEST_CASE("shared tail: every tailed model, any body - judged against the artist
 }
 
 // Issue 14's acceptance, point by point, on every tailed shared model. `[!mayfail]` while the
-// issue is open (docs/detection.md section 7 lists what still fails: the stegosaurus's plated
-// tail is not found and is left as its input; the alpaca's short tail tears over the artist's
-// rig in four clips; the husky's tip swings under 5 degrees on Walk). It runs in CI and reports
-// every failed point; remove the tag when the issue closes.
+// issue is open (docs/detection.md section 7 lists what still fails: the husky's tip swings
+// under 5 degrees on Walk). It runs in CI and reports every failed point; remove the tag when
+// the issue closes.
 TEST_CASE("shared tail: issue 14 acceptance on every tailed model", "[shared][!mayfail]") {
   std::string data = test::shared_data();
   if (data.empty()) return;
