@@ -189,6 +189,12 @@ TEST_CASE("classes: short stubby tail", "[classes]") {
   longer.tail_length_scale = 1.25;
   longer.centimetres = true;
   vs.push_back({"short 0.1 H, 180 units in cm", longer});
+  // A pom-pom: radius x3 out of a thick haunch, a closed ball whose root lies nearer the spine
+  // joint on the hips than the hips joint.
+  RigOptions ball = tail_rig(TailStyle::Short);
+  ball.tail_radius_scale = 3;
+  ball.thick_base = true;
+  vs.push_back({"short, radius x3, from a thick haunch", ball});
   for (const auto& v : vs) {
     SECTION(v.name) {
       check_variant(v);

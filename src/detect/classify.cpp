@@ -458,6 +458,13 @@ void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
     measure(x.m, x.det.field, x.det.segments, x.areas, p);
     p.crosses_midline = crosses_midline(x.m, x.c, p);
     p.leg_weight = leg_weight(x.legs, p);
+    // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
+    // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
+    // weighted to the spine, and hangs from higher up).
+    if (p.region == "spine" && !x.c.roles.spine.empty() &&
+        p.attachment == x.c.joint_index(x.c.roles.spine.front()) &&
+        p.leg_weight >= x.params.stub_leg_weight)
+      p.region = "hips";
     decide(x.params, x.c.height, p);
     if (!p.selected.empty()) {
       p.reason = "selected with --tail '" + p.selected +
