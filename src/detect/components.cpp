@@ -448,14 +448,15 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   auto shells = components(m, std::vector<bool>(m.size(), true));
   for (std::size_t s = 0; s < shells.size(); ++s)
     for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
-  const BaseCues no_cues;
+  BaseCues no_growth; // a component marked in no_base: every cue but those a base grows over
+  no_growth.beyond_end = cues.beyond_end;
   for (const auto& comp : components(m, f.far)) {
     std::vector<int> collar = outside_neighbours(m, comp);
     auto [tip, depth] = remote_end(m, f, comp, collar);
     const bool grows = std::none_of(comp.begin(), comp.end(), [&](int v) {
       return !no_base.empty() && no_base[std::size_t(v)];
     });
-    const BaseCues& own = grows ? cues : no_cues;
+    const BaseCues& own = grows ? cues : no_growth;
     Piece piece = protrusion(m, comp, tip, depth, height,
                              shells[std::size_t(shell_of[std::size_t(tip)])], params, own, taken);
     // A whole far component (no junction) grows from its collar the same way, later and all
