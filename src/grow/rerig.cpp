@@ -36,30 +36,34 @@ int chain_node(int b, int hips, const std::vector<int>& nodes) {
   return b == 0 ? hips : nodes[std::size_t(b - 1)];
 }
 
-/// Per welded vertex: does the input move it with the hips? Its weight (first original vertex)
-/// is summed by joint region (detect.h's joint_regions), the spine joint next to the hips
-/// counting as the hips; it is hip skin when the hips and thighs together hold at least as much
-/// as any other region (an unweighted vertex counts). A tail's root band never enters other
-/// skin: what the input moves with a shin, a foot, an arm, the upper spine, the neck or the head
-/// is not blended into the tail's root, however thick the tail.
-template <class EachOriginal>
+/// Per welded vertex: does the input move it with the hips? Its weight (`first`: its first
+/// original vertex, first_originals) is summed by joint region (detect.h's joint_regions), the
+/// thighs and the spine joint next to the hips counting as the hips; it is hip skin when the
+/// hips hold at least as much as any other region (an unweighted vertex counts). A tail's root
+/// band never enters other skin: what the input moves with a shin, a foot, an arm, the upper
+/// spine, the neck or the head is not blended into the tail's root, however thick the tail.
 std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
-                           const EachOriginal& each_original) {
-  std::vector<std::string> regions = joint_regions(c);
+                           const std::vector<int>& first) {
+  const std::vector<std::string> regions = joint_regions(c);
   const int low_spine = c.roles.spine.empty() ? -1 : c.joint_index(c.roles.spine.front());
-  for (std::size_t j = 0; j < regions.size(); ++j)
-    if (regions[j] == "thigh" || int(j) == low_spine) regions[j] = "hips";
+  std::vector<std::string> names = {"hips"}; // region ids: 0 the hips'
+  std::vector<std::size_t> id(regions.size(), 0);
+  for (std::size_t j = 0; j < regions.size(); ++j) {
+    if (regions[j] == "hips" || regions[j] == "thigh" || int(j) == low_spine) continue;
+    id[j] = std::size_t(std::find(names.begin(), names.end(), regions[j]) - names.begin());
+    if (id[j] == names.size()) names.push_back(regions[j]);
+  }
   std::vector<bool> out(mesh.size(), true);
+  std::vector<double> share(names.size());
   for (std::size_t w = 0; w < mesh.size(); ++w) {
-    std::size_t v = SIZE_MAX;
-    each_original(int(w), [&](std::size_t o) { v = std::min(v, o); });
-    std::map<std::string, double> share;
+    const int v = first[w];
+    if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
+    std::fill(share.begin(), share.end(), 0.0);
     for (int k = 0; k < SkinWeights::kMax; ++k)
-      if (sw.joint[v][std::size_t(k)] >= 0)
-        share[regions[std::size_t(sw.joint[v][std::size_t(k)])]] += sw.weight[v][std::size_t(k)];
-    const double hips = share.count("hips") ? share.at("hips") : 0.0;
-    for (const auto& [region, x] : share)
-      if (region != "hips" && x > hips) out[w] = false;
+      if (sw.joint[std::size_t(v)][std::size_t(k)] >= 0)
+        share[id[std::size_t(sw.joint[std::size_t(v)][std::size_t(k)])]] +=
+            sw.weight[std::size_t(v)][std::size_t(k)];
+    out[w] = std::none_of(share.begin() + 1, share.end(), [&](double x) { return x > share[0]; });
   }
   return out;
 }
@@ -79,14 +83,14 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
   for (int w : piece.vertices) inside[std::size_t(w)] = true;
+  const std::vector<int> first = first_originals(mesh); // they share the weld's weights
   auto fixed = [&](int w) {
     Influences inf;
     if (inside[std::size_t(w)]) { // the tail's side: the hips (the root blends into them)
       inf.push_back({c.roles.hips, 1.0});
       return inf;
     }
-    std::size_t v = SIZE_MAX; // its first original vertex (they share the weld's weights)
-    each_original(w, [&](std::size_t o) { v = std::min(v, o); });
+    const std::size_t v = std::size_t(first[std::size_t(w)]);
     for (int k = 0; k < SkinWeights::kMax; ++k)
       if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > 0)
         inf.push_back(
@@ -94,8 +98,7 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
     if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
     return inf;
   };
-  RootBand band =
-      root_band(mesh, inside, width, fixed, params, hip_skin(mesh, sw, c, each_original));
+  RootBand band = root_band(mesh, inside, width, fixed, params, hip_skin(mesh, sw, c, first));
   if (!band.converged)
     warnings.push_back("tail root band: weights still moving after " +
                        std::to_string(band.iterations) + " sweeps; written as they were");
