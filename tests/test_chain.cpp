@@ -7,6 +7,21 @@
 
 namespace {
 
+/// A piece of loose points (no edges: axis_coordinate reads positions and g only), g per point.
+struct Points {
+  retail::WeldedMesh mesh;
+  retail::Piece piece;
+  Points(const std::vector<Eigen::Vector3d>& p, const std::vector<double>& g, double length) {
+    mesh.welded.resize(Eigen::Index(p.size()), 3);
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      mesh.welded.row(Eigen::Index(i)) = p[i].transpose();
+      piece.vertices.push_back(int(i));
+    }
+    piece.geodesic = g;
+    piece.length = length;
+  }
+};
+
 /// Weight on chain bone `b` (0 = hips) of a ChainWeight.
 double on(const retail::ChainWeight& w, int b) {
   double sum = 0;
@@ -40,6 +55,51 @@ TEST_CASE("chain: the weight formula at f = 0 - 1/4 - 1/2 - 3/4 and near 1", "[c
   // The last segment folds "next" into itself; past L it stays on the last bone.
   CHECK(on(retail::chain_weight(3.9, L, K), 4) == Approx(1.0));
   CHECK(on(retail::chain_weight(9.0, L, K), 4) == Approx(1.0));
+}
+
+TEST_CASE("chain: the axis coordinate by hand - projection - slabs - the root's floor", "[chain]") {
+  using V = Eigen::Vector3d;
+  SECTION("a straight chain reads the projection; before J_0 the geodesic floor, past J_K L") {
+    // J = (0,0,0) (1,0,0) (2,0,0): K 2, L 2, one unit per segment.
+    Points x({V(0.5, 0.3, 0), V(1.5, -0.2, 0), V(2.5, 0, 0), V(-0.3, 0.1, 0), V(0.1, 0, 0)},
+             {0.6, 1.5, 2.0, 0.2, 0.9}, 2.0);
+    auto c = retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(1, 0, 0), V(2, 0, 0)});
+    REQUIRE(c.size() == 5);
+    CHECK(c[0] == Approx(0.5).margin(1e-12)); // projection 0.5; floor min(0.6, L/2K = 0.5)
+    CHECK(c[1] == Approx(1.5).margin(1e-12));
+    CHECK(c[2] == Approx(2.0).margin(1e-12)); // past the last plane: L
+    CHECK(c[3] == Approx(0.2).margin(1e-12)); // before the first plane: 0, floored at g 0.2
+    CHECK(c[4] == Approx(0.5).margin(1e-12)); // projection 0.1 < floor min(0.9, 0.5)
+  }
+  SECTION("a bend: the plane at J_1 bisects it and the slab interpolates between planes") {
+    // J = (0,0,0) (1,0,0) (1,1,0); plane 1's normal (1,1,0)/sqrt2, plane 2's (0,1,0). For
+    // p = (1.2, 0.1): a = 0.3/sqrt2, b = 0.1 - 1 = -0.9, t = a / (a - b).
+    Points x({V(1.2, 0.1, 0)}, {1.0}, 2.0);
+    auto c = retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(1, 0, 0), V(1, 1, 0)});
+    double a = 0.3 / std::sqrt(2.0);
+    CHECK(c[0] == Approx(1 + a / (a + 0.9)).margin(1e-12));
+  }
+  SECTION("skin hanging below the root that the geodesic carries far along goes to Tail_1") {
+    // J = (0,0,0) .. (3,0,0): K 3, L 3. A flap at (0.4, -1.5) whose surface path from the collar
+    // is 1.6 long (home segment 1) lies in segment 0's slab: a = 0.4, b = -0.6, t = 0.4;
+    // the coordinate is the floor 0.5 (L/2K), pure Tail_1 instead of g's Tail_2 blend.
+    Points x({V(0.4, -1.5, 0)}, {1.6}, 3.0);
+    auto c =
+        retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(1, 0, 0), V(2, 0, 0), V(3, 0, 0)});
+    CHECK(c[0] == Approx(0.5).margin(1e-12));
+    retail::ChainWeight w = retail::chain_weight(c[0], 3.0, 3);
+    CHECK(on(w, 1) == Approx(1.0).margin(1e-12));
+  }
+  SECTION("a curl's far side never claims a vertex: only segments next to its geodesic one") {
+    // J = (0,0,0) (2,0,0) (2,1,0) (0,1,0): a U-turn. p = (0.5, 0.45) is nearer segment 0 (0.45)
+    // than segment 2 (0.55), but g 2.6 puts it on segment 2 (candidates 1 and 2): plane 2's
+    // normal (-1,1)/sqrt2 gives a = (1.5 - 0.55)/sqrt2, plane 3's (-1,0) b = -0.5.
+    Points x({V(0.5, 0.45, 0)}, {2.6}, 3.0);
+    auto c =
+        retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(2, 0, 0), V(2, 1, 0), V(0, 1, 0)});
+    double a = 0.95 / std::sqrt(2.0);
+    CHECK(c[0] == Approx(2 + a / (a + 0.5)).margin(1e-12));
+  }
 }
 
 TEST_CASE("chain: K = clamp(round(L / 0.1H) - 3 - 8)", "[chain]") {
@@ -94,6 +154,10 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
     // curved tube, at its widest vertex, it may read larger (a stricter skin limit), never smaller.
     REQUIRE(ch.chain.radius.size() == std::size_t(ch.chain.bones));
     double k = rig.truth["height_m"].get<double>() / 1.8;
+    // The root radius (the ring where the tube meets the body, sizing the root band): the
+    // tube's 0.055 there, read up to the collar's widest vertex around the joined body.
+    CHECK(ch.chain.root_radius >= 0.9 * 0.055 * k);
+    CHECK(ch.chain.root_radius <= 2.0 * 0.055 * k);
     for (int i = 1; i < ch.chain.bones; ++i) {
       const Eigen::Vector3d& j = ch.chain.joints[std::size_t(i)];
       std::size_t nearest = 0;

@@ -75,10 +75,15 @@ void bind_rerig(CLI::App& app, retail::RunParams& params) {
       ->capture_default_str();
   app.add_option("--min-bones", rp.chain.min_bones, "fewest chain bones")->capture_default_str();
   app.add_option("--root-band", rp.root_band.width_radii,
-                 "blend the body's weights into the tail's root over this many collar radii "
+                 "blend the body's weights into the tail's root over this many root radii "
                  "(0: off)")
       ->capture_default_str();
   app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
+  app.add_flag_callback(
+      "--geodesic-weights",
+      [&rp] { rp.chain.coordinate = retail::ChainParams::Coordinate::Geodesic; },
+      "weight a tail by SPEC 6's surface distance from the collar, not by its position along "
+      "the chain's axis (docs/detection.md section 6)");
 }
 
 void bind_selection(CLI::App& app, retail::RunParams& params) {

@@ -1,4 +1,5 @@
-// Chain growth along a piece's geodesic coordinate, and the chain weight formula (SPEC §6).
+// Chain growth along a piece's geodesic coordinate, the axis coordinate its weights read, and
+// the chain weight formula (SPEC §6).
 #include "retail/grow/chain.h"
 
 #include "retail/base/error.h"
@@ -27,15 +28,16 @@ int chain_bone_count(double length, double height, const ChainParams& params) {
 namespace {
 
 /// Chain::radius: per joint i < K, the largest distance from the polyline J of the vertices
-/// with |K g / L - i| <= 1/4 (the collar joins joint 0): every one of them must stay untorn.
+/// with |K c / L - i| <= 1/4 (the collar joins joint 0): every one of them must stay untorn.
 std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
+                                const std::vector<double>& coordinate,
                                 const std::vector<Eigen::Vector3d>& J, int K) {
   std::vector<std::vector<double>> d(static_cast<std::size_t>(K));
   auto polyline = [&](int v) { return polyline_distance(m.welded.row(v).transpose(), J); };
   for (int v : piece.collar) d[0].push_back(polyline(v));
   double L = std::max(piece.length, 1e-12);
   for (std::size_t k = 0; k < piece.vertices.size(); ++k) {
-    double s = K * piece.geodesic[k] / L;
+    double s = K * coordinate[k] / L;
     long i = std::lround(s);
     if (i < K && std::abs(s - double(i)) <= 0.25)
       d[std::size_t(i)].push_back(polyline(piece.vertices[k]));
@@ -132,8 +134,82 @@ Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
           0.5 * prev[std::size_t(i)] + 0.25 * (prev[std::size_t(i - 1)] + prev[std::size_t(i + 1)]);
   }
   chain.joints = J;
-  chain.radius = joint_radii(m, piece, J, K);
+  chain.coordinate = params.coordinate == ChainParams::Coordinate::Axis
+                         ? axis_coordinate(m, piece, J)
+                         : piece.geodesic;
+  chain.radius = joint_radii(m, piece, chain.coordinate, J, K);
+  chain.root_radius = params.coordinate == ChainParams::Coordinate::Axis
+                          ? joint_radii(m, piece, piece.geodesic, J, K)[0]
+                          : chain.radius[0];
   return chain;
+}
+
+namespace {
+
+/// Section planes of a polyline: unit segment directions (zero where a segment is degenerate)
+/// and, per joint, the plane's unit normal (the mean of the directions meeting there).
+struct SectionPlanes {
+  std::vector<Eigen::Vector3d> direction, normal;
+  std::vector<bool> usable;
+};
+
+SectionPlanes section_planes(const std::vector<Eigen::Vector3d>& J) {
+  std::size_t K = J.size() - 1;
+  SectionPlanes sp;
+  sp.direction.assign(K, Eigen::Vector3d::Zero());
+  sp.usable.assign(K, false);
+  double span = 0;
+  for (std::size_t i = 0; i < K; ++i) span += (J[i + 1] - J[i]).norm();
+  for (std::size_t i = 0; i < K; ++i) {
+    Eigen::Vector3d d = J[i + 1] - J[i];
+    if (d.norm() > 1e-9 * std::max(span, 1e-300))
+      sp.direction[i] = d.normalized(), sp.usable[i] = true;
+  }
+  sp.normal.assign(K + 1, Eigen::Vector3d::Zero());
+  for (std::size_t i = 0; i <= K; ++i) {
+    Eigen::Vector3d in = i > 0 ? sp.direction[i - 1] : sp.direction[i];
+    Eigen::Vector3d out = i < K ? sp.direction[i] : sp.direction[i - 1];
+    Eigen::Vector3d n = in + out;
+    // A fold back on itself (or a degenerate neighbour): the plane of the usable side.
+    sp.normal[i] = n.norm() > 1e-6 ? n.normalized() : (out.norm() > 0 ? out : in);
+  }
+  return sp;
+}
+
+} // namespace
+
+std::vector<double> axis_coordinate(const WeldedMesh& m, const Piece& piece,
+                                    const std::vector<Eigen::Vector3d>& J) {
+  int K = int(J.size()) - 1;
+  if (K < 1) return piece.geodesic;
+  SectionPlanes sp = section_planes(J);
+  double L = std::max(piece.length, 1e-12);
+  std::vector<double> out(piece.vertices.size());
+  for (std::size_t k = 0; k < piece.vertices.size(); ++k) {
+    Eigen::Vector3d p = m.welded.row(piece.vertices[k]).transpose();
+    int home = std::clamp(int(std::floor(K * piece.geodesic[k] / L)), 0, K - 1);
+    double in_dist = INFINITY, near_dist = INFINITY, in_s = 0, near_s = 0;
+    for (int i = std::max(home - 1, 0); i <= std::min(home + 1, K - 1); ++i) {
+      std::size_t u = std::size_t(i);
+      if (!sp.usable[u]) continue;
+      double a = sp.normal[u].dot(p - J[u]), b = sp.normal[u + 1].dot(p - J[u + 1]);
+      double dist = segment_distance(p, J[u], J[u + 1]);
+      bool inside = (a >= 0 || i == 0) && (b < 0 || i == K - 1);
+      double t = a < 0 ? 0.0 : b >= 0 ? 1.0 : a / (a - b);
+      if (inside && dist < in_dist) in_dist = dist, in_s = i + t;
+      if (dist < near_dist) {
+        Eigen::Vector3d d = J[u + 1] - J[u];
+        near_dist = dist, near_s = i + std::clamp((p - J[u]).dot(d) / d.squaredNorm(), 0.0, 1.0);
+      }
+    }
+    double g = std::min(piece.geodesic[k], L);
+    if (!std::isfinite(near_dist))
+      out[k] = g; // no usable candidate segment
+    else
+      out[k] = (std::isfinite(in_dist) ? in_s : near_s) * L / K;
+    out[k] = std::max(out[k], std::min(g, 0.5 * L / K)); // the root keeps the geodesic's floor
+  }
+  return out;
 }
 
 ChainWeight chain_weight(double g, double length, int K) {

@@ -134,6 +134,7 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   ChainParams cp;
   cp.min_bones = cp.max_bones = x.params.joints;
   cp.smoothing_passes = x.params.smoothing_passes;
+  cp.coordinate = ChainParams::Coordinate::Geodesic; // hair weights read g (hair_chain_weight)
   r.chain = grow_chain(x.mesh, piece, x.c.height, cp);
   const std::string prefix = hair_prefix(x.doc.gltf, prior, edit.nodes, number);
   r.nodes = plan_chain_nodes(x.c, x.c.roles.head, r.chain, prefix,

@@ -78,8 +78,7 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
                             std::map<std::size_t, NodeInfluences>& changed,
                             std::vector<std::size_t>& band_originals,
                             std::vector<std::string>& warnings, double band_scale) {
-  double width =
-      band_scale * params.width_radii * (r.chain.radius.empty() ? 0.0 : r.chain.radius[0]);
+  double width = band_scale * params.width_radii * r.chain.root_radius;
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
   for (int w : piece.vertices) inside[std::size_t(w)] = true;
@@ -219,7 +218,7 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
     return segment_distance(p, r.chain.joints[std::size_t(b - 1)], r.chain.joints[std::size_t(b)]);
   };
   for (std::size_t i = 0; i < piece.vertices.size(); ++i) {
-    ChainWeight cw = chain_weight(piece.geodesic[i], piece.length, r.chain.bones);
+    ChainWeight cw = chain_weight(r.chain.coordinate[i], piece.length, r.chain.bones);
     x.originals.each(piece.vertices[i], [&](std::size_t v) {
       Eigen::Vector3d p = x.mesh.positions.row(Eigen::Index(v)).transpose();
       NodeInfluences nw;

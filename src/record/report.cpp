@@ -56,6 +56,7 @@ Json chain_json(const ChainResult& r) {
   Json radius = Json::array();
   for (double x : r.chain.radius) radius.push_back(r6(x));
   j["skin_radius"] = radius;
+  j["root_radius"] = r6(r.chain.root_radius);
   j["root_band_vertices"] = r.band_vertices;
   j["rigid"] = r.rigid;
   j["vertices"] = r.vertices;

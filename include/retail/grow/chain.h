@@ -18,6 +18,9 @@ struct ChainParams {
   double short_tail_h = 0; ///< L below this × H: K = clamp(round(L / segment), 1, max_bones)
   int max_bones = 8;
   int smoothing_passes = 2;
+  /// The chain coordinate the weights and skin radii read (Chain::coordinate): the geodesic g
+  /// from the collar (SPEC §6), or the axis coordinate that follows the grown joints.
+  enum class Coordinate { Geodesic, Axis } coordinate = Coordinate::Axis;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -28,10 +31,18 @@ struct Chain {
   double length = 0;                   ///< L
   std::vector<Eigen::Vector3d> joints; ///< K + 1 positions, world units
   std::vector<int> empty_bands;        ///< bands that had no vertex (interpolated)
+  /// Per vertex of the piece (its order): the coordinate along the chain the weights read, in
+  /// the geodesic's units (0 at the collar, L at the tip): the piece's g, or axis_coordinate.
+  std::vector<double> coordinate;
   /// Skin radius at joints J_0 .. J_{K-1}, world units: the largest distance from the chain
   /// polyline of the piece vertices whose weights blend across that joint
-  /// (|K g / L - i| <= 1/4; the collar counts for J_0). 0 where no vertex blends there.
+  /// (|K c / L - i| <= 1/4 with c the coordinate; the collar counts for J_0); where no vertex
+  /// blends across a joint, linear between the nearest measured ones.
   std::vector<double> radius;
+  /// The tail's radius at its root, world units: the largest distance from the polyline of the
+  /// collar and of the vertices with K g / L <= 1/4 (g the geodesic, whatever the coordinate):
+  /// the ring where the tail meets the body, which sizes the root band (root_band.h).
+  double root_radius = 0;
 };
 
 /// Number of bones for a tail of length L: clamp(round(L / (segment_h H)), min, max); a tail
@@ -43,10 +54,27 @@ int chain_bone_count(double length, double height, const ChainParams& params);
 /// empty bands interpolated linearly between their nearest filled neighbours (extended with
 /// the last step past the end), then `smoothing_passes` passes of
 /// J_i <- J_i/2 + (J_{i-1} + J_{i+1})/4 for interior joints (each pass reads the previous one).
-/// Then the skin radius at each joint (Chain::radius).
+/// Then the chain coordinate (params.coordinate) and the skin radius at each joint.
 /// Pre: piece.geodesic and piece.length computed (detect_pieces). Never NaN.
 Chain grow_chain(const WeldedMesh& mesh, const Piece& piece, double height,
                  const ChainParams& params);
+
+/// The axis coordinate of each piece vertex along the polyline `joints` (K + 1 points), in
+/// geodesic units: K + 1 section planes, plane i through J_i with its normal the mean of the
+/// unit directions of the segments meeting there (the first and last: their segment's); a
+/// vertex between planes i and i+1 at signed distances a >= 0 and b < 0 has coordinate
+/// (i + a / (a - b)) L / K, continuous across each plane. Only segments within one of the
+/// vertex's geodesic segment (floor(K g / L)) are candidates, so a curl's far side never
+/// claims it; of several slabs holding it, the nearest segment wins (ties: the lower index).
+/// Before the first plane: 0; past the last: L; in no candidate slab (the outside of a
+/// bend's sharp corner): the nearest candidate segment's clamped projection. Near the root the
+/// geodesic is kept as a floor: the value is never below min(g, L / (2K)), so skin arching
+/// back over the root before the first segment's chord stays with Tail_1, not the hips.
+/// Shapes: joints K + 1 >= 2 points, world units. Returns piece.vertices.size() values in
+/// [0, L]. Degenerate (zero-length) segments are skipped; a vertex with no usable candidate
+/// keeps min(g, L).
+std::vector<double> axis_coordinate(const WeldedMesh& mesh, const Piece& piece,
+                                    const std::vector<Eigen::Vector3d>& joints);
 
 /// Influences of one vertex on chain bones: bone index b (0 = the parent/hips, 1..K = Tail_b)
 /// with weight; at most three, summing to 1.

@@ -19,7 +19,7 @@ namespace retail {
 using Influences = std::vector<std::pair<int, double>>;
 
 struct RootBandParams {
-  double width_radii = 3.0; ///< band width in collar radii (Chain::radius[0]); 0: no band
+  double width_radii = 3.0; ///< band width in root radii (Chain::root_radius); 0: no band
   int max_influences = 4;   ///< per band vertex (largest kept, ties to the lower node)
   int max_iterations = 5000;
   double tolerance = 1e-10; ///< stop when no weight moves more than this in a sweep
