@@ -101,6 +101,8 @@ TEST_CASE("rig edit: a hand-made edit - a node, its joint and IBM, one vertex's 
   retail::WeldedMesh mesh = retail::weld_character(doc, r.model, r.c, {});
   retail::PrimitiveWeights pw{mesh.sources[0], index, hips, {}};
   pw.vertices[0] = {{first, 0.75}, {hips, 0.25}};
+  const int other = skin.joints[3]; // not the hips: skin joint 0 would hide a stale index
+  pw.vertices[2] = {{first, 0.999}, {other, 0.001}}; // 0.001 x 255 quantises to 0
   e.primitives.push_back(pw);
   retail::apply_rig_edit(doc, r.model, e);
 
@@ -123,6 +125,18 @@ TEST_CASE("rig edit: a hand-made edit - a node, its joint and IBM, one vertex's 
   CHECK(influences[0].at(first) == Approx(0.75).margin(1.0 / 255));
   CHECK(influences[0].at(hips) == Approx(0.25).margin(1.0 / 255));
   CHECK(influences[1] == test::mesh0_influences(r.rig.doc, r.model)[1]); // not named: as it was
+  // Vertex 2: all on the new joint; the other's weight quantised to 0 names no joint (the slot is
+  // empty, joint 0), so glTF-Validator sees no joint used with zero weight.
+  auto joints =
+      retail::read_accessor_uint(doc, out, out.meshes[0].primitives[0].attributes.at("JOINTS_0"));
+  retail::AccessorData w =
+      retail::read_accessor(doc, out, out.meshes[0].primitives[0].attributes.at("WEIGHTS_0"));
+  CHECK(w(2, 0) == Approx(1.0).margin(1e-12));
+  CHECK(joints[8] == std::uint32_t(s.joints.size() - 1));
+  for (int k = 1; k < 4; ++k) {
+    CHECK(w(2, k) == 0);
+    CHECK(joints[8 + std::size_t(k)] == 0);
+  }
 }
 
 TEST_CASE("rig edit: the planned rig in memory is the applied document read back, bit for bit",

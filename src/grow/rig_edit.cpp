@@ -117,13 +117,20 @@ std::vector<PlannedSet> planned_weights(const Document& doc, const Model& model,
         if (set == 0) planned_vertex(it->second, pw.skin_index, pw.hips_node, &joints[v * 4], vals);
       }
       if (wmax == 0) {
-        for (double x : vals) ps.wf.push_back(float(x));
+        for (std::size_t k = 0; k < 4; ++k) {
+          if (it != pw.vertices.end() && float(vals[k]) == 0) joints[v * 4 + k] = 0;
+          ps.wf.push_back(float(vals[k]));
+        }
       } else if (it == pw.vertices.end()) {
         for (double x : vals)
           ps.wq.push_back(std::uint32_t(std::lround(x * wmax))); // exact for stored values
       } else {
         std::vector<std::uint32_t> q =
             set == 0 ? quantize_weights(vals, wmax) : std::vector<std::uint32_t>(4, 0);
+        // A weight that quantises to nothing names no joint (glTF-Validator's
+        // ACCESSOR_JOINTS_USED_ZERO_WEIGHT): the slot is unused, joint 0 as any empty one.
+        for (std::size_t k = 0; k < 4; ++k)
+          if (q[k] == 0) joints[v * 4 + k] = 0;
         ps.wq.insert(ps.wq.end(), q.begin(), q.end());
       }
     }
