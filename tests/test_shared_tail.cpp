@@ -292,11 +292,9 @@ TEST_CASE("shared tail: every tailed model, any body - judged against the artist
   }
 }
 
-// Issue 14's acceptance, point by point, on every tailed shared model. `[!mayfail]` while the
-// issue is open (docs/detection.md section 7 lists what still fails: the husky's tip swings
-// under 5 degrees on Walk). It runs in CI and reports every failed point; remove the tag when
-// the issue closes.
-TEST_CASE("shared tail: issue 14 acceptance on every tailed model", "[shared][!mayfail]") {
+// Issue 14's acceptance, point by point, on every tailed shared model (docs/detection.md
+// section 7 has the figures). It reports every failed point.
+TEST_CASE("shared tail: issue 14 acceptance on every tailed model", "[shared]") {
   std::string data = test::shared_data();
   if (data.empty()) return;
   std::vector<TailCase> cases = tailed_cases(data);

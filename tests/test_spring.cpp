@@ -130,25 +130,34 @@ TEST_CASE("spring: the skin limit by hand - and no joint ever bends past it", "[
 TEST_CASE("spring: at rest a thick tail is placed within its skin limit, a thin one on the arc",
           "[spring]") {
   // The carried arc lifts each of 4 links by 50/4 = 12.5 degrees from the straight authored tail;
-  // a skin taking 5 degrees per joint must start there (a one-shot clip's first key), not on the
-  // arc, and a step with the hips still does not move it further.
+  // a skin taking 5 degrees per joint rests at half of it (rest_skin_share 0.5: 2.5 degrees per
+  // joint), and with the share off it starts at its limit (a one-shot clip's first key), not on
+  // the arc; a step with the hips still does not move it further.
   retail::SpringParams params;
   params.floor = false;
   params.gravity_mps2 = 0;
   retail::SpringRig thick = straight_tail(4);
   const double limit = 5 * M_PI / 180;
   thick.skin_radius.assign(4, (1 - params.min_skin_ratio) * 0.4 / (4 * limit));
-  retail::SpringChain chain(thick, params);
-  chain.reset(hips_at(0));
-  for (std::size_t i = 0; i < 4; ++i) {
-    INFO("link " << i);
-    CHECK(retail::rotation_angle(chain.local_rotation(i)) == Approx(limit).margin(1e-9));
-    CHECK((chain.tips()[i] - chain.head(i)).norm() == Approx(0.2).margin(1e-12));
+  for (double share : {0.5, 1.0, 0.0}) {
+    INFO("rest_skin_share " << share);
+    params.rest_skin_share = share;
+    const double rest = share > 0 ? share * limit : limit;
+    retail::SpringChain chain(thick, params);
+    chain.reset(hips_at(0));
+    for (std::size_t i = 0; i < 4; ++i) {
+      INFO("link " << i);
+      CHECK(retail::rotation_angle(chain.local_rotation(i)) == Approx(rest).margin(1e-9));
+      CHECK((chain.tips()[i] - chain.head(i)).norm() == Approx(0.2).margin(1e-12));
+    }
+    std::vector<Vector3d> start = chain.tips();
+    chain.step(hips_at(0), params.substep_s);
+    for (std::size_t i = 0; i < 4; ++i)
+      CHECK(retail::rotation_angle(chain.local_rotation(i)) <= limit + 1e-9);
+    if (share > 0) // the rest the skin holds is a rest: the still chain does not move
+      for (std::size_t i = 0; i < 4; ++i) CHECK((chain.tips()[i] - start[i]).norm() < 1e-9);
   }
-  std::vector<Vector3d> start = chain.tips();
-  chain.step(hips_at(0), params.substep_s);
-  for (std::size_t i = 0; i < 4; ++i)
-    CHECK(retail::rotation_angle(chain.local_rotation(i)) <= limit + 1e-9);
+  params.rest_skin_share = 0.5;
   // Thin: the limit (0.33 x 0.4 / 0.04 = 3.3 rad) does not bind; the tips sit on the arc.
   retail::SpringRig thin = straight_tail(4);
   thin.skin_radius.assign(4, 0.01);

@@ -144,6 +144,10 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
                  "skin limit: no joint bends so far that a tail edge keeps less than this "
                  "ratio of its length (0: off)")
       ->capture_default_str();
+  app.add_option("--rest-skin-share", sp.rest_skin_share,
+                 "the tail's rest arc bends no joint further from its modelled direction than "
+                 "this share of its skin limit (0: SPEC's arc)")
+      ->capture_default_str();
   app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
   app.add_option("--floor-clearance", sp.floor_clearance_m,
                  "tail thickness below its centreline at the floor (rho), m (scaled)")

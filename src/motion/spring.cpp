@@ -108,8 +108,9 @@ void SpringParams::validate() const {
   bool ok = root_frequency_hz > 0 && tip_frequency_hz > 0 && damping_ratio >= 0 &&
             gravity_mps2 >= 0 && rest_curve >= 0 && rest_curve <= 1 && coupling_rate >= 0 &&
             bend_limit_deg > 0 && bend_limit_deg <= 180 && floor_clearance_m >= 0 &&
-            contact_damping >= 0 && min_skin_ratio >= 0 && min_skin_ratio < 1 && substep_s > 0 &&
-            substep_s <= 0.1 && std::isfinite(carry_deg);
+            contact_damping >= 0 && min_skin_ratio >= 0 && min_skin_ratio < 1 &&
+            rest_skin_share >= 0 && rest_skin_share <= 1 && substep_s > 0 && substep_s <= 0.1 &&
+            std::isfinite(carry_deg);
   if (!ok) throw Error(ExitCode::Usage, "spring parameters out of range");
 }
 
@@ -138,10 +139,24 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   build_rest_arc();
 }
 
+namespace {
+
+/// Unit direction `dir` turned towards unit `bind` until within `limit` radians of it (the
+/// shortest swing); unchanged when already within.
+Vector3d turned_within(const Vector3d& dir, const Vector3d& bind, double limit) {
+  double angle = std::acos(std::clamp(dir.dot(bind), -1.0, 1.0));
+  if (!(angle > limit)) return dir;
+  return (slerp(Quaterniond::Identity(), swing(bind, dir), limit / angle) * bind).normalized();
+}
+
+} // namespace
+
 /// The centred carried rest arc (SPEC §7): in the hips' canonical frame (x left, y up, z
 /// forward), c = normalize(0, a0y, a0z); u_i = R_x(C (i+1)/N) rot(Q_i(beta), c) with
-/// Q_i(beta) = slerp(I, swing(c, a_i), beta); then the cumulative rest rotations G_i that carry
-/// each authored direction onto its arc direction, and r_i = G_{i-1}^-1 u_i.
+/// Q_i(beta) = slerp(I, swing(c, a_i), beta); each u_i turned back to within rest_skin_share
+/// of its skin limit from G_{i-1} a_i (its bind direction under the rest held so far); then the
+/// cumulative rest rotations G_i that carry each authored direction onto its arc direction, and
+/// r_i = G_{i-1}^-1 u_i.
 void SpringChain::build_rest_arc() {
   std::size_t n = rig_.links();
   Vector3d up = rig_.up_local.normalized();
@@ -168,6 +183,11 @@ void SpringChain::build_rest_arc() {
   parent_rest_.assign(n, Eigen::Matrix3d::Identity());
   Quaterniond G = Quaterniond::Identity();
   for (std::size_t i = 0; i < n; ++i) {
+    // A rest the skin holds: within its share of the skin limit of the bind direction, in the
+    // parent's rest frame as held so far (a thick tail rests near its modelled shape).
+    if (params_.rest_skin_share > 0 && skin_limit_[i] < M_PI)
+      u_[i] = turned_within(u_[i], (G * rig_.authored[i]).normalized(),
+                            params_.rest_skin_share * skin_limit_[i]);
     r_[i] = G.conjugate() * u_[i];
     G = (swing(G * rig_.authored[i], u_[i]) * G).normalized();
     rest_[i] = G;
@@ -209,13 +229,9 @@ void remove_push(const Vector3d& from, const Vector3d& to, Vector3d& v) {
 /// velocity pushing further out is removed. `cos_limit`: cos(limit), or below -1 for none.
 Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, double cos_limit,
                       Vector3d& v) {
-  double c = dir.dot(bind);
-  if (c >= cos_limit) return dir; // within the limit: no acos needed
-  double angle = std::acos(std::clamp(c, -1.0, 1.0));
-  if (!(angle > limit)) return dir;
-  Vector3d out =
-      (slerp(Quaterniond::Identity(), swing(bind, dir), limit / angle) * bind).normalized();
-  remove_push(dir, out, v);
+  if (dir.dot(bind) >= cos_limit) return dir; // within the limit: no acos needed
+  Vector3d out = turned_within(dir, bind, limit);
+  if (out != dir) remove_push(dir, out, v);
   return out;
 }
 

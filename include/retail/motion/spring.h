@@ -25,6 +25,9 @@ struct SpringParams {
   /// The skin's own limit: no joint bends further from the bind pose than linear-blend skinning
   /// of its skin takes while every edge keeps at least this ratio of its length (0: off).
   double min_skin_ratio = 0.67;
+  /// The rest arc bends no joint further from its bind direction than this share of its skin
+  /// limit (0: the arc as SPEC §7 builds it, held at the limit only when a clip starts).
+  double rest_skin_share = 0.5;
   bool floor = true;
   double floor_clearance_m = 0.025; ///< rho: tail thickness below its centreline (scaled)
   double contact_damping = 8;       ///< gamma, 1/s
@@ -96,8 +99,9 @@ public:
 private:
   void build_rest_arc();
   /// After reset: where the rest arc bends a joint past its skin limit (a thick, short
-  /// link), the particles are placed as the step would hold them, each link turned back
-  /// to its limit; otherwise the arc is left exactly as placed.
+  /// link; only with rest_skin_share 0, else the arc is held inside), the particles are placed
+  /// as the step would hold them, each link turned back to its limit; otherwise the arc is
+  /// left exactly as placed.
   void hold_rest_in_skin(const AnchorPose& hips);
   /// The forward plane's normal (SPEC §7 frames; see forward_axis in spring.cpp).
   Eigen::Vector3d forward_axis(const AnchorPose& hips) const;
