@@ -4,6 +4,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 namespace {
 
@@ -89,6 +90,12 @@ TEST_CASE("chain: the axis coordinate by hand - projection - slabs - the root's 
     CHECK(c[0] == Approx(0.5).margin(1e-12));
     retail::ChainWeight w = retail::chain_weight(c[0], 3.0, 3);
     CHECK(on(w, 1) == Approx(1.0).margin(1e-12));
+  }
+  SECTION("a non-finite g (never from detect_pieces) still gives a coordinate in [0, L]") {
+    Points x({V(0.5, 0.1, 0), V(1.5, 0.1, 0)}, {std::nan(""), INFINITY}, 2.0);
+    auto c = retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(1, 0, 0), V(2, 0, 0)});
+    CHECK(c[0] == Approx(0.5).margin(1e-12)); // home segment 0: its projection
+    CHECK(c[1] == Approx(1.5).margin(1e-12)); // home segment 1 (g past L): its projection
   }
   SECTION("a curl's far side never claims a vertex: only segments next to its geodesic one") {
     // J = (0,0,0) (2,0,0) (2,1,0) (0,1,0): a U-turn. p = (0.5, 0.45) is nearer segment 0 (0.45)

@@ -187,7 +187,8 @@ std::vector<double> axis_coordinate(const WeldedMesh& m, const Piece& piece,
   std::vector<double> out(piece.vertices.size());
   for (std::size_t k = 0; k < piece.vertices.size(); ++k) {
     Eigen::Vector3d p = m.welded.row(piece.vertices[k]).transpose();
-    int home = std::clamp(int(std::floor(K * piece.geodesic[k] / L)), 0, K - 1);
+    double s_g = std::floor(K * piece.geodesic[k] / L); // clamped before the cast: never UB
+    int home = std::isfinite(s_g) ? int(std::clamp(s_g, 0.0, double(K - 1))) : 0;
     double in_dist = INFINITY, near_dist = INFINITY, in_s = 0, near_s = 0;
     for (int i = std::max(home - 1, 0); i <= std::min(home + 1, K - 1); ++i) {
       std::size_t u = std::size_t(i);
