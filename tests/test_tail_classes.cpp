@@ -154,11 +154,9 @@ void check_variant(const Variant& v) {
 
 } // namespace
 
-// Issue 14 is open: one variant of the next class still fails (curled 330 deg thick cm/rotated:
-// its own shell, collared where the coil passes over the back, read as worn). `[!mayfail]`
-// keeps it running and reporting every failed check without failing the suite; remove it when
-// the class is fixed (Catch2 then also reports a mayfail case that passes).
-TEST_CASE("classes: curled tail over the back", "[classes][!mayfail]") {
+// The 330 deg thick variant is its own shell: collared nearest the spine's bones too, its coil
+// over the back read as its root and the tail as worn (docs/detection.md section 3).
+TEST_CASE("classes: curled tail over the back", "[classes]") {
   std::vector<Variant> vs;
   vs.push_back({"curled 300 deg", tail_rig(TailStyle::Curled)});
   RigOptions small = tail_rig(TailStyle::Curled, 0.18);

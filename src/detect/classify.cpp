@@ -42,8 +42,9 @@ std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& tors
   from_shell = out.empty();
   if (!out.empty()) return out;
   // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the
-  // torso bones (hips, spine) when there are any: a tail hanging beside the legs passes closer
-  // to a shin mid-way than to the pelvis it hangs from.
+  // pelvis's bones (else the spine's) when there are any: a tail hanging beside the legs passes
+  // closer to a shin mid-way than to the pelvis it hangs from, and one coiled over the back
+  // closer to the spine.
   std::vector<double> d(piece.vertices.size());
   Eigen::MatrixX3d pts = rows_of(m, piece.vertices);
   if (!torso.empty())
@@ -434,14 +435,16 @@ struct Classifier {
   const std::vector<std::string>& region;
   const std::vector<double>& legs;
   std::vector<double> areas;
-  std::vector<Segment> torso; ///< the hips' and spine's bones (collar_of)
+  std::vector<Segment> torso; ///< the pelvis's bones, else the spine's (collar_of)
 };
 
 std::vector<Segment> torso_of(const Detection& det, const std::vector<std::string>& region) {
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
-    if (region[std::size_t(s.joint)] == "hips" || region[std::size_t(s.joint)] == "spine")
-      torso.push_back(s);
+    if (region[std::size_t(s.joint)] == "hips") torso.push_back(s);
+  if (!torso.empty()) return torso;
+  for (const auto& s : det.segments) // no pelvis bone deforms: the spine's too
+    if (region[std::size_t(s.joint)] == "spine") torso.push_back(s);
   return torso;
 }
 
