@@ -464,8 +464,7 @@ void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
     // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
     // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
     // weighted to the spine, and hangs from higher up).
-    if (p.region == "spine" && !x.c.roles.spine.empty() &&
-        p.attachment == x.c.joint_index(x.c.roles.spine.front()) &&
+    if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c) &&
         p.leg_weight >= x.params.stub_leg_weight)
       p.region = "hips";
     decide(x.params, x.c.height, p);

@@ -45,7 +45,7 @@ int chain_node(int b, int hips, const std::vector<int>& nodes) {
 std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
                            const std::vector<int>& first) {
   const std::vector<std::string> regions = joint_regions(c);
-  const int low_spine = c.roles.spine.empty() ? -1 : c.joint_index(c.roles.spine.front());
+  const int low_spine = low_spine_joint(c);
   std::vector<std::string> names = {"hips"}; // region ids: 0 the hips'
   std::vector<std::size_t> id(regions.size(), 0);
   for (std::size_t j = 0; j < regions.size(); ++j) {

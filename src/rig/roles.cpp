@@ -470,6 +470,10 @@ std::set<int> trunk_joints(const Roles& r) {
   return trunk;
 }
 
+int low_spine_joint(const Character& c) {
+  return c.roles.spine.empty() ? -1 : c.joint_index(c.roles.spine.front());
+}
+
 int trunk_carrier(const Roles& r) {
   return r.chest >= 0 ? r.chest : !r.spine.empty() ? r.spine.back() : r.hips;
 }

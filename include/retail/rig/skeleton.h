@@ -97,6 +97,11 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& ch
 /// The trunk's joints: the hips, pelvis, spine and chest nodes (those found).
 std::set<int> trunk_joints(const Roles& roles);
 
+/// The spine joint next to the hips (the first spine role) as a character joint index, or -1
+/// when there is none. It counts as the hips wherever a tail's root meets the body: a thick
+/// root can lie nearer it than the hips joint (detection's attachment, the root band's hip skin).
+int low_spine_joint(const Character& character);
+
 /// The trunk joint a torso capsule rides: the chest, else the top spine joint, else the hips
 /// (-1 when none was found).
 int trunk_carrier(const Roles& roles);
