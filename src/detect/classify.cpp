@@ -381,9 +381,35 @@ void apply_selection(const PieceSelection& sel, std::size_t welded, std::vector<
   }
 }
 
+/// Does shell `p` touch `tail` past the tail's root quarter (g >= L/4): does one of its vertices
+/// lie nearer a tail vertex there than any of its vertices lies to a bone (its least skeleton
+/// distance)? A plate or fin sunk into a tail touches its skin; a shell on the body comes no
+/// closer to the tail than to its own bones. Only tail vertices in p's box grown by that
+/// distance are compared.
+bool touches_tail(const WeldedMesh& m, const DistanceField& f, const Piece& tail, const Piece& p) {
+  double reach = INFINITY;
+  for (int v : p.vertices) reach = std::min(reach, f.distance[std::size_t(v)]);
+  if (!std::isfinite(reach) || tail.geodesic.size() != tail.vertices.size()) return false;
+  Eigen::Vector3d lo, hi;
+  box_of(m, p.vertices, lo, hi);
+  lo.array() -= reach, hi.array() += reach;
+  for (std::size_t i = 0; i < tail.vertices.size(); ++i) {
+    const Eigen::Vector3d q = m.welded.row(tail.vertices[i]).transpose();
+    if (tail.geodesic[i] < 0.25 * tail.length || (q.array() < lo.array()).any() ||
+        (q.array() > hi.array()).any())
+      continue;
+    for (int v : p.vertices)
+      if ((m.welded.row(v).transpose() - q).squaredNorm() < reach * reach) return true;
+  }
+  return false;
+}
+
 /// Shells riding on a tail (plates, spikes, fins modelled as their own closed shells and sunk
-/// into it): a whole-shell piece not from the head and not worn, at most a quarter of a tail chain
-/// piece's size and inside its box (overlap > merge_overlap of its own box) joins that tail.
+/// into it): a whole-shell piece not from the head, not worn and not --tail, at most a quarter of
+/// a tail chain piece's size and inside its box (overlap > merge_overlap of its own box) or,
+/// closed (no open border: a cape or strap the tail passes through is a sheet), touching it past
+/// its root (touches_tail) joins that tail, whatever it was decided alone (a plate passes a
+/// tail's tests: it is not one).
 /// Riders are not connected to the tail's surface: each takes the geodesic coordinate of the
 /// nearest (Euclidean) tail vertex that is not a rider, so a plate moves with the bone under it.
 void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
@@ -395,10 +421,11 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
     bool any = false;
     for (Piece& p : pieces) {
       if (&p == &tail || p.vertices.empty() || !p.collar_from_shell ||
-          p.decision == Decision::Head || p.decision == Decision::TailChain ||
-          p.decision == Decision::Worn || p.decision == Decision::WornRigid ||
+          p.decision == Decision::Head || p.decision == Decision::Worn ||
+          p.decision == Decision::WornRigid || !p.selected.empty() ||
           4 * p.vertices.size() > tail.vertices.size() ||
-          box_overlap(m, tail, p) <= params.merge_overlap)
+          (box_overlap(m, tail, p) <= params.merge_overlap &&
+           (p.open_border > 0 || !touches_tail(m, f, tail, p))))
         continue;
       tail.merged.push_back(p.id);
       for (int v : p.vertices) rider[std::size_t(v)] = any = true;
