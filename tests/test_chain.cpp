@@ -91,6 +91,16 @@ TEST_CASE("chain: the axis coordinate by hand - projection - slabs - the root's 
     retail::ChainWeight w = retail::chain_weight(c[0], 3.0, 3);
     CHECK(on(w, 1) == Approx(1.0).margin(1e-12));
   }
+  SECTION("the weights read g held within a quarter segment of the axis coordinate") {
+    // The flap above: g 1.6, axis 0.5, a quarter segment 0.25 -> 0.75 (wholly Tail_1, a quarter
+    // segment short of the next joint's blend); where g agrees with the axis within the
+    // tolerance it is kept as it is.
+    CHECK(retail::held_near(1.6, 0.5, 0.25) == Approx(0.75).margin(1e-12));
+    CHECK(retail::held_near(0.1, 0.5, 0.25) == Approx(0.25).margin(1e-12));
+    CHECK(retail::held_near(0.6, 0.5, 0.25) == Approx(0.6).margin(1e-12));
+    retail::ChainWeight w = retail::chain_weight(0.75, 3.0, 3);
+    CHECK(on(w, 1) == Approx(1.0).margin(1e-12)); // f 0.75: w_next clamp(0) = 0
+  }
   SECTION("a non-finite g (never from detect_pieces) still gives a coordinate in [0, L]") {
     Points x({V(0.5, 0.1, 0), V(1.5, 0.1, 0)}, {std::nan(""), INFINITY}, 2.0);
     auto c = retail::axis_coordinate(x.mesh, x.piece, {V(0, 0, 0), V(1, 0, 0), V(2, 0, 0)});

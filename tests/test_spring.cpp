@@ -130,9 +130,10 @@ TEST_CASE("spring: the skin limit by hand - and no joint ever bends past it", "[
 TEST_CASE("spring: at rest a thick tail is placed within its skin limit, a thin one on the arc",
           "[spring]") {
   // The carried arc lifts each of 4 links by 50/4 = 12.5 degrees from the straight authored tail;
-  // a skin taking 5 degrees per joint rests at half of it (rest_skin_share 0.5: 2.5 degrees per
-  // joint), and with the share off it starts at its limit (a one-shot clip's first key), not on
-  // the arc; a step with the hips still does not move it further.
+  // a skin taking 5 degrees per joint rests at its limit (rest_skin_share 1, the default) or at
+  // a share of it (0.5: 2.5 degrees per joint); with the share off the arc stays, and the chain
+  // starts at its limit (a one-shot clip's first key), not on the arc; a step with the hips still
+  // does not move it further.
   retail::SpringParams params;
   params.floor = false;
   params.gravity_mps2 = 0;

@@ -14,7 +14,7 @@ namespace retail {
 
 void ChainParams::validate() const {
   if (!(segment_h > 0) || !(short_tail_h >= 0) || min_bones < 1 || max_bones < min_bones ||
-      smoothing_passes < 0)
+      smoothing_passes < 0 || !(axis_tolerance >= 0))
     throw Error(ExitCode::Usage, "chain parameters out of range");
 }
 
@@ -134,9 +134,13 @@ Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
           0.5 * prev[std::size_t(i)] + 0.25 * (prev[std::size_t(i - 1)] + prev[std::size_t(i + 1)]);
   }
   chain.joints = J;
-  chain.coordinate = params.coordinate == ChainParams::Coordinate::Axis
-                         ? axis_coordinate(m, piece, J)
-                         : piece.geodesic;
+  chain.coordinate = piece.geodesic;
+  if (params.coordinate == ChainParams::Coordinate::Axis) {
+    const std::vector<double> axis = axis_coordinate(m, piece, J);
+    const double tolerance = params.axis_tolerance * std::max(piece.length, 0.0) / K;
+    for (std::size_t k = 0; k < axis.size(); ++k)
+      chain.coordinate[k] = held_near(piece.geodesic[k], axis[k], tolerance);
+  }
   chain.radius = joint_radii(m, piece, chain.coordinate, J, K);
   chain.root_radius = params.coordinate == ChainParams::Coordinate::Axis
                           ? joint_radii(m, piece, piece.geodesic, J, K)[0]

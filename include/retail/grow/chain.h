@@ -19,9 +19,11 @@ struct ChainParams {
   int max_bones = 8;
   int smoothing_passes = 2;
   /// The chain coordinate the weights and skin radii read (Chain::coordinate): the geodesic g
-  /// from the collar (SPEC §6), or the axis coordinate that follows the grown joints.
+  /// from the collar (SPEC §6), or g held within axis_tolerance × L/K of the axis coordinate
+  /// (axis_coordinate: where the skin lies along the grown joints).
   enum class Coordinate { Geodesic, Axis } coordinate = Coordinate::Axis;
-  void validate() const; ///< Failure: Error(Usage)
+  double axis_tolerance = 0.25; ///< segments; 0: the axis coordinate itself
+  void validate() const;        ///< Failure: Error(Usage)
 };
 
 /// A grown chain in world space at bind: joints J_0 (collar centroid) .. J_K (Tail_End).
@@ -32,7 +34,8 @@ struct Chain {
   std::vector<Eigen::Vector3d> joints; ///< K + 1 positions, world units
   std::vector<int> empty_bands;        ///< bands that had no vertex (interpolated)
   /// Per vertex of the piece (its order): the coordinate along the chain the weights read, in
-  /// the geodesic's units (0 at the collar, L at the tip): the piece's g, or axis_coordinate.
+  /// the geodesic's units (0 at the collar, L at the tip): the piece's g, or g held near the
+  /// axis coordinate (ChainParams::coordinate).
   std::vector<double> coordinate;
   /// Skin radius at joints J_0 .. J_{K-1}, world units: the largest distance from the chain
   /// polyline of the piece vertices whose weights blend across that joint
@@ -75,6 +78,13 @@ Chain grow_chain(const WeldedMesh& mesh, const Piece& piece, double height,
 /// keeps min(g, L).
 std::vector<double> axis_coordinate(const WeldedMesh& mesh, const Piece& piece,
                                     const std::vector<Eigen::Vector3d>& joints);
+
+/// `g` held within `tolerance` of `axis`: clamp(g, axis - tolerance, axis + tolerance). The
+/// surface distance's smooth spread is kept where it agrees with the skin's place along the
+/// axis; skin it carries further than that (a flap under a thick root) is pulled back.
+inline double held_near(double g, double axis, double tolerance) {
+  return g < axis - tolerance ? axis - tolerance : g > axis + tolerance ? axis + tolerance : g;
+}
 
 /// Influences of one vertex on chain bones: bone index b (0 = the parent/hips, 1..K = Tail_b)
 /// with weight; at most three, summing to 1.

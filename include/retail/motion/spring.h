@@ -27,7 +27,7 @@ struct SpringParams {
   double min_skin_ratio = 0.67;
   /// The rest arc bends no joint further from its bind direction than this share of its skin
   /// limit (0: the arc as SPEC §7 builds it, held at the limit only when a clip starts).
-  double rest_skin_share = 0.5;
+  double rest_skin_share = 1.0;
   bool floor = true;
   double floor_clearance_m = 0.025; ///< rho: tail thickness below its centreline (scaled)
   double contact_damping = 8;       ///< gamma, 1/s
