@@ -64,6 +64,24 @@ std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
   return r;
 }
 
+/// The chain's coordinate (params.coordinate: g, or g held near the axis coordinate), then
+/// its skin radius per joint and its root radius. Pre: chain.joints and chain.bones set.
+void read_along(const WeldedMesh& m, const Piece& piece, const ChainParams& params, Chain& chain) {
+  const std::vector<Eigen::Vector3d>& J = chain.joints;
+  const int K = chain.bones;
+  chain.coordinate = piece.geodesic;
+  if (params.coordinate == ChainParams::Coordinate::Axis) {
+    const std::vector<double> axis = axis_coordinate(m, piece, J);
+    const double tolerance = params.axis_tolerance * std::max(piece.length, 0.0) / K;
+    for (std::size_t k = 0; k < axis.size(); ++k)
+      chain.coordinate[k] = held_near(piece.geodesic[k], axis[k], tolerance);
+  }
+  chain.radius = joint_radii(m, piece, chain.coordinate, J, K);
+  chain.root_radius = params.coordinate == ChainParams::Coordinate::Axis
+                          ? joint_radii(m, piece, piece.geodesic, J, K)[0]
+                          : chain.radius[0];
+}
+
 } // namespace
 
 Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
@@ -134,17 +152,7 @@ Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
           0.5 * prev[std::size_t(i)] + 0.25 * (prev[std::size_t(i - 1)] + prev[std::size_t(i + 1)]);
   }
   chain.joints = J;
-  chain.coordinate = piece.geodesic;
-  if (params.coordinate == ChainParams::Coordinate::Axis) {
-    const std::vector<double> axis = axis_coordinate(m, piece, J);
-    const double tolerance = params.axis_tolerance * std::max(piece.length, 0.0) / K;
-    for (std::size_t k = 0; k < axis.size(); ++k)
-      chain.coordinate[k] = held_near(piece.geodesic[k], axis[k], tolerance);
-  }
-  chain.radius = joint_radii(m, piece, chain.coordinate, J, K);
-  chain.root_radius = params.coordinate == ChainParams::Coordinate::Axis
-                          ? joint_radii(m, piece, piece.geodesic, J, K)[0]
-                          : chain.radius[0];
+  read_along(m, piece, params, chain);
   return chain;
 }
 
