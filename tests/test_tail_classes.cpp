@@ -170,6 +170,16 @@ TEST_CASE("classes: curled tail over the back", "[classes]") {
   coil.centimetres = coil.rotated = true;
   coil.mixamo_prefix = false;
   vs.push_back({"curled 330 deg, thick, cm rotated", coil});
+  // Coiled back to the spine, both ends near the skeleton: its far skin's remote end is the
+  // middle of the coil (a cut there left both ends as "worn" pieces); its own shell.
+  RigOptions haunch = tail_rig(TailStyle::Curled);
+  haunch.thick_base = true;
+  vs.push_back({"curled 300 deg from a thick haunch", haunch});
+  RigOptions fat = tail_rig(TailStyle::Curled);
+  fat.tail_radius_scale = 2;
+  fat.tail_length_scale = 1.3;
+  fat.tail_curl_deg = 360;
+  vs.push_back({"curled 360 deg, radius x2, length x1.3", fat});
   for (const auto& v : vs) {
     SECTION(v.name) {
       check_variant(v);

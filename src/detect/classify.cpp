@@ -25,43 +25,6 @@ Eigen::MatrixX3d rows_of(const WeldedMesh& m, const std::vector<int>& ids) {
   return p;
 }
 
-std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
-                           const DistanceField& f, const Piece& piece, bool& from_shell) {
-  // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
-  // the collar's ring or behind it, and its geodesic coordinate starts there).
-  std::vector<bool> in(m.size(), false);
-  for (int v : piece.vertices) in[std::size_t(v)] = true;
-  for (int v : piece.base) in[std::size_t(v)] = false;
-  std::vector<int> out;
-  for (int u : piece.vertices)
-    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
-      if (in[std::size_t(u)] && !in[std::size_t(m.adjacency[std::size_t(e)])])
-        out.push_back(m.adjacency[std::size_t(e)]);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  from_shell = out.empty();
-  if (!out.empty()) return out;
-  // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the
-  // pelvis's bones (else the spine's) when there are any: a tail hanging beside the legs passes
-  // closer to a shin mid-way than to the pelvis it hangs from, and one coiled over the back
-  // closer to the spine.
-  std::vector<double> d(piece.vertices.size());
-  Eigen::MatrixX3d pts = rows_of(m, piece.vertices);
-  if (!torso.empty())
-    d = skeleton_distance(pts, torso, 0).distance;
-  else
-    for (std::size_t i = 0; i < d.size(); ++i) d[i] = f.distance[std::size_t(piece.vertices[i])];
-  std::vector<std::size_t> order(d.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return d[a] < d[b]; });
-  std::vector<int> sorted;
-  for (std::size_t i = 0; i < std::max<std::size_t>(1, order.size() / 20); ++i)
-    sorted.push_back(piece.vertices[order[i]]);
-  std::sort(sorted.begin(), sorted.end());
-  return sorted;
-}
-
 /// Nearest deforming joint to `centre`, preferring torso and thigh joints within `bias` × the
 /// nearest distance; a thigh maps to the hips. Ties: lower joint index.
 int attach(const Character& c, const std::vector<bool>& deforming,

@@ -389,9 +389,28 @@ void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, const std
     }
 }
 
+/// True when the far component `comp`'s tip lies mid-way along its own shell, not at an end:
+/// the component is most of the shell (shell_fraction), every shell vertex lies within `zone`
+/// of the tip (u), and the shell past `cut` falls apart into two or more pieces. A tail coiled
+/// back near the spine is near the skeleton at both ends, so its far skin's remote end is the
+/// middle of the coil, and a cut there would leave both ends behind.
+bool tip_mid_shell(const WeldedMesh& m, const std::vector<double>& u, const std::vector<int>& comp,
+                   const std::vector<int>& shell, double cut, double zone,
+                   const DetectParams& params) {
+  if (double(comp.size()) < params.shell_fraction * double(shell.size())) return false;
+  std::vector<bool> past(m.size(), false);
+  for (int v : shell) {
+    if (!(u[std::size_t(v)] <= zone)) return false;
+    past[std::size_t(v)] = u[std::size_t(v)] >= cut;
+  }
+  return components(m, past).size() >= 2;
+}
+
 /// The protrusion of a far component: cut at its junction (find_junction) with its base grown
 /// past the cut, else the whole component, or its whole shell when the component is most of
-/// a separate shell (or enough of a small one). Vertices may include `taken` ones.
+/// a separate shell (or enough of a small one). A tip mid-way along its shell (tip_mid_shell,
+/// the shell ending within base_zone_radii neck radii past the cut) has no end to cut from:
+/// the whole shell is taken as when no junction is found. Vertices may include `taken` ones.
 Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, double tip_depth,
                  double height, const std::vector<int>& shell, const DetectParams& params,
                  const BaseCues& cues, const std::vector<bool>& taken) {
@@ -401,6 +420,9 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
       geodesic_distance(m, {tip}, {}, 3 * std::max(tip_depth, 1e-9 * height) + 1e-12);
   double neck = 0;
   double cut = find_junction(m, u, height, params, &neck);
+  if (cut > 0 && tip_mid_shell(m, u, comp, shell, cut,
+                               cut + params.base_zone_radii * neck / (2 * M_PI), params))
+    cut = -1; // no end to cut from: the whole shell below
   if (cut > 0) {
     std::vector<bool> inside(m.size(), false);
     for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
@@ -424,16 +446,6 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
   }
   beyond_the_end(m, comp, u, height, params, cues, taken, piece);
   return piece;
-}
-
-/// Mean distance of `collar` from its centroid (a whole component's collar radius).
-double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
-  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
-  for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
-  centre /= double(collar.size());
-  double radius = 0;
-  for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
-  return radius / double(collar.size());
 }
 
 } // namespace

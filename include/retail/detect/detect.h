@@ -201,6 +201,19 @@ std::vector<std::string> joint_regions(const Character& character);
 /// order) and L = P99(g) (nearest-rank percentile).
 std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
 
+/// Mean distance of the welded vertices `collar` from their centroid (a collar's radius).
+/// Pre: `collar` not empty.
+double collar_radius(const WeldedMesh& mesh, const std::vector<int>& collar);
+
+/// The collar of `piece` (welded vertex ids, sorted): the welded vertices adjacent to it, not
+/// counting its grown base (the collar of a grown piece stays at its cut). A separate shell has
+/// none (`from_shell` set): then its 5% of vertices (at least one) nearest `torso` (the pelvis's
+/// bone segments; the field's skeleton distance when empty), kept in one place (a tail coiled
+/// back to the spine is near the skeleton at both ends; docs/detection.md section 3). Ties: the
+/// lower position in `piece.vertices`. Pre: `piece.vertices` not empty.
+std::vector<int> collar_of(const WeldedMesh& mesh, const std::vector<Segment>& torso,
+                           const DistanceField& field, const Piece& piece, bool& from_shell);
+
 /// sqrt(l1 / l2) of the covariance of `points` (#P by 3); 0 for fewer than 3 points.
 double elongation(const Eigen::MatrixX3d& points);
 

@@ -1,0 +1,92 @@
+// Collars: where a piece meets the rest of the character, or the root of a separate shell.
+#include "retail/detect/detect.h"
+#include "retail/detect/distance.h"
+#include "retail/detect/geodesic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+
+double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  for (int v : collar) centre += m.welded.row(Eigen::Index(v)).transpose();
+  centre /= double(collar.size());
+  double radius = 0;
+  for (int v : collar) radius += (m.welded.row(Eigen::Index(v)).transpose() - centre).norm();
+  return radius / double(collar.size());
+}
+
+namespace {
+
+/// The members of `nearest` (a shell's vertices nearest the skeleton, nearest first) that lie in
+/// one place: their geodesic distance over `shell` from the first is at most `kCollarDetour`
+/// times their straight distance, or they lie within those members' collar radius of one of
+/// them (a second layer over the same root: skin and fur shells welded only at their tips). A tail
+/// coiled back over the body comes near the skeleton at both ends; its collar is where it starts,
+/// not both ends (a collar at both halved its length). Returned sorted.
+std::vector<int> one_place(const WeldedMesh& m, const std::vector<int>& shell,
+                           const std::vector<int>& nearest) {
+  constexpr double kCollarDetour = 2.0; // a path over a hemispherical cap: pi/2
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : shell) allowed[std::size_t(v)] = true;
+  const int first = nearest.front();
+  std::vector<double> g = geodesic_distance(m, {first}, allowed, INFINITY);
+  std::vector<int> out, rest;
+  for (int v : nearest) {
+    const double straight = (m.welded.row(v) - m.welded.row(first)).norm();
+    (g[std::size_t(v)] <= kCollarDetour * straight || v == first ? out : rest).push_back(v);
+  }
+  const double gap = collar_radius(m, out);
+  const std::size_t placed = out.size();
+  for (int v : rest)
+    for (std::size_t i = 0; i < placed; ++i)
+      if ((m.welded.row(v) - m.welded.row(out[i])).norm() <= gap) {
+        out.push_back(v);
+        break;
+      }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
+                           const DistanceField& f, const Piece& piece, bool& from_shell) {
+  // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
+  // the collar's ring or behind it, and its geodesic coordinate starts there).
+  std::vector<bool> in(m.size(), false);
+  for (int v : piece.vertices) in[std::size_t(v)] = true;
+  for (int v : piece.base) in[std::size_t(v)] = false;
+  std::vector<int> out;
+  for (int u : piece.vertices)
+    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
+      if (in[std::size_t(u)] && !in[std::size_t(m.adjacency[std::size_t(e)])])
+        out.push_back(m.adjacency[std::size_t(e)]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  from_shell = out.empty();
+  if (!out.empty()) return out;
+  // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the
+  // pelvis's bones (else the spine's) when there are any: a tail hanging beside the legs passes
+  // closer to a shin mid-way than to the pelvis it hangs from, and one coiled over the back
+  // closer to the spine.
+  std::vector<double> d(piece.vertices.size());
+  Eigen::MatrixX3d pts(Eigen::Index(piece.vertices.size()), 3);
+  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
+    pts.row(Eigen::Index(i)) = m.welded.row(piece.vertices[i]);
+  if (!torso.empty())
+    d = skeleton_distance(pts, torso, 0).distance;
+  else
+    for (std::size_t i = 0; i < d.size(); ++i) d[i] = f.distance[std::size_t(piece.vertices[i])];
+  std::vector<std::size_t> order(d.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return d[a] < d[b]; });
+  std::vector<int> sorted;
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, order.size() / 20); ++i)
+    sorted.push_back(piece.vertices[order[i]]);
+  return one_place(m, piece.vertices, sorted);
+}
+
+} // namespace retail
