@@ -268,6 +268,12 @@ TEST_CASE("classes: thick base merging into a thick body", "[classes]") {
   hanging.thick_base = true;
   hanging.tail_spikes = 4;
   vs.push_back({"hanging from a haunch, 4 plates", hanging});
+  // Its own shell, tapering from the haunch: the junction walk cuts at the taper and the rest of
+  // the shell past it (weighted to the hips and spine, so no cue marks it) is the tail's base.
+  RigOptions curl = tail_rig(TailStyle::Curled);
+  curl.thick_base = true;
+  curl.tail_curl_deg = 240;
+  vs.push_back({"curled 240 deg from a haunch", curl});
   for (const auto& v : vs) {
     SECTION(v.name) {
       check_variant(v);

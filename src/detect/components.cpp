@@ -389,28 +389,48 @@ void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, const std
     }
 }
 
-/// True when the far component `comp`'s tip lies mid-way along its own shell, not at an end:
-/// the component is most of the shell (shell_fraction), every shell vertex lies within `zone`
-/// of the tip (u), and the shell past `cut` falls apart into two or more pieces. A tail coiled
-/// back near the spine is near the skeleton at both ends, so its far skin's remote end is the
-/// middle of the coil, and a cut there would leave both ends behind.
-bool tip_mid_shell(const WeldedMesh& m, const std::vector<double>& u, const std::vector<int>& comp,
-                   const std::vector<int>& shell, double cut, double zone,
-                   const DetectParams& params) {
-  if (double(comp.size()) < params.shell_fraction * double(shell.size())) return false;
+/// True when the far component `comp` is most of its shell (shell_fraction) and every shell
+/// vertex lies within `zone` of the tip (u): the shell closes past the cut, so what lies there
+/// is the piece's own base, not a body.
+bool shell_closes(const std::vector<double>& u, const std::vector<int>& comp,
+                  const std::vector<int>& shell, double zone, const DetectParams& params) {
+  return double(comp.size()) >= params.shell_fraction * double(shell.size()) &&
+         std::all_of(shell.begin(), shell.end(), [&](int v) { return u[std::size_t(v)] <= zone; });
+}
+
+/// True when the shell past `cut` (u >= cut) falls apart into two or more pieces: the tip lies
+/// mid-way along the shell, not at an end. A tail coiled back near the spine is near the
+/// skeleton at both ends, so its far skin's remote end is the middle of the coil, and a cut
+/// there would leave both ends behind.
+bool splits_past(const WeldedMesh& m, const std::vector<double>& u, const std::vector<int>& shell,
+                 double cut) {
   std::vector<bool> past(m.size(), false);
-  for (int v : shell) {
-    if (!(u[std::size_t(v)] <= zone)) return false;
-    past[std::size_t(v)] = u[std::size_t(v)] >= cut;
-  }
+  for (int v : shell) past[std::size_t(v)] = u[std::size_t(v)] >= cut;
   return components(m, past).size() >= 2;
+}
+
+/// Adds the shell's vertices that are neither in the piece nor taken to its base (a closing
+/// shell's remainder past the cut, whatever its weights). Returns how many were added.
+std::size_t take_shell_base(const std::vector<int>& shell, const std::vector<bool>& taken,
+                            Piece& piece) {
+  std::vector<int> rest;
+  for (int v : shell)
+    if (!taken[std::size_t(v)] &&
+        !std::binary_search(piece.vertices.begin(), piece.vertices.end(), v))
+      rest.push_back(v);
+  for (auto* list : {&piece.vertices, &piece.base}) {
+    list->insert(list->end(), rest.begin(), rest.end());
+    std::sort(list->begin(), list->end());
+  }
+  return rest.size();
 }
 
 /// The protrusion of a far component: cut at its junction (find_junction) with its base grown
 /// past the cut, else the whole component, or its whole shell when the component is most of
-/// a separate shell (or enough of a small one). A tip mid-way along its shell (tip_mid_shell,
-/// the shell ending within base_zone_radii neck radii past the cut) has no end to cut from:
-/// the whole shell is taken as when no junction is found. Vertices may include `taken` ones.
+/// a separate shell (or enough of a small one). When the shell closes within base_zone_radii
+/// neck radii past the cut (shell_closes), the rest of the shell is the piece's base; if that
+/// rest falls apart (splits_past), the tip lies mid-way and there is no end to cut from: the
+/// whole shell is taken as when no junction is found. Vertices may include `taken` ones.
 Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, double tip_depth,
                  double height, const std::vector<int>& shell, const DetectParams& params,
                  const BaseCues& cues, const std::vector<bool>& taken) {
@@ -420,9 +440,9 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
       geodesic_distance(m, {tip}, {}, 3 * std::max(tip_depth, 1e-9 * height) + 1e-12);
   double neck = 0;
   double cut = find_junction(m, u, height, params, &neck);
-  if (cut > 0 && tip_mid_shell(m, u, comp, shell, cut,
-                               cut + params.base_zone_radii * neck / (2 * M_PI), params))
-    cut = -1; // no end to cut from: the whole shell below
+  const double zone = cut + params.base_zone_radii * neck / (2 * M_PI);
+  const bool closes = cut > 0 && shell_closes(u, comp, shell, zone, params);
+  if (closes && splits_past(m, u, shell, cut)) cut = -1; // no end to cut from: the whole shell
   if (cut > 0) {
     std::vector<bool> inside(m.size(), false);
     for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
@@ -430,9 +450,9 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
       if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
     piece.junction = cut;
     if (any_cue(cues) && !piece.vertices.empty())
-      piece.base_added = grow_base(m, u, cut + params.base_zone_radii * neck / (2 * M_PI), cues,
-                                   params.leg_midline_radii * neck / (2 * M_PI), taken,
-                                   piece.vertices, piece.base);
+      piece.base_added = grow_base(m, u, zone, cues, params.leg_midline_radii * neck / (2 * M_PI),
+                                   taken, piece.vertices, piece.base);
+    if (closes && !piece.vertices.empty()) piece.base_added += take_shell_base(shell, taken, piece);
   }
   if (piece.vertices.empty()) piece.vertices = comp;
   // Most of a separate shell: take the whole shell (its root ring included).
