@@ -86,10 +86,11 @@ struct Piece {
   int id = 0;
   std::vector<int> vertices; ///< welded ids, ascending
   std::vector<int> collar;   ///< welded ids adjacent to the piece, not in it (or its bottom 5%)
-  bool collar_from_shell = false; ///< no outside neighbours: bottom 5% by skeleton distance
+  bool collar_from_shell = false; ///< no outside neighbours: collar_of's 5% nearest the torso
   bool separate_shell = false;    ///< the piece took its whole shell
   double junction = -1;           ///< geodesic distance from the tip where it was cut, or -1
-  std::size_t base_added = 0;     ///< welded vertices past the cut taken as mis-weighted base
+  std::size_t base_added = 0;     ///< welded vertices past the cut taken as base (marked skin,
+                                  ///< or the rest of a shell that closes past the cut)
   std::vector<int> base;          ///< those vertices, ascending (the collar stays at the cut)
   int tip = -1;                   ///< welded id of the remote end
   int attachment = -1;            ///< character joint index
