@@ -449,10 +449,11 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
     for (const auto& part : components(m, inside))
       if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
     piece.junction = cut;
-    if (any_cue(cues) && !piece.vertices.empty())
+    if (any_cue(cues) && !piece.vertices.empty()) { // no cues: a piece that grows no base
       piece.base_added = grow_base(m, u, zone, cues, params.leg_midline_radii * neck / (2 * M_PI),
                                    taken, piece.vertices, piece.base);
-    if (closes && !piece.vertices.empty()) piece.base_added += take_shell_base(shell, taken, piece);
+      if (closes) piece.base_added += take_shell_base(shell, taken, piece);
+    }
   }
   if (piece.vertices.empty()) piece.vertices = comp;
   // Most of a separate shell: take the whole shell (its root ring included).
