@@ -19,12 +19,6 @@ template <class... Args> std::string fmt(const char* format, Args... args) {
   return buf;
 }
 
-Eigen::MatrixX3d rows_of(const WeldedMesh& m, const std::vector<int>& ids) {
-  Eigen::MatrixX3d p(Eigen::Index(ids.size()), 3);
-  for (std::size_t i = 0; i < ids.size(); ++i) p.row(Eigen::Index(i)) = m.welded.row(ids[i]);
-  return p;
-}
-
 /// Nearest deforming joint to `centre`, preferring torso and thigh joints within `bias` × the
 /// nearest distance; a thigh maps to the hips. Ties: lower joint index.
 int attach(const Character& c, const std::vector<bool>& deforming,
@@ -99,7 +93,7 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   Eigen::MatrixX3d c(1, 3);
   c.row(0) = centroid.transpose();
   p.centroid_distance = skeleton_distance(c, segs, 0).distance[0];
-  p.elongation = elongation(rows_of(m, p.vertices));
+  p.elongation = elongation(welded_rows(m, p.vertices));
   p.geodesic = piece_geodesic(m, p, p.length);
   double area = 0;
   for (int v : p.vertices) area += areas[std::size_t(v)];
@@ -445,7 +439,7 @@ void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
     Piece& p = pieces[i];
     p.id = int(i);
     p.collar = collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell);
-    Eigen::Vector3d centre = rows_of(x.m, p.collar).colwise().mean().transpose();
+    Eigen::Vector3d centre = welded_rows(x.m, p.collar).colwise().mean().transpose();
     p.attachment = attach(x.c, x.deforming, x.region, centre, x.params.attach_bias);
     p.region = p.attachment >= 0 ? x.region[std::size_t(p.attachment)] : "other";
     measure(x.m, x.det.field, x.det.segments, x.areas, p);

@@ -1,4 +1,5 @@
-// Collars: where a piece meets the rest of the character, or the root of a separate shell.
+// Collars: where a piece meets the rest of the character, or the root of a separate shell;
+// with the welded-position helpers detection shares (welded_rows, collar_radius).
 #include "retail/detect/detect.h"
 #include "retail/detect/distance.h"
 #include "retail/detect/geodesic.h"
@@ -7,6 +8,12 @@
 #include <cmath>
 
 namespace retail {
+
+Eigen::MatrixX3d welded_rows(const WeldedMesh& m, const std::vector<int>& ids) {
+  Eigen::MatrixX3d p(Eigen::Index(ids.size()), 3);
+  for (std::size_t i = 0; i < ids.size(); ++i) p.row(Eigen::Index(i)) = m.welded.row(ids[i]);
+  return p;
+}
 
 double collar_radius(const WeldedMesh& m, const std::vector<int>& collar) {
   Eigen::Vector3d centre = Eigen::Vector3d::Zero();
@@ -72,11 +79,8 @@ std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& tors
   // closer to a shin mid-way than to the pelvis it hangs from, and one coiled over the back
   // closer to the spine.
   std::vector<double> d(piece.vertices.size());
-  Eigen::MatrixX3d pts(Eigen::Index(piece.vertices.size()), 3);
-  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
-    pts.row(Eigen::Index(i)) = m.welded.row(piece.vertices[i]);
   if (!torso.empty())
-    d = skeleton_distance(pts, torso, 0).distance;
+    d = skeleton_distance(welded_rows(m, piece.vertices), torso, 0).distance;
   else
     for (std::size_t i = 0; i < d.size(); ++i) d[i] = f.distance[std::size_t(piece.vertices[i])];
   std::vector<std::size_t> order(d.size());

@@ -202,6 +202,9 @@ std::vector<std::string> joint_regions(const Character& character);
 /// order) and L = P99(g) (nearest-rank percentile).
 std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
 
+/// The welded positions of `ids` (#ids by 3), in that order.
+Eigen::MatrixX3d welded_rows(const WeldedMesh& mesh, const std::vector<int>& ids);
+
 /// Mean distance of the welded vertices `collar` from their centroid (a collar's radius).
 /// Pre: `collar` not empty.
 double collar_radius(const WeldedMesh& mesh, const std::vector<int>& collar);
