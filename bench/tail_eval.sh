@@ -25,12 +25,16 @@ for p in "${pairs[@]}"; do
 import json, sys
 e = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2])); name = sys.argv[3]
 worse = [c['clip'] for c in e['clips'] if c['output_torn'] > c['input_torn'] + 1e-9]
+newly = [f"{c['clip']} {c['newly_torn']}>{c['noise_floor']}" for c in e['clips'] if c['newly_torn'] > c['noise_floor']]
+walk_over = [c['clip'] for c in e['clips'] if 'Walk' in c['clip'] and c['artist_torn'] >= 0 and c['output_torn'] > c['artist_torn'] + 1e-9]
+swing = [b['tip_swing_deg'] for ch in r['characters'] if 'bake' in ch for b in ch['bake']['clips'] if 'Walk' in b['name']]
+seam = [b['loop_closure_deg'] for ch in r['characters'] if 'bake' in ch for b in ch['bake']['clips'] if not b.get('one_shot')]
 over = [c['clip'] for c in e['clips'] if c['output_torn'] > max(c['artist_torn'], 0.5) + 1e-9]
 decisions = [(p['decision'], p['vertices']) for ch in r['characters'] for p in ch['pieces']
              if p['decision'] not in ('head', 'small', 'body', 'broad', 'limb')]
 print(f"{name:45s} recall {e['recall']:.3f} precision {e['precision']:.3f} "
-      f"(by majority {e['recall_major']:.3f} / {e['precision_major']:.3f}) truth {e['truth']} rerigged {e['rerigged']} kept-other {e['kept_other']} false major/band {e['false_major']}/{e['false_band']} extremity-taken {e['extremity_taken']} worse-than-input {worse} over-limit {over} {decisions}")
+      f"(by majority {e['recall_major']:.3f} / {e['precision_major']:.3f}) truth {e['truth']} rerigged {e['rerigged']} kept-other {e['kept_other']} false major/band {e['false_major']}/{e['false_band']} extremity-taken {e['extremity_taken']} worse-than-input {worse} over-limit {over} newly-torn-over-floor {newly} walk-over-artist {walk_over} walk-swing {min(swing) if swing else None} worst-loop {max(seam) if seam else None} {decisions}")
 for c in e['clips']:
-    print(f"    {c['clip'][:28]:28s} artist {c['artist_torn']:6.2f}  input {c['input_torn']:6.2f}  output {c['output_torn']:6.2f}")
+    print(f"    {c['clip'][:28]:28s} artist {c['artist_torn']:6.2f}  input {c['input_torn']:6.2f}  output {c['output_torn']:6.2f}  newly {c['newly_torn']:5d} healed {c['healed']:5d} floor {c['noise_floor']}")
 PY
 done

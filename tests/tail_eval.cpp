@@ -2,7 +2,9 @@
 #include "tail_eval.h"
 
 #include "retail/app/pipeline.h"
+#include "retail/qa/harm.h"
 #include "retail/qa/stretch.h"
+#include "retail/rig/animation.h"
 #include "support.h"
 
 #include <algorithm>
@@ -54,6 +56,36 @@ std::map<std::string, std::pair<double, double>> torn(const retail::Input& in,
   return out;
 }
 
+/// Per clip name: the torn mask of the truth's edges (edge-major, 24 samples each) under the
+/// rig's own clips, computed here (skinning each sample and measuring every edge), not by
+/// retail's stretch code.
+std::map<std::string, std::vector<char>> torn_masks(const retail::Input& in,
+                                                    const std::vector<bool>& truth) {
+  const retail::Character& c = in.characters.at(0);
+  retail::SkinSampler skin(in.doc, in.model, c);
+  std::vector<std::pair<int, int>> edges;
+  for (const auto& e : retail::mesh_edges(in.doc, in.model, skin))
+    if (truth[std::size_t(e.first)] && truth[std::size_t(e.second)]) edges.push_back(e);
+  const auto& bind = skin.bind();
+  std::map<std::string, std::vector<char>> out;
+  for (std::size_t a = 0; a < in.model.animations.size(); ++a) {
+    retail::ClipSampler clip(in.doc, in.model, int(a));
+    std::vector<char>& mask = out[in.model.animations[a].name];
+    mask.assign(edges.size() * 24, 0);
+    for (int s = 0; s < 24; ++s) {
+      const auto pos = skin.pose(
+          retail::compose_world(in.model, clip.locals(in.model, clip.duration() * s / 23)));
+      for (std::size_t k = 0; k < edges.size(); ++k) {
+        const auto [u, v] = edges[k];
+        const double rest = (bind[std::size_t(u)] - bind[std::size_t(v)]).norm();
+        const double r = (pos[std::size_t(u)] - pos[std::size_t(v)]).norm() / rest;
+        mask[k * 24 + std::size_t(s)] = rest > 0 && (r > 1.5 || r < 0.67);
+      }
+    }
+  }
+  return out;
+}
+
 /// Per character joint: is it a foot, a hand, the neck or the head, or below one?
 std::vector<bool> extremity_joints(const retail::Character& c) {
   const retail::Roles& r = c.roles;
@@ -77,6 +109,10 @@ bool moved_by_extremity(const std::map<int, double>& weights, const retail::Char
 }
 
 } // namespace
+
+std::size_t noise_floor(std::size_t edge_samples) {
+  return retail::noise_floor(edge_samples, retail::HarmParams{});
+}
 
 std::vector<bool> artist_tail(const std::string& original) {
   return largest_weight_on(original, std::regex("Tail"));
@@ -138,8 +174,15 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     std::vector<retail::StageStat> st;
     ta = torn(retail::load_input(artist, retail::BindParams{}, st), truth);
   }
+  auto mi = torn_masks(a.in, truth), mo = torn_masks(b.in, truth);
   for (const auto& anim : a.in.model.animations) {
     TailClipRow r;
+    const std::vector<char>&in_mask = mi[anim.name], &out_mask = mo[anim.name];
+    r.edge_samples = std::min(in_mask.size(), out_mask.size());
+    for (std::size_t i = 0; i < r.edge_samples; ++i) {
+      r.newly_torn += out_mask[i] && !in_mask[i];
+      r.healed += in_mask[i] && !out_mask[i];
+    }
     r.clip = anim.name;
     r.input_torn = ti[anim.name].first, r.input_p99 = ti[anim.name].second;
     r.output_torn = to[anim.name].first, r.output_p99 = to[anim.name].second;

@@ -21,7 +21,14 @@ struct TailClipRow {
   double artist_torn = -1; ///< percent; -1 when there is no artist rig
   double input_torn = 0, output_torn = 0;
   double input_p99 = 1, output_p99 = 1, artist_p99 = -1;
+  /// Edge-samples of the truth's edges: torn on the output and not on the input (newly torn),
+  /// torn on the input and not on the output (healed), and all of them (edges x samples).
+  std::size_t newly_torn = 0, healed = 0, edge_samples = 0;
 };
+
+/// The noise floor of the harm check (retail's PieceJudge rule, docs/detection.md section 5):
+/// at most this many newly torn edge-samples out of `edge_samples` count as noise.
+std::size_t noise_floor(std::size_t edge_samples);
 
 struct TailEval {
   std::size_t truth = 0, rerigged = 0, both = 0;

@@ -50,7 +50,11 @@ int main(int argc, char** argv) {
                             {"output_torn", r.output_torn},
                             {"artist_p99", r.artist_p99},
                             {"input_p99", r.input_p99},
-                            {"output_p99", r.output_p99}});
+                            {"output_p99", r.output_p99},
+                            {"edge_samples", r.edge_samples},
+                            {"newly_torn", r.newly_torn},
+                            {"healed", r.healed},
+                            {"noise_floor", test::noise_floor(r.edge_samples)}});
     std::cout << j.dump(1) << "\n";
     return 0;
   } catch (const std::exception& ex) {

@@ -2,6 +2,7 @@
 // any clip is stepped down before anything is written, and the report says why.
 #include "retail/app/pipeline.h"
 #include "retail/detect/distance.h"
+#include "retail/qa/harm.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -26,9 +27,80 @@ TEST_CASE("harm check: a good chain is kept with its figures", "[harm]") {
   CHECK_FALSE(r.characters[0].chains[0].rigid);
   REQUIRE(r.judge.size() == 1);
   REQUIRE(r.judge[0].size() == 1);
-  CHECK(r.judge[0][0].verdict == "kept");
-  for (std::size_t c = 0; c < r.judge[0][0].clips.size(); ++c)
-    CHECK(r.judge[0][0].output_torn[c] <= r.judge[0][0].input_torn[c] + 1e-9);
+  const retail::PieceJudge& pj = r.judge[0][0];
+  CHECK(pj.verdict == "kept");
+  REQUIRE(pj.flips.size() == pj.clips.size());
+  for (std::size_t c = 0; c < pj.clips.size(); ++c) {
+    CHECK(retail::harmless_clip(pj.flips[c], pj.seam_flips[c], pj.body_torn[c], {}));
+    CHECK(pj.flips[c].edge_samples > 0);
+  }
+}
+
+namespace {
+
+/// A torn mask of `n` edge-samples with the first `torn` set.
+std::vector<std::uint8_t> mask(std::size_t n, std::size_t torn, std::size_t offset = 0) {
+  std::vector<std::uint8_t> m(n, 0);
+  for (std::size_t i = offset; i < offset + torn && i < n; ++i) m[i] = 1;
+  return m;
+}
+
+} // namespace
+
+TEST_CASE("harm rule: flips counted edge-sample by edge-sample", "[harm]") {
+  // Input torn on samples 0..5, output on 4..9: 4 and 5 stay torn, 0..3 heal, 6..9 are new.
+  retail::EdgeFlips f = retail::count_flips(mask(20, 6), mask(20, 6, 4));
+  CHECK(f.edge_samples == 20);
+  CHECK(f.input_torn == 6);
+  CHECK(f.output_torn == 6);
+  CHECK(f.healed == 4);
+  CHECK(f.newly_torn == 4);
+  CHECK_THROWS_AS(retail::count_flips(mask(3, 1), mask(4, 1)), std::invalid_argument);
+}
+
+TEST_CASE("harm rule: the noise floor", "[harm]") {
+  retail::HarmParams p; // 0.1%, at least 3
+  CHECK(retail::noise_floor(0, p) == 3);
+  CHECK(retail::noise_floor(2999, p) == 3);
+  CHECK(retail::noise_floor(10000, p) == 10);
+  CHECK(retail::noise_floor(123456, p) == 123);
+  p.noise_share = 1;
+  CHECK_THROWS_AS(p.validate(), retail::Error);
+}
+
+TEST_CASE("harm rule: a few newly torn among thousands healed is a fix, more is not", "[harm]") {
+  retail::HarmParams p;
+  // 10,000 judged edge-samples (floor 10): the input tears 3,000, the output heals all but 2
+  // of them and newly tears 3 elsewhere.
+  retail::EdgeFlips fix = retail::count_flips(mask(10000, 3000), mask(10000, 5, 2998));
+  CHECK(fix.healed == 2998);
+  CHECK(fix.newly_torn == 3);
+  CHECK(retail::piece_harmless(fix, retail::noise_floor(fix.edge_samples, p)));
+  // The same healing with 11 newly torn: past the floor, although far fewer are torn than
+  // before (an aggregate share would have passed it).
+  retail::EdgeFlips worse = retail::count_flips(mask(10000, 3000), mask(10000, 13, 2998));
+  CHECK(worse.newly_torn == 11);
+  CHECK(worse.output_torn < worse.input_torn);
+  CHECK_FALSE(retail::piece_harmless(worse, retail::noise_floor(worse.edge_samples, p)));
+}
+
+TEST_CASE("harm rule: a seam may move a tear, not grow it past the body's baseline", "[harm]") {
+  retail::HarmParams p;
+  // 10,000 seam edge-samples; the body tears 1% of its own.
+  const retail::EdgeFlips moved = retail::count_flips(mask(10000, 200), mask(10000, 200, 5000));
+  CHECK(moved.newly_torn == 200);
+  CHECK(retail::seam_allowance(moved, 1.0) == 100);
+  const std::size_t floor = retail::noise_floor(10000, p); // 10
+  CHECK(retail::seam_harmless(moved, 0, floor));           // as many torn as before: it moved
+  // 300 torn where 200 were: 100 more, within the body's 1% (100) plus the floor (10).
+  const retail::EdgeFlips grown = retail::count_flips(mask(10000, 200), mask(10000, 300, 5000));
+  CHECK(retail::seam_harmless(grown, retail::seam_allowance(grown, 1.0), floor));
+  CHECK_FALSE(retail::seam_harmless(grown, retail::seam_allowance(grown, 0.5), floor));
+  // Both tiers, with the floor of all 12,000 judged edge-samples (12): a piece tier newly
+  // tearing 13 fails the clip whatever the seam does; 12 passes.
+  const retail::EdgeFlips torn_piece = retail::count_flips(mask(2000, 0), mask(2000, 13));
+  CHECK_FALSE(retail::harmless_clip(torn_piece, moved, 1.0, p));
+  CHECK(retail::harmless_clip(retail::count_flips(mask(2000, 0), mask(2000, 12)), moved, 1.0, p));
 }
 
 TEST_CASE("structural joints: a weightless pelvis still deforms, helpers above it do not",

@@ -81,6 +81,15 @@ TEST_CASE("selector: --not-tail keeps a fur shell out of the tail, --tail makes 
 
   retail::RunParams p;
   p.rerig.not_tail = {fur_sel};
+  // With the fur shell kept on the legs around it, the skin shell's chain newly tears its seam
+  // in HipSwing: the harm check leaves it as it was and says why. What the selector did is
+  // checked on the chain written without the harm check.
+  retail::RunResult judged = retail::run(in, dir + "/judged.glb", p);
+  REQUIRE(judged.characters[0].detection.pieces.size() >= 1);
+  for (const auto& piece : judged.characters[0].detection.pieces)
+    if (piece.decision == retail::Decision::TailRejected)
+      CHECK(piece.reason.find("harm check") != std::string::npos);
+  p.harm_check = false;
   retail::RunResult r = retail::run(in, dir + "/not.glb", p);
   REQUIRE(r.characters[0].chains.size() == 1);
   auto before = weights_of(in), after = weights_of(dir + "/not.glb");

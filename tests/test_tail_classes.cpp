@@ -8,6 +8,7 @@
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/io/accessor.h"
+#include "retail/qa/harm.h"
 #include "retail/rig/animation.h"
 #include "support.h"
 
@@ -129,12 +130,20 @@ void check_variant(const Variant& v, int chains = -1) {
   // The root band blends the body into the hips: body skin it changes takes no tail weight.
   CHECK(r.band_on_tail == 0);
   // (b) never worse than the input: no clip tears the result's tail more than the input's
+  // beyond the harm check's noise floor (harm.h), and every kept piece is harmless edge-sample
+  // by edge-sample in every clip
   REQUIRE(r.run.stretch.size() == 1);
   CHECK_FALSE(r.run.stretch[0].empty());
   for (const auto& row : r.run.stretch[0]) {
     INFO("clip " << row.name);
-    CHECK(row.result.torn_percent <= row.original.torn_percent);
+    const double floor = 100.0 * double(retail::noise_floor(row.result.samples, {})) /
+                         double(std::max<std::size_t>(1, row.result.samples));
+    CHECK(row.result.torn_percent <= row.original.torn_percent + floor);
   }
+  for (const auto& pj : r.run.judge.at(0))
+    if (pj.verdict == "kept")
+      for (std::size_t c = 0; c < pj.clips.size(); ++c)
+        CHECK(retail::harmless_clip(pj.flips[c], pj.seam_flips[c], pj.body_torn[c], {}));
   // (c) every piece found is reported with its decision and the reason
   const auto& pieces = r.run.characters[0].detection.pieces;
   CHECK_FALSE(pieces.empty());
@@ -255,19 +264,50 @@ TEST_CASE("classes: tail carrying spikes or plates", "[classes]") {
   }
 }
 
-TEST_CASE("classes: thick base merging into a thick body", "[classes]") {
+// Two haunch variants the per-edge harm check leaves as they came (docs/detection.md section 5):
+// their chain heals the tail (thousands of edge-samples) but its seam with the haunch newly
+// tears more than the noise floor in HipSwing, where the input and the body tear nothing, and
+// rigid on the hips tears that seam more still. Left as it was, the report and a warning say
+// why, and nothing of the file changes.
+TEST_CASE("classes: thick base - a seam the haunch tears is left as it was, and says so",
+          "[classes]") {
   std::vector<Variant> vs;
   RigOptions thick = tail_rig(TailStyle::Carried);
   thick.thick_base = true;
   vs.push_back({"carried from a haunch", thick});
-  RigOptions small = tail_rig(TailStyle::Carried, 0.18);
-  small.thick_base = true;
-  small.tail_radius_scale = 1.3;
-  vs.push_back({"carried from a haunch, thick, 0.18 units", small});
   RigOptions hanging = tail_rig(TailStyle::Hanging);
   hanging.thick_base = true;
   hanging.tail_spikes = 4;
   vs.push_back({"hanging from a haunch, 4 plates", hanging});
+  for (const auto& v : vs) {
+    SECTION(v.name) {
+      Outcome r = run_variant(v);
+      INFO(r.summary);
+      REQUIRE(r.run.characters.size() == 1);
+      CHECK(r.changed == 0);
+      CHECK(r.run.characters[0].chains.empty());
+      bool rejected = false;
+      for (const auto& p : r.run.characters[0].detection.pieces)
+        if (p.decision == retail::Decision::TailRejected) {
+          rejected = true;
+          CHECK(p.reason.find("harm check") != std::string::npos);
+          CHECK(p.reason.find("left as it was") != std::string::npos);
+        }
+      CHECK(rejected);
+      bool warned = false;
+      for (const auto& w : r.run.warnings)
+        warned = warned || w.find("harm check") != std::string::npos;
+      CHECK(warned);
+    }
+  }
+}
+
+TEST_CASE("classes: thick base merging into a thick body", "[classes]") {
+  std::vector<Variant> vs;
+  RigOptions small = tail_rig(TailStyle::Carried, 0.18);
+  small.thick_base = true;
+  small.tail_radius_scale = 1.3;
+  vs.push_back({"carried from a haunch, thick, 0.18 units", small});
   // Its own shell, tapering from the haunch: the junction walk cuts at the taper and the rest of
   // the shell past it (weighted to the hips and spine, so no cue marks it) is the tail's base.
   RigOptions curl = tail_rig(TailStyle::Curled);

@@ -108,9 +108,14 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
                "VRMC_springBone) and bake them into every selected clip; a clip's own track on a "
                "chain joint is kept (default; docs/hair.md)");
   app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
-               "judge every grown piece against the input under its own clips before writing; "
-               "one that tears more steps down to a wider root band, rigid, or left as it was "
-               "(default; --no-harm-check: write what detection grew)");
+               "judge every grown piece against the input under its own clips, edge-sample by "
+               "edge-sample, before writing; one that newly tears more than the noise floor "
+               "steps down to a wider root band, rigid, or left as it was (default; "
+               "--no-harm-check: write what detection grew)");
+  app.add_option("--harm-noise", params.harm.noise_share,
+                 "the harm check's noise floor: newly torn edge-samples allowed per clip, as a "
+                 "share of those judged (at least 3; docs/detection.md section 5)")
+      ->capture_default_str();
 }
 
 /// The spring (spring.h) and the bake (bake.h).
@@ -132,7 +137,12 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
   app.add_option("--damping", sp.damping_ratio, "damping ratio zeta")->capture_default_str();
   app.add_option("--gravity", sp.gravity_mps2, "gravity on the tail, m/s^2 (scaled to the model)")
       ->capture_default_str();
-  app.add_option("--carry", sp.carry_deg, "total lift of the tail's rest arc, degrees")
+  app.add_flag("!--carry-always", sp.carry_as_needed,
+               "carry every tail's rest arc by --carry whatever it clears (SPEC §7's arc)");
+  app.add_option("--carry", sp.carry_deg,
+                 "the most the tail's rest arc is carried (lifted), degrees: a tail modelled "
+                 "clear of the legs rests in its modelled shape, one that is not is lifted the "
+                 "least that clears them, up to this (docs/spring.md)")
       ->capture_default_str();
   app.add_option("--rest-curve", sp.rest_curve, "0 centred arc .. 1 the modelled curl")
       ->capture_default_str();

@@ -97,6 +97,7 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
   result.stretch.assign(characters, {});
   result.bakes.assign(characters, {});
   result.floors.assign(characters, NAN);
+  result.rests.assign(characters, {});
   result.failures.clear();
   result.work.clear();
   result.hair_bakes.clear();
@@ -168,6 +169,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   result.stretch = pass.stretch;
   result.bakes = pass.bakes;
   result.floors = pass.floors;
+  result.rests = pass.rests;
   result.hair_bakes = pass.hair_bakes;
   result.hair_colliders = pass.hair_colliders;
   result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
@@ -206,21 +208,36 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
   }
 }
 
-/// The first clip in which the piece's judged region tears more on the output than on the
-/// input, or -1.
-int first_worse_clip(const PieceJudge& pj) {
-  for (std::size_t c = 0; c < pj.clips.size(); ++c)
-    if (pj.output_torn[c] > pj.input_torn[c] + 1e-9) return int(c);
+/// The first clip in which the piece (rigid: as the rigid reference) is not harmless
+/// (harm.h), or -1.
+int first_harmful_clip(const PieceJudge& pj, const HarmParams& params, bool rigid = false) {
+  const std::vector<EdgeFlips>& own = rigid ? pj.rigid_flips : pj.flips;
+  const std::vector<EdgeFlips>& seam = rigid ? pj.rigid_seam_flips : pj.seam_flips;
+  for (std::size_t c = 0; c < own.size() && c < seam.size() && c < pj.body_torn.size(); ++c)
+    if (!harmless_clip(own[c], seam[c], pj.body_torn[c], params)) return int(c);
   return -1;
 }
 
-/// The harm check (SPEC §13): every grown piece must tear no more than the input in any clip
-/// (judged region: clip_pass.h's PieceJudge), lower the weighted bone distance, and hold at most
-/// half the character's vertices. A piece that fails steps down: a chain with a root band twice
-/// as wide, then rigid on the hips, then left as it was. Returns true when any piece stepped
-/// down (the job must run again); `verdicts` keeps each stepped piece's figures and reason.
+/// Why clip c of `pj` is harmful: the tier that fails, with its figures.
+std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& params) {
+  const std::size_t floor =
+      noise_floor(pj.flips[c].edge_samples + pj.seam_flips[c].edge_samples, params);
+  if (!piece_harmless(pj.flips[c], floor))
+    return "on the piece, " + describe_flips(pj.flips[c], floor);
+  const std::size_t allowance = seam_allowance(pj.seam_flips[c], pj.body_torn[c]);
+  return "at its seam, " + describe_flips(pj.seam_flips[c], floor) +
+         " (the body's baseline: " + std::to_string(allowance) + ")";
+}
+
+/// The harm check (SPEC §13): every grown piece must tear, edge-sample by edge-sample, no more
+/// than the input in any clip beyond the noise floor (harm.h; judged edges: clip_pass.h's
+/// PieceJudge), lower the weighted bone distance, and hold at most half the character's
+/// vertices. A chain that fails steps down: a root band twice as wide, then rigid on the hips
+/// when the pass found rigid harmless in every clip, else left as it was. Returns true when any
+/// piece stepped down (the job must run again); `verdicts` keeps each stepped piece's figures
+/// and reason.
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
-                 const std::vector<CharacterResult>& characters,
+                 const std::vector<CharacterResult>& characters, const HarmParams& params,
                  std::vector<std::map<int, PieceOverride>>& overrides,
                  std::vector<std::map<int, PieceJudge>>& verdicts) {
   bool again = false;
@@ -232,7 +249,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       PieceOverride& o = overrides[k][ch.piece];
       PieceJudge pj = k < judge.size() && j < judge[k].size() ? judge[k][j] : PieceJudge{};
       pj.piece = ch.piece;
-      int worse = first_worse_clip(pj);
+      const int worse = first_harmful_clip(pj, params);
       std::string why;
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
@@ -245,17 +262,15 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
         why = buf;
         o.kind = PieceOverride::Kind::Leave;
       } else if (worse >= 0) {
-        std::snprintf(
-            buf, sizeof buf, "%s would tear more than the input in '%s' (%.3g%% vs %.3g%%)",
-            ch.rigid ? "rigid on the hips" : "the chain", pj.clips[std::size_t(worse)].c_str(),
-            pj.output_torn[std::size_t(worse)], pj.input_torn[std::size_t(worse)]);
-        why = buf;
+        why = std::string(ch.rigid ? "rigid on the hips" : "the chain") + " in '" +
+              pj.clips[std::size_t(worse)] + "': " + harm_figures(pj, std::size_t(worse), params);
+        const bool rigid_ok = !pj.rigid_flips.empty() && first_harmful_clip(pj, params, true) < 0;
         if (ch.rigid)
           o.kind = PieceOverride::Kind::Leave;
         else if (o.band_scale < 2)
           o.band_scale = 2;
         else
-          o.kind = PieceOverride::Kind::Rigid;
+          o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
       } else {
         continue;
       }
@@ -304,6 +319,7 @@ void record_facts(const Input& in, const std::string& out_path, const RunParams&
                 : params.rerig.mode == Mode::Rigid ? "rigid"
                                                    : "detect";
   record.stretch_params = params.stretch;
+  record.harm = params.harm;
   for (const Character& c : in.characters) {
     CharacterFacts f;
     f.skins = c.skins;
@@ -463,7 +479,8 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair);
-    if (judged && attempt < 4 && harm_review(pass.judge, result.characters, overrides, verdicts))
+    if (judged && attempt < 4 &&
+        harm_review(pass.judge, result.characters, params.harm, overrides, verdicts))
       continue;
     if (judged) record_verdicts(verdicts, pass.judge, result);
     write_clip_pass(in.doc, pass);

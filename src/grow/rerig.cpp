@@ -72,12 +72,12 @@ std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const 
 /// writes the band's original vertices into `changed` (never one already changed) and returns
 /// how many.
 template <class EachOriginal>
-std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
-                            const Piece& piece, const ChainResult& r, const RootBandParams& params,
-                            const EachOriginal& each_original,
-                            std::map<std::size_t, NodeInfluences>& changed,
-                            std::vector<std::size_t>& band_originals,
-                            std::vector<std::string>& warnings, double band_scale) {
+std::size_t
+blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
+                const Piece& piece, const ChainResult& r, const RootBandParams& params,
+                const EachOriginal& each_original, std::map<std::size_t, NodeInfluences>& changed,
+                std::vector<std::size_t>& band_originals, std::vector<std::string>& warnings,
+                double band_scale, const std::vector<bool>& excluded) {
   double width = band_scale * params.width_radii * r.chain.root_radius;
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
@@ -97,7 +97,10 @@ std::size_t blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const
     if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
     return inf;
   };
-  RootBand band = root_band(mesh, inside, width, fixed, params, hip_skin(mesh, sw, c, first));
+  std::vector<bool> passable = hip_skin(mesh, sw, c, first);
+  for (std::size_t w = 0; w < excluded.size() && w < passable.size(); ++w)
+    if (excluded[w]) passable[w] = false; // --not-tail geometry keeps its weights
+  RootBand band = root_band(mesh, inside, width, fixed, params, passable);
   if (!band.converged)
     warnings.push_back("tail root band: weights still moving after " +
                        std::to_string(band.iterations) + " sweeps; written as they were");
@@ -166,7 +169,8 @@ struct PlanContext {
   const Detection& det;
   const Originals& originals;
   const RerigParams& params;
-  int hips = -1; ///< the hips' joint index
+  const std::vector<bool>& excluded; ///< --not-tail welded vertices (empty: none)
+  int hips = -1;                     ///< the hips' joint index
 
   /// Mean weighted bone distance of original vertex v under its input weights.
   double distance_before(std::size_t v) const {
@@ -202,7 +206,7 @@ ChainResult plan_rigid(const PlanContext& x, const Piece& piece, int bone,
 /// A chain along the piece: its nodes planned into `edit` (with their world binds in
 /// `new_joints`), the piece's vertices weighted by SPEC §6, then the root band.
 ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t chain_number,
-                       double band_scale, RigEdit& edit,
+                       const PieceOverride& o, RigEdit& edit,
                        std::vector<std::pair<int, Eigen::Matrix4d>>& new_joints,
                        std::map<std::size_t, NodeInfluences>& changed,
                        std::vector<std::string>& warnings) {
@@ -239,19 +243,19 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
   std::sort(r.original_vertices.begin(), r.original_vertices.end());
   auto each_original = [&](int w, auto fn) { x.originals.each(w, fn); };
   r.band_vertices = blend_root_band(x.mesh, x.sw, x.c, piece, r, x.params.root_band, each_original,
-                                    changed, r.band_originals, warnings, band_scale);
+                                    changed, r.band_originals, warnings, o.band_scale, x.excluded);
   return r;
 }
 
-/// Applies the harm check's override to a tail piece; returns (band scale, forced rigid).
-std::pair<double, bool> apply_override(const RerigParams& params, Piece& piece) {
+/// Applies the harm check's override to a tail piece; returns it (the default: a whole chain).
+PieceOverride apply_override(const RerigParams& params, Piece& piece) {
   auto over = params.overrides.find(piece.id);
-  if (piece.decision != Decision::TailChain || over == params.overrides.end()) return {1.0, false};
+  if (piece.decision != Decision::TailChain || over == params.overrides.end()) return {};
   const PieceOverride& o = over->second;
   if (o.kind == PieceOverride::Kind::Leave) piece.decision = Decision::TailRejected;
   if (o.kind == PieceOverride::Kind::Rigid) piece.decision = Decision::TailRigid;
   if (!o.reason.empty()) piece.reason = o.reason;
-  return {o.band_scale, o.kind == PieceOverride::Kind::Rigid};
+  return o;
 }
 
 /// Skins: the new joints (and the hips, if a skin lacks it) appended with IBMs in its space.
@@ -324,14 +328,23 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   PieceSelection selection = read_selection(doc, mesh, params, out.selector_matched);
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection);
   const Originals originals(mesh);
-  const PlanContext x{
-      doc, model, c, mesh, sw, out.detection, originals, params, c.joint_index(c.roles.hips)};
+  const PlanContext x{doc,
+                      model,
+                      c,
+                      mesh,
+                      sw,
+                      out.detection,
+                      originals,
+                      params,
+                      selection.excluded,
+                      c.joint_index(c.roles.hips)};
 
   std::map<std::size_t, NodeInfluences> changed;           // original vertex -> new influences
   std::vector<std::pair<int, Eigen::Matrix4d>> new_joints; // node, world bind
   std::size_t chain_number = 0;
   for (Piece& piece : out.detection.pieces) {
-    auto [band_scale, force_rigid] = apply_override(params, piece);
+    const PieceOverride o = apply_override(params, piece);
+    const bool force_rigid = o.kind == PieceOverride::Kind::Rigid;
     bool tail = piece.decision == Decision::TailChain || force_rigid,
          worn = piece.decision == Decision::WornRigid;
     if ((!tail && !worn) || params.mode == Mode::Detect) continue;
@@ -341,7 +354,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
       continue;
     }
     out.chains.push_back(
-        plan_chain(x, piece, chain_number++, band_scale, edit, new_joints, changed, out.warnings));
+        plan_chain(x, piece, chain_number++, o, edit, new_joints, changed, out.warnings));
   }
   if (changed.empty()) return plan;
   auto skin_index = plan_skins(model, c, x.hips, new_joints, edit);

@@ -173,6 +173,9 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.skin_radius = spec.skin_radius;
   rig.forward_plane = spec.forward_plane;
   rig.floor = spec.floor;
+  rig.root_y = joints[0].y();
+  for (const RestObstacle& o : spec.clear_of)
+    rig.clear_of.push_back({rt * (o.a - joints[0]), rt * (o.b - joints[0]), o.radius});
   return rig;
 }
 
@@ -519,8 +522,12 @@ std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<Chain
     cb.bones = spec.names;
     if (spec.hair)
       hair_bake_rig(c, spec, params.spring.substep_s, params.hair, cb);
-    else
+    else {
       cb.rig = spring_rig(c, spec, floor_y);
+      const SpringChain rest(cb.rig, params.spring);
+      cb.carry_deg = rest.carry_deg();
+      cb.clears = rest.clears();
+    }
     out.push_back(std::move(cb));
   }
   return out;

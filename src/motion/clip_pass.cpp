@@ -2,12 +2,14 @@
 #include "retail/motion/clip_pass.h"
 
 #include "retail/base/parallel.h"
+#include "retail/motion/body_capsules.h"
 #include "retail/motion/hair_measure.h"
 #include "retail/motion/vrm_springs.h"
 #include "retail/rig/animation.h"
 #include "retail/rig/transform.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -100,22 +102,38 @@ struct CharacterWork {
   double floor = NAN;
   std::vector<bool> tail;                 ///< per vertex of the skin: in a re-rigged piece
   std::vector<std::pair<int, int>> edges; ///< the skin's mesh edges
-  /// The harm check, per chain: its judged region on the input rig and on the output rig.
-  std::vector<std::unique_ptr<StretchMeter>> judge_input, judge_output;
-  std::vector<std::vector<bool>> judge_region;
+  /// The harm check, per chain and tier (0 the piece's own edges, 1 its seam; harm.h): the
+  /// judged edges on the input rig and the rigid reference, and on the output rig, each
+  /// keeping its torn mask.
+  struct Tier {
+    std::vector<std::pair<int, int>> edges;
+    std::vector<bool> ends; ///< the edges' vertices
+    std::unique_ptr<StretchMeter> input, output;
+  };
+  std::vector<std::array<Tier, 2>> judge;
+  /// Per chain, when the character has several: the input with only that chain's piece pinned
+  /// to the hips (its own rigid fallback); with one chain the rigid reference is that already.
+  std::vector<std::unique_ptr<SkinSampler>> piece_rigid;
 };
 
-/// The judged region of a chain: the vertices it changed and their one-ring neighbours.
-std::vector<bool> judged_region(const ChainResult& ch,
-                                const std::vector<std::pair<int, int>>& edges,
-                                std::size_t vertices) {
-  std::vector<bool> changed(vertices, false), region(vertices, false);
-  for (std::size_t v : ch.original_vertices) changed[v] = region[v] = true;
-  for (std::size_t v : ch.band_originals) changed[v] = region[v] = true;
-  for (const auto& [a, b] : edges)
-    if (changed[std::size_t(a)] || changed[std::size_t(b)])
-      region[std::size_t(a)] = region[std::size_t(b)] = true;
-  return region;
+/// The judged edges of a chain in their two tiers (harm.h): every edge with an end it
+/// re-weighted (chain or root band); tier 0 those with both ends on the piece, tier 1 the rest.
+std::array<CharacterWork::Tier, 2> judged_edges(const ChainResult& ch,
+                                                const std::vector<std::pair<int, int>>& edges,
+                                                std::size_t vertices) {
+  std::vector<char> changed(vertices, 0); // 2 on the piece, 1 in its band
+  for (std::size_t v : ch.band_originals) changed[v] = 1;
+  for (std::size_t v : ch.original_vertices) changed[v] = 2;
+  std::array<CharacterWork::Tier, 2> out;
+  for (auto& t : out) t.ends.assign(vertices, false);
+  for (const auto& e : edges) {
+    const char a = changed[std::size_t(e.first)], b = changed[std::size_t(e.second)];
+    if (!a && !b) continue;
+    CharacterWork::Tier& t = out[a == 2 && b == 2 ? 0 : 1];
+    t.edges.push_back(e);
+    t.ends[std::size_t(e.first)] = t.ends[std::size_t(e.second)] = true;
+  }
+  return out;
 }
 
 /// g_0: the lowest bind point of the result skin, vertices dominated by a chain bone excluded
@@ -147,11 +165,20 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
       w.rigid->pin(v, input.roles.hips);
     }
   w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
-  for (const auto& ch : (*in.results)[k].chains) {
-    w.judge_region.push_back(judged_region(ch, w.edges, w.original->size()));
-    w.judge_input.push_back(std::make_unique<StretchMeter>(
-        std::vector<StretchRig>{{in.input_model, w.original.get(), false}}, w.edges,
-        w.judge_region.back(), params.stretch));
+  const auto& chains = (*in.results)[k].chains;
+  for (const auto& ch : chains) {
+    const SkinSampler* rigid = w.rigid.get();
+    if (chains.size() > 1) {
+      w.piece_rigid.push_back(std::make_unique<SkinSampler>(*w.original));
+      for (std::size_t v : ch.original_vertices) w.piece_rigid.back()->pin(v, input.roles.hips);
+      rigid = w.piece_rigid.back().get();
+    }
+    w.judge.push_back(judged_edges(ch, w.edges, w.original->size()));
+    for (CharacterWork::Tier& t : w.judge.back())
+      t.input = std::make_unique<StretchMeter>(
+          std::vector<StretchRig>{{in.input_model, w.original.get(), false, true},
+                                  {in.input_model, rigid, false, true}},
+          t.edges, t.ends, params.stretch);
   }
   w.input_rigs = std::make_unique<StretchMeter>(
       std::vector<StretchRig>{{in.input_model, w.original.get(), false},
@@ -168,16 +195,26 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   w.output_rig =
       std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
                                      w.edges, w.tail, params.stretch);
-  for (const auto& region : w.judge_region)
-    w.judge_output.push_back(std::make_unique<StretchMeter>(
-        std::vector<StretchRig>{{&rigged_model, w.result.get(), false}}, w.edges, region,
-        params.stretch));
+  for (auto& tiers : w.judge)
+    for (CharacterWork::Tier& t : tiers)
+      t.output = std::make_unique<StretchMeter>(
+          std::vector<StretchRig>{{&rigged_model, w.result.get(), false, true}}, t.edges, t.ends,
+          params.stretch);
   if (params.bake) {
     w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
                                                         : body_floor(*w.result, rigged, cr);
     std::vector<ChainSpec> grown; // chains with bones (a rigid fallback has none)
+    std::vector<int> leg_joints;
+    const std::vector<RestObstacle> at_bind = leg_capsules(*w.result, rigged, {}, &leg_joints);
+    std::vector<RestObstacle> legs =
+        swept_capsules(*in.doc, rigged_model, rigged, rigged.roles.hips, at_bind, leg_joints,
+                       in.clips, params.stretch.samples);
+    legs.insert(legs.end(), at_bind.begin(), at_bind.end());
     for (const auto& ch : cr.chains)
-      if (!ch.nodes.empty()) grown.push_back(tail_chain_spec(rigged, ch));
+      if (!ch.nodes.empty()) {
+        grown.push_back(tail_chain_spec(rigged, ch));
+        grown.back().clear_of = legs;
+      }
     w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
   }
 }
@@ -191,11 +228,12 @@ struct HairWork {
 
 /// What one clip gave, per character with a chain (index into the works).
 struct ClipOutcome {
-  std::vector<std::vector<BakedClip>> hair;                  ///< [hair work][chain]
-  std::vector<std::vector<ClipStretch>> input_rigs;          ///< [work][0 original, 1 rigid]
-  std::vector<ClipStretch> output_rig;                       ///< [work]
-  std::vector<std::vector<std::pair<double, double>>> judge; ///< [work][chain]: torn in, out
-  std::vector<std::vector<BakedClip>> baked;                 ///< [work][chain]
+  std::vector<std::vector<BakedClip>> hair;         ///< [hair work][chain]
+  std::vector<std::vector<ClipStretch>> input_rigs; ///< [work][0 original, 1 rigid]
+  std::vector<ClipStretch> output_rig;              ///< [work]
+  /// [work][chain][tier]: the output, then the rigid reference, against the input.
+  std::vector<std::vector<std::array<std::array<EdgeFlips, 2>, 2>>> judge;
+  std::vector<std::vector<BakedClip>> baked; ///< [work][chain]
   double bake_ms = 0, stretch_ms = 0;
 };
 
@@ -236,15 +274,43 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   for (const CharacterWork& w : works) {
     out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
     out.judge.emplace_back();
-    for (std::size_t j = 0; j < w.judge_output.size(); ++j)
-      out.judge.back().push_back(
-          {w.judge_input[j]->measure(input_clip, clip, scratch)[0].tail.torn_percent,
-           w.judge_output[j]->measure(output_clip, clip, scratch)[0].tail.torn_percent});
+    for (const auto& tiers : w.judge) {
+      out.judge.back().emplace_back();
+      for (std::size_t t = 0; t < 2; ++t) {
+        const std::vector<ClipStretch> in_rigs = tiers[t].input->measure(input_clip, clip, scratch);
+        const ClipStretch result = tiers[t].output->measure(output_clip, clip, scratch)[0];
+        out.judge.back().back()[t] = {count_flips(in_rigs[0].tail_torn, result.tail_torn),
+                                      count_flips(in_rigs[0].tail_torn, in_rigs[1].tail_torn)};
+      }
+    }
   }
   auto t3 = Clock::now();
   out.bake_ms = ms_between(t1, t2);
   out.stretch_ms = ms_between(t0, t1) + ms_between(t2, t3);
   return out;
+}
+
+/// Chain j of work wi judged in every clip (PieceJudge).
+PieceJudge piece_judge(const ChainResult& chain, const std::vector<ClipOutcome>& outcomes,
+                       std::size_t wi, std::size_t j) {
+  PieceJudge pj;
+  pj.piece = chain.piece;
+  for (const ClipOutcome& o : outcomes) {
+    const auto& tiers = o.judge[wi][j];
+    const EdgeFlips &own = tiers[0][0], &seam = tiers[1][0];
+    const double total = double(std::max<std::size_t>(1, own.edge_samples + seam.edge_samples));
+    pj.clips.push_back(o.output_rig[wi].name);
+    pj.input_torn.push_back(100.0 * double(own.input_torn + seam.input_torn) / total);
+    pj.output_torn.push_back(100.0 * double(own.output_torn + seam.output_torn) / total);
+    pj.flips.push_back(own);
+    pj.seam_flips.push_back(seam);
+    pj.body_torn.push_back(o.output_rig[wi].body.torn_percent);
+    if (!chain.rigid) {
+      pj.rigid_flips.push_back(tiers[0][1]);
+      pj.rigid_seam_flips.push_back(tiers[1][1]);
+    }
+  }
+  return pj;
 }
 
 /// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
@@ -257,6 +323,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
   r.stretch.resize(characters);
   r.bakes.resize(characters);
   r.floors.assign(characters, NAN);
+  r.rests.resize(characters);
   r.keys.resize(characters);
   r.chain_nodes.resize(characters);
   r.judge.resize(characters);
@@ -279,18 +346,14 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       r.stretch[k].push_back(row);
     }
     const CharacterResult& cr = (*results)[k];
-    for (std::size_t j = 0; j < w.judge_region.size(); ++j) {
-      PieceJudge pj;
-      pj.piece = cr.chains[j].piece;
-      for (std::size_t c = 0; c < n; ++c) {
-        pj.clips.push_back(outcomes[c].output_rig[wi].name);
-        pj.input_torn.push_back(outcomes[c].judge[wi][j].first);
-        pj.output_torn.push_back(outcomes[c].judge[wi][j].second);
-      }
-      r.judge[k].push_back(std::move(pj));
-    }
+    for (std::size_t j = 0; j < w.judge.size(); ++j)
+      r.judge[k].push_back(piece_judge(cr.chains[j], outcomes, wi, j));
     r.keys[k].resize(w.chains.size());
-    for (const ChainBake& chain : w.chains) r.chain_nodes[k].push_back(chain.nodes);
+    for (const ChainBake& chain : w.chains) {
+      r.chain_nodes[k].push_back(chain.nodes);
+      r.rests[k].push_back(
+          {chain.bones.empty() ? "" : chain.bones.front(), chain.carry_deg, chain.clears});
+    }
     for (std::size_t j = 0; j < w.chains.size(); ++j) {
       std::vector<ClipBake> mine;
       for (std::size_t c = 0; c < n; ++c) {

@@ -151,33 +151,70 @@ Vector3d turned_within(const Vector3d& dir, const Vector3d& bind, double limit) 
 
 } // namespace
 
-/// The centred carried rest arc (SPEC §7): in the hips' canonical frame (x left, y up, z
-/// forward), c = normalize(0, a0y, a0z); u_i = R_x(C (i+1)/N) rot(Q_i(beta), c) with
-/// Q_i(beta) = slerp(I, swing(c, a_i), beta); each u_i turned back to within rest_skin_share
-/// of its skin limit from G_{i-1} a_i (its bind direction under the rest held so far); then the
-/// cumulative rest rotations G_i that carry each authored direction onto its arc direction, and
-/// r_i = G_{i-1}^-1 u_i.
-void SpringChain::build_rest_arc() {
-  std::size_t n = rig_.links();
-  Vector3d up = rig_.up_local.normalized();
-  Vector3d left = (rig_.left_local - rig_.left_local.dot(up) * up).normalized();
-  Vector3d forward = left.cross(up).normalized();
-  forward_local_ = forward;
+std::vector<Vector3d> SpringChain::arc(double carry, double beta) const {
+  const std::size_t n = rig_.links();
+  const Vector3d up = rig_.up_local.normalized();
+  const Vector3d left = (rig_.left_local - rig_.left_local.dot(up) * up).normalized();
   Eigen::Matrix3d B;
   B.col(0) = left;
   B.col(1) = up;
-  B.col(2) = forward;
-  Vector3d a0 = B.transpose() * rig_.authored[0];
+  B.col(2) = left.cross(up).normalized();
+  const Vector3d a0 = B.transpose() * rig_.authored[0];
   Vector3d c(0, a0.y(), a0.z());
   c = c.norm() > 1e-9 ? c.normalized() : Vector3d(0, -1, 0);
-  double carry = params_.carry_deg * M_PI / 180;
-  u_.resize(n);
+  std::vector<Vector3d> u(n);
   for (std::size_t i = 0; i < n; ++i) {
-    Vector3d ai = (B.transpose() * rig_.authored[i]).normalized();
-    Quaterniond Q = Quaterniond::Identity().slerp(params_.rest_curve, swing(c, ai));
-    Eigen::AngleAxisd lift(carry * double(i + 1) / double(n), Vector3d::UnitX());
-    u_[i] = B * (lift * (Q * c)).normalized();
+    const Vector3d ai = (B.transpose() * rig_.authored[i]).normalized();
+    const Quaterniond Q = Quaterniond::Identity().slerp(beta, swing(c, ai));
+    const Eigen::AngleAxisd lift(carry * double(i + 1) / double(n), Vector3d::UnitX());
+    u[i] = B * (lift * (Q * c)).normalized();
   }
+  return u;
+}
+
+double SpringChain::clearance(const std::vector<Vector3d>& u) const {
+  double least = INFINITY;
+  Vector3d p = Vector3d::Zero(); // the chain's root, where the obstacles are placed from
+  const bool floor = floor_on_ && std::isfinite(rig_.root_y);
+  const double floor_y = rig_.floor_y + params_.floor_clearance_m * rig_.scale;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    p += rig_.length[i] * u[i];
+    if (floor) least = std::min(least, rig_.root_y + p.dot(rig_.up_local.normalized()) - floor_y);
+    for (const RestObstacle& o : rig_.clear_of) {
+      const Vector3d ab = o.b - o.a;
+      const double t =
+          ab.squaredNorm() > 0 ? std::clamp((p - o.a).dot(ab) / ab.squaredNorm(), 0.0, 1.0) : 0.0;
+      least = std::min(least, (p - (o.a + t * ab)).norm() - o.radius);
+    }
+  }
+  return least;
+}
+
+/// The rest arc (SPEC §7, and carry_as_needed): in the hips' canonical frame (x left, y up, z
+/// forward), c = normalize(0, a0y, a0z); u_i = R_x(C (i+1)/N) rot(Q_i(beta), c) with
+/// Q_i(beta) = slerp(I, swing(c, a_i), beta). With obstacles to clear (carry_as_needed), C is
+/// the least whole degree up to carry_deg whose arc's joints clear them (carry_deg when none
+/// does); else C = carry_deg. Each u_i is then turned back to within rest_skin_share of its
+/// skin limit from G_{i-1} a_i (its bind direction under the rest held so far); then the
+/// cumulative rest rotations G_i that carry each authored direction onto its arc direction,
+/// and r_i = G_{i-1}^-1 u_i.
+void SpringChain::build_rest_arc() {
+  std::size_t n = rig_.links();
+  const Vector3d up = rig_.up_local.normalized();
+  const Vector3d left = (rig_.left_local - rig_.left_local.dot(up) * up).normalized();
+  forward_local_ = left.cross(up).normalized();
+  carry_deg_ = params_.carry_deg;
+  clears_ = false;
+  u_ = arc(params_.carry_deg * M_PI / 180, params_.rest_curve);
+  if (params_.carry_as_needed && !rig_.clear_of.empty())
+    for (int deg = 0; deg <= int(std::floor(params_.carry_deg)); ++deg) {
+      std::vector<Vector3d> lifted = arc(deg * M_PI / 180, params_.rest_curve);
+      if (clearance(lifted) < 0) continue;
+      u_ = std::move(lifted);
+      carry_deg_ = deg;
+      clears_ = true;
+      break;
+    }
   rest_.resize(n);
   r_.resize(n);
   parent_rest_.assign(n, Eigen::Matrix3d::Identity());

@@ -222,6 +222,7 @@ struct detail::StretchPlan {
   std::vector<std::pair<int, int>> copies; ///< (vertex, its representative): posed by copying
   std::vector<int> slots; ///< the joint slots `skinned` reads (SkinSampler::slots_used)
   int uniform_slot = -1;  ///< the slot every measured vertex is pinned to, if one (uniform_clip)
+  bool tail_mask = false; ///< keep the tail's torn mask (StretchRig::tail_mask)
 };
 
 namespace {
@@ -369,6 +370,13 @@ bool uniform_clip(const SkinSampler& skin, const detail::StretchPlan& plan,
   }
   cs.tail = uniform_region(plan.region[0].ends, c, torn_above_sq, torn_below_sq, skin);
   cs.body = uniform_region(plan.region[1].ends, c, torn_above_sq, torn_below_sq, skin);
+  if (plan.tail_mask) {
+    const std::size_t n = plan.region[0].ends.size();
+    cs.tail_torn.resize(n * c.size());
+    for (std::size_t s = 0; s < c.size(); ++s)
+      std::fill_n(cs.tail_torn.begin() + std::ptrdiff_t(s * n), n,
+                  std::uint8_t(c[s] >= torn_above_sq || c[s] < torn_below_sq));
+  }
   return true;
 }
 
@@ -415,6 +423,12 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
   }
   cs.tail = finish(acc[0], plan.region[0].ends, skin);
   cs.body = finish(acc[1], plan.region[1].ends, skin);
+  if (plan.tail_mask) {
+    const std::vector<double>& r = scratch.region[0].ratios;
+    cs.tail_torn.resize(r.size());
+    for (std::size_t i = 0; i < r.size(); ++i)
+      cs.tail_torn[i] = std::uint8_t(r[i] >= torn_above_sq || r[i] < torn_below_sq);
+  }
   return cs;
 }
 
@@ -431,6 +445,7 @@ StretchMeter::StretchMeter(const std::vector<StretchRig>& rigs,
     model_ = rig.model;
     skins_.push_back(rig.skin);
     plans_.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
+    plans_.back().tail_mask = rig.tail_mask;
   }
   if (!model_) return;
   std::vector<char> posed(model_->nodes.size(), 0);

@@ -84,14 +84,36 @@ Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
   return {{"floor_y", r6(floor)}, {"clips", clips}};
 }
 
-Json harm_json(const std::vector<PieceJudge>& judge) {
+Json harm_json(const std::vector<PieceJudge>& judge, const HarmParams& harm) {
   Json checks = Json::array();
   for (const PieceJudge& pj : judge) {
     Json clips = Json::array();
-    for (std::size_t i = 0; i < pj.clips.size(); ++i)
-      clips.push_back({{"name", pj.clips[i]},
-                       {"input_torn_percent", r6(pj.input_torn[i])},
-                       {"output_torn_percent", r6(pj.output_torn[i])}});
+    for (std::size_t i = 0; i < pj.clips.size(); ++i) {
+      Json clip = {{"name", pj.clips[i]},
+                   {"input_torn_percent", r6(pj.input_torn[i])},
+                   {"output_torn_percent", r6(pj.output_torn[i])}};
+      auto tier = [&](const EdgeFlips& f, std::size_t allowance) {
+        return Json{{"edge_samples", f.edge_samples},
+                    {"newly_torn", f.newly_torn},
+                    {"healed", f.healed},
+                    {"input_torn", f.input_torn},
+                    {"output_torn", f.output_torn},
+                    {"allowance", allowance}};
+      };
+      if (i < pj.flips.size() && i < pj.seam_flips.size() && i < pj.body_torn.size()) {
+        clip["noise_floor"] =
+            noise_floor(pj.flips[i].edge_samples + pj.seam_flips[i].edge_samples, harm);
+        clip["body_torn_percent"] = r6(pj.body_torn[i]);
+        clip["piece"] = tier(pj.flips[i], 0);
+        clip["seam"] = tier(pj.seam_flips[i], seam_allowance(pj.seam_flips[i], pj.body_torn[i]));
+      }
+      if (i < pj.rigid_flips.size() && i < pj.rigid_seam_flips.size()) {
+        clip["rigid_piece"] = tier(pj.rigid_flips[i], 0);
+        clip["rigid_seam"] =
+            tier(pj.rigid_seam_flips[i], seam_allowance(pj.rigid_seam_flips[i], pj.body_torn[i]));
+      }
+      clips.push_back(clip);
+    }
     checks.push_back({{"piece", pj.piece}, {"verdict", pj.verdict}, {"clips", clips}});
   }
   return checks;
@@ -240,9 +262,16 @@ Json character_json(const RunRecord& rec, std::size_t k) {
     for (const auto& r : res.chains) chains.push_back(chain_json(r));
     cj["chains"] = chains;
   }
-  if (k < rec.bakes.size() && !rec.bakes[k].empty())
+  if (k < rec.bakes.size() && !rec.bakes[k].empty()) {
     cj["bake"] = bake_json(rec.bakes[k], k < rec.floors.size() ? rec.floors[k] : 0.0);
-  if (k < rec.judge.size() && !rec.judge[k].empty()) cj["harm_check"] = harm_json(rec.judge[k]);
+    Json rests = Json::array();
+    for (const ChainRest& r : k < rec.rests.size() ? rec.rests[k] : std::vector<ChainRest>{})
+      rests.push_back(
+          {{"chain", r.bone}, {"carry_deg", r6(r.carry_deg)}, {"clears_legs", r.clears}});
+    cj["bake"]["rests"] = rests;
+  }
+  if (k < rec.judge.size() && !rec.judge[k].empty())
+    cj["harm_check"] = harm_json(rec.judge[k], rec.harm);
   if (k < rec.stretch.size() && !rec.stretch[k].empty())
     cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
   if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);

@@ -51,6 +51,7 @@ struct RunParams {
   /// input in any clip steps down (wider root band, rigid, left as it was) before anything is
   /// written.
   bool harm_check = true;
+  HarmParams harm; ///< the harm check's noise floor (harm.h)
   /// On a VRM output, every grown chain is also appended to the file's own spring metadata
   /// (vrm_spring_export.h; --no-vrm-springs: off).
   bool vrm_springs = true;
@@ -69,6 +70,7 @@ struct RunParams {
     hair.validate();
     stretch.validate();
     bake.validate();
+    harm.validate();
     if (threads < 0) throw Error(ExitCode::Usage, "--threads must not be negative");
   }
 };

@@ -78,6 +78,9 @@ struct ChainSpec {
   std::vector<double> skin_radius; ///< per link, as Chain::radius (may be empty)
   bool forward_plane = true;       ///< stays behind the anchor's forward plane (tails)
   bool floor = true;               ///< touches the floor (tails)
+  /// Capsules the rest arc clears (SpringParams::carry_as_needed; a tail: the legs), world
+  /// space at bind; spring_rig places them in the anchor's axes from the chain's root.
+  std::vector<RestObstacle> clear_of;
   /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
   /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
   bool hair = false;
@@ -92,6 +95,8 @@ struct ChainBake {
   std::vector<int> nodes;         ///< the chain's bones root first, then its end if any
   std::vector<std::string> bones; ///< their names
   SpringRig rig;                  ///< tails
+  double carry_deg = 0;           ///< tails: the carry the rest arc took (spring.h)
+  bool clears = false;            ///< tails: that arc clears the legs and the floor
   bool hair = false;              ///< solved by hair_rig instead (ChainSpec::hair)
   HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
   std::vector<int> proxy_nodes;   ///< per proxy pose: the node it rides

@@ -52,6 +52,14 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
 ChainSpec hair_chain_spec(const Character& character, const HairChainResult& chain,
                           const HairColliders& colliders);
 
+/// The rest a baked tail chain took: its first bone, the carry (degrees) and whether that rest
+/// clears the legs and the floor (spring.h's carry_as_needed).
+struct ChainRest {
+  std::string bone;
+  double carry_deg = 0;
+  bool clears = false;
+};
+
 /// What the pass reads. `doc` holds the input's accessors (the input document, or the
 /// re-rigged one: applying a plan only appends), read only during the pass, through
 /// `input_model`; `input_characters` are the input's. The output rig comes from the input and
@@ -90,9 +98,11 @@ struct ClipPassResult {
   std::vector<std::vector<StretchRow>> stretch;
   std::vector<std::vector<ClipBake>> bakes; ///< per character: per chain, per clip
   std::vector<double> floors;               ///< per character: g_0 the bake used (NaN: none)
-  std::vector<std::string> warnings;        ///< in character, chain, clip order
-  std::size_t baked = 0;                    ///< (chain, clip) pairs baked
-  double bake_ms = 0, stretch_ms = 0;       ///< worker time in each, summed over the clips
+  /// Per character, per baked chain: the rest its spring took (spring.h's carry_as_needed).
+  std::vector<std::vector<ChainRest>> rests;
+  std::vector<std::string> warnings;  ///< in character, chain, clip order
+  std::size_t baked = 0;              ///< (chain, clip) pairs baked
+  double bake_ms = 0, stretch_ms = 0; ///< worker time in each, summed over the clips
   /// The keys to write: [character][chain][clip], and each baked chain's nodes.
   std::vector<std::vector<std::vector<BakedClip>>> keys;
   std::vector<std::vector<std::vector<int>>> chain_nodes; ///< [character][chain]

@@ -9,6 +9,7 @@
 
 #include <Eigen/Geometry>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace retail {
@@ -20,6 +21,11 @@ struct SpringParams {
   double gravity_mps2 = 1.0; ///< metres per s^2 (scaled by the model scale)
   double carry_deg = 50;     ///< total lift of the whole chain, shared by its joints
   double rest_curve = 0;     ///< beta: 0 centred arc, 1 the modelled curl
+  /// The rest arc is carried only as far as it needs to clear SpringRig::clear_of (the legs,
+  /// and the floor): the least whole degree up to carry_deg whose arc's joints clear them
+  /// (carry_deg when none does), so a chain modelled clear of them keeps its modelled direction.
+  /// False, or no obstacles: SPEC §7's arc, carried carry_deg.
+  bool carry_as_needed = true;
   double coupling_rate = 12; ///< k, 1/s: alpha = 1 - exp(-k dt)
   double bend_limit_deg = 30;
   /// The skin's own limit: no joint bends further from the bind pose than linear-blend skinning
@@ -33,6 +39,14 @@ struct SpringParams {
   double contact_damping = 8;       ///< gamma, 1/s
   double substep_s = 1.0 / 120;
   void validate() const; ///< Failure: Error(Usage)
+};
+
+/// A capsule the rest arc keeps the chain's joints out of (SpringParams::carry_as_needed): its
+/// axis a -> b and radius, at bind, in the anchor's axes (world scale) relative to the chain's
+/// root.
+struct RestObstacle {
+  Eigen::Vector3d a = Eigen::Vector3d::Zero(), b = Eigen::Vector3d::Zero();
+  double radius = 0;
 };
 
 /// The chain's fixed description, in its anchor's local frame at bind ("hips-local" below, the
@@ -49,6 +63,10 @@ struct SpringRig {
   double floor_y = 0;        ///< g_0, world
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
+  std::vector<RestObstacle> clear_of; ///< what the rest arc clears (a tail: the legs)
+  /// World height of the chain's root at bind: with floor contact, the rest arc keeps its
+  /// joints above the floor too (SpringParams::carry_as_needed). NaN: unknown.
+  double root_y = NAN;
   std::size_t links() const { return length.size(); }
 };
 
@@ -80,6 +98,10 @@ public:
   /// Rest direction of link i in its parent's rest frame (r_i), and its hips-space arc u_i.
   const Eigen::Vector3d& rest_direction(std::size_t i) const { return r_[i]; }
   const Eigen::Vector3d& arc_direction(std::size_t i) const { return u_[i]; }
+  /// The carry the rest arc took (degrees; SpringParams::carry_as_needed), and whether that
+  /// arc clears SpringRig::clear_of (false also when nothing was to be cleared).
+  double carry_deg() const { return carry_deg_; }
+  bool clears() const { return clears_; }
   /// The skin's bend limit at link i's head, radians from the bind direction (infinite: none):
   /// (1 - min_skin_ratio) (l_{i-1} + l_i) / (4 r_i), with l_{-1} = l_0 (see skin_bend_limit).
   double skin_limit(std::size_t i) const { return skin_limit_[i]; }
@@ -98,6 +120,10 @@ public:
 
 private:
   void build_rest_arc();
+  /// The arc directions u_i (hips-local) for a carry of `carry` radians and curve `beta`.
+  std::vector<Eigen::Vector3d> arc(double carry, double beta) const;
+  /// Least distance of the arc's joints (link tips) outside rig_.clear_of (negative: inside).
+  double clearance(const std::vector<Eigen::Vector3d>& u) const;
   /// After reset: where the rest arc bends a joint past its skin limit (a thick, short
   /// link; only with rest_skin_share 0, else the arc is held inside), the particles are placed
   /// as the step would hold them, each link turned back to its limit; otherwise the arc is
@@ -158,6 +184,8 @@ private:
   SpringRig rig_;
   SpringParams params_;
   std::vector<Eigen::Vector3d> u_;       ///< hips-space rest arc directions
+  double carry_deg_ = 0;                 ///< the carry the arc took
+  bool clears_ = false;                  ///< the arc clears rig_.clear_of
   std::vector<Eigen::Quaterniond> rest_; ///< G_i: cumulative rest rotation of bone i (hips space)
   std::vector<Eigen::Vector3d> r_;       ///< r_i = G_{i-1}^-1 u_i
   std::vector<Eigen::Matrix3d> parent_rest_; ///< G_{i-1} as a matrix (identity for i = 0)

@@ -1,6 +1,7 @@
 // retail — the QA side of stretch: before/after tables, --fail-on checks (SPEC §9, §11).
 #pragma once
 
+#include "retail/qa/harm.h"
 #include "retail/qa/stretch.h"
 
 #include <string>
@@ -18,14 +19,20 @@ struct StretchRow {
   bool has_original = false, has_rigid = false;
 };
 
-/// The harm check's figures for one re-rigged piece: the torn share of its judged region (the
-/// vertices it changed, chain and root band, and their one-ring neighbours; edges with both ends
-/// in it) on the input rig and on the output rig, per clip of the pass in clip order.
+/// The harm check's figures for one re-rigged piece (harm.h): per clip of the pass, in clip
+/// order, its judged edge-samples (every edge with an end it re-weighted, chain or root band,
+/// at every stretch sample) in two tiers, the piece's own and its seam, on the input rig
+/// against the output rig and against the rigid reference (the piece wholly on the hips,
+/// measured in the same pass), and the output body's torn share (the seam's allowance).
 struct PieceJudge {
   int piece = -1;
   std::string verdict; ///< "kept", or what the harm check did and why (pipeline.cpp)
   std::vector<std::string> clips;
-  std::vector<double> input_torn, output_torn; ///< percent
+  std::vector<double> input_torn, output_torn; ///< percent of every judged edge-sample
+  std::vector<EdgeFlips> flips, seam_flips;    ///< per clip: output against input
+  /// Per clip: rigid on the hips against input (empty when the piece is rigid already).
+  std::vector<EdgeFlips> rigid_flips, rigid_seam_flips;
+  std::vector<double> body_torn; ///< per clip: percent of the output body's edge-samples
 };
 
 /// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC

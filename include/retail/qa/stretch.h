@@ -60,6 +60,10 @@ struct ClipStretch {
   std::string name;
   double duration = 0;
   RegionStretch tail, body;
+  /// With StretchRig::tail_mask: per edge-sample of the tail region, 1 when torn, sample-major
+  /// (sample s of edge k at s × tail.edges + k; edges in edge-list order, degenerate ones left
+  /// out); empty otherwise. Rigs over the same edges and tail lay it out alike.
+  std::vector<std::uint8_t> tail_torn;
 };
 
 /// Unique triangle edges of the sampler's primitives, as original vertex id pairs (a < b).
@@ -78,6 +82,7 @@ struct StretchRig {
   const Model* model = nullptr;      ///< whose nodes and clips pose it
   const SkinSampler* skin = nullptr; ///< its influences
   bool body = true;                  ///< also measure the body (false: the tail only)
+  bool tail_mask = false;            ///< also keep the tail's torn mask (ClipStretch::tail_torn)
 };
 
 /// A worker's memory for StretchMeter::measure, reused from clip to clip (every field is

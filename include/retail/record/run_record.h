@@ -49,6 +49,7 @@ struct RunRecord {
   std::string output_path, output_sha256; ///< as given; of the exact bytes written
   std::string mode;                       ///< "chain", "rigid" or "detect"
   StretchParams stretch_params;
+  HarmParams harm;               ///< the harm check's noise floor (harm.h)
   std::vector<StageStat> stages; ///< in the order they ran, `write` last
   /// Worker time inside the `clips` stage, summed over its clips: `bake` and `stretch` (with
   /// one worker, the stage's wall time split in two). Empty when the stage did not run.
@@ -59,6 +60,7 @@ struct RunRecord {
   std::vector<std::vector<StretchRow>> stretch; ///< per character (empty without a chain)
   std::vector<std::vector<ClipBake>> bakes;     ///< per character (empty without a chain)
   std::vector<double> floors;                   ///< per character: g_0 the bake used (NaN: none)
+  std::vector<std::vector<ChainRest>> rests;    ///< per character: each baked chain's rest
   std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
   std::vector<std::string> failures;            ///< --fail-on checks that failed
   /// --hair (hair_rig.h): per character its hair chains (empty without --hair), their bakes

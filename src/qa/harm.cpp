@@ -1,0 +1,66 @@
+// The harm check's rule, edge by edge (harm.h).
+#include "retail/qa/harm.h"
+
+#include "retail/base/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace retail {
+
+void HarmParams::validate() const {
+  if (!(noise_share >= 0 && noise_share < 1))
+    throw Error(ExitCode::Usage, "--harm-noise must lie in [0, 1)");
+}
+
+std::size_t noise_floor(std::size_t edge_samples, const HarmParams& params) {
+  const double share = std::floor(params.noise_share * double(edge_samples));
+  return std::max(params.noise_min_samples, std::size_t(share));
+}
+
+EdgeFlips count_flips(const std::vector<std::uint8_t>& input,
+                      const std::vector<std::uint8_t>& output) {
+  if (input.size() != output.size())
+    throw std::invalid_argument("count_flips: masks of different sizes");
+  EdgeFlips f;
+  f.edge_samples = input.size();
+  for (std::size_t i = 0; i < input.size(); ++i) {
+    const bool a = input[i] != 0, b = output[i] != 0;
+    f.input_torn += a;
+    f.output_torn += b;
+    f.newly_torn += b && !a;
+    f.healed += a && !b;
+  }
+  return f;
+}
+
+bool piece_harmless(const EdgeFlips& flips, std::size_t floor) {
+  return flips.newly_torn <= floor && flips.output_torn <= flips.input_torn + floor;
+}
+
+bool seam_harmless(const EdgeFlips& flips, std::size_t allowance, std::size_t floor) {
+  return flips.output_torn <= flips.input_torn + allowance + floor;
+}
+
+std::size_t seam_allowance(const EdgeFlips& seam, double body_torn_percent) {
+  if (!(body_torn_percent > 0)) return 0;
+  return std::size_t(
+      std::floor(std::min(body_torn_percent, 100.0) / 100.0 * double(seam.edge_samples)));
+}
+
+bool harmless_clip(const EdgeFlips& piece, const EdgeFlips& seam, double body_torn_percent,
+                   const HarmParams& params) {
+  const std::size_t floor = noise_floor(piece.edge_samples + seam.edge_samples, params);
+  return piece_harmless(piece, floor) &&
+         seam_harmless(seam, seam_allowance(seam, body_torn_percent), floor);
+}
+
+std::string describe_flips(const EdgeFlips& flips, std::size_t floor) {
+  return "newly tears " + std::to_string(flips.newly_torn) + " of " +
+         std::to_string(flips.edge_samples) + " edge-samples (noise floor " +
+         std::to_string(floor) + "), heals " + std::to_string(flips.healed) + ", torn " +
+         std::to_string(flips.input_torn) + " -> " + std::to_string(flips.output_torn);
+}
+
+} // namespace retail
