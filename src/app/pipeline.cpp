@@ -13,6 +13,7 @@
 #include "retail/motion/hair_qa.h"
 #include "retail/motion/spring_bake.h"
 #include "retail/motion/vrm_spring_export.h"
+#include "retail/qa/tear_map.h"
 #include "retail/record/html_page.h"
 #include "retail/record/report.h"
 
@@ -109,7 +110,7 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
 /// returned, not written.
 ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const RunParams& params,
                                  const std::vector<std::map<int, PieceOverride>>& overrides,
-                                 RunResult& result) {
+                                 const std::vector<std::vector<double>>& tears, RunResult& result) {
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0, hair_chains = 0;
   result.hair.clear();
@@ -123,7 +124,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     // Plan from the document as it is, then write the plan (each character's new nodes are
     // numbered from the node count its predecessors left); the hair chains are planned after
     // the tail's and merged into one edit.
-    CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp);
+    CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp,
+                                        k < tears.size() ? tears[k] : std::vector<double>{});
     if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
       HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, params.hair);
       plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
@@ -457,6 +459,22 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 
 namespace {
 
+/// Per character of the input: where it tears under the clips, per original vertex
+/// (tear_map.h), measured once; one stage line. Nothing when there is no clip.
+std::vector<std::vector<double>> input_tears(const Input& in, const std::vector<int>& clips,
+                                             const RunParams& params, RunResult& result) {
+  std::vector<std::vector<double>> out(in.characters.size());
+  if (clips.empty() || params.rerig.mode == Mode::Detect) return out;
+  const auto t0 = Clock::now();
+  for (std::size_t k = 0; k < in.characters.size(); ++k) {
+    const SkinSampler skin(in.doc, in.model, in.characters[k]);
+    out[k] = vertex_tear_share(in.doc, in.model, skin, clips, params.stretch, params.threads);
+  }
+  result.stages.push_back(
+      {"tears", ms_since(t0), std::to_string(clips.size()) + " clip(s), the input's torn skin"});
+  return out;
+}
+
 /// Re-rigs, bakes and measures; then the harm check judges every grown piece against the input
 /// under the input's own clips and, where one does harm, the whole job runs again in memory
 /// from the input document as read (the plans' edits rewound, builder.h) with that piece
@@ -467,6 +485,7 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
                            const RunParams& params, RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
+  const std::vector<std::vector<double>> tears = input_tears(in, clips, params, result);
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
   const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
   for (int attempt = 0;; ++attempt) {
@@ -476,7 +495,7 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
       result.warnings.resize(warnings_before);
       result.characters.clear();
     }
-    ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, result);
+    ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, tears, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair);
     if (judged && attempt < 4 &&

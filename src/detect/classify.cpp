@@ -153,7 +153,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.decision = Decision::BodyLike;
     p.reason = fmt("centroid lies near a bone (%.2f of reach < %.2f): body skin, left alone", ratio,
                    params.centroid_ratio);
-  } else if (p.elongation < params.elongation_min &&
+  } else if (!p.evidence && p.elongation < params.elongation_min &&
              !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min &&
                p.open_border < p.length) &&
              !is_stub(params, p)) {
@@ -432,32 +432,104 @@ std::vector<Segment> torso_of(const Detection& det, const std::vector<std::strin
   return torso;
 }
 
-/// Ids in order, then each piece's collar, attachment, measures and decision (a --tail piece is
-/// a tail chain whatever the tests say).
+/// A piece's collar, attachment, measures and decision, as piece `id` (a --tail piece is a tail
+/// chain whatever the tests say).
+void classify_piece(const Classifier& x, int id, Piece& p) {
+  p.id = id;
+  p.collar = collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell);
+  Eigen::Vector3d centre = welded_rows(x.m, p.collar).colwise().mean().transpose();
+  p.attachment = attach(x.c, x.deforming, x.region, centre, x.params.attach_bias);
+  p.region = p.attachment >= 0 ? x.region[std::size_t(p.attachment)] : "other";
+  measure(x.m, x.det.field, x.det.segments, x.areas, p);
+  p.crosses_midline = crosses_midline(x.m, x.c, p);
+  p.leg_weight = leg_weight(x.legs, p);
+  // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
+  // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
+  // weighted to the spine, and hangs from higher up).
+  if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c) &&
+      p.leg_weight >= x.params.stub_leg_weight)
+    p.region = "hips";
+  decide(x.params, x.c.height, p);
+  if (!p.selected.empty()) {
+    p.reason = "selected with --tail '" + p.selected +
+               "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
+               ")";
+    p.decision = Decision::TailChain;
+  }
+}
+
+/// Ids in order, then each piece classified (classify_piece).
 void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    Piece& p = pieces[i];
-    p.id = int(i);
-    p.collar = collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell);
-    Eigen::Vector3d centre = welded_rows(x.m, p.collar).colwise().mean().transpose();
-    p.attachment = attach(x.c, x.deforming, x.region, centre, x.params.attach_bias);
-    p.region = p.attachment >= 0 ? x.region[std::size_t(p.attachment)] : "other";
-    measure(x.m, x.det.field, x.det.segments, x.areas, p);
-    p.crosses_midline = crosses_midline(x.m, x.c, p);
-    p.leg_weight = leg_weight(x.legs, p);
-    // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
-    // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
-    // weighted to the spine, and hangs from higher up).
-    if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c) &&
-        p.leg_weight >= x.params.stub_leg_weight)
-      p.region = "hips";
-    decide(x.params, x.c.height, p);
-    if (!p.selected.empty()) {
-      p.reason = "selected with --tail '" + p.selected +
-                 "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
-                 ")";
-      p.decision = Decision::TailChain;
+  for (std::size_t i = 0; i < pieces.size(); ++i) classify_piece(x, int(i), pieces[i]);
+}
+
+/// Does a piece decided `d` (or selected) keep its skin from the evidence's pieces?
+bool holds_its_skin(const Piece& p) {
+  return !p.selected.empty() || p.decision == Decision::TailChain || p.decision == Decision::Worn ||
+         p.decision == Decision::WornRigid || p.decision == Decision::Head;
+}
+
+/// Pieces from the evidence (evidence_skin): each connected part of evidence skin of at least
+/// evidence_min_vertices welded vertices that no tail, worn, head or selected piece holds and
+/// --not-tail leaves (`excluded`), with the single vertices it encloses, is classified as a piece
+/// of its own, and kept (its vertices leave the pieces that held them) only when it is a tail
+/// chain weighted at least stub_leg_weight to the legs (the auto-rigger's mark) whose skin tears
+/// evidence_tear_ratio times as much as the rest's (`tear`). Ids continue after the existing
+/// pieces, in order of each part's lowest vertex.
+void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
+                     const std::vector<bool>& excluded, const std::vector<double>& tear,
+                     std::vector<Piece>& pieces) {
+  const std::size_t n = x.m.size();
+  if (x.params.evidence_min_vertices <= 0 || tear.size() != n) return;
+  std::vector<int> owner(n, -1);
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
+  std::vector<bool> open(n, false);
+  for (std::size_t v = 0; v < n; ++v)
+    open[v] = ev[v] == 1 && !(v < excluded.size() && excluded[v]) &&
+              !(owner[v] >= 0 && holds_its_skin(pieces[std::size_t(owner[v])]));
+  for (std::vector<int>& part : welded_components(x.m, open)) {
+    if (int(part.size()) < x.params.evidence_min_vertices) continue;
+    std::vector<bool> in(n, false);
+    for (int v : part) in[std::size_t(v)] = true;
+    for (std::size_t v = 0; v < n; ++v) { // single vertices it encloses
+      if (in[v] || !(open[v] || owner[v] < 0 || !holds_its_skin(pieces[std::size_t(owner[v])])))
+        continue;
+      const int a = x.m.adjacency_start[v], b = x.m.adjacency_start[v + 1];
+      bool enclosed = a < b;
+      for (int e = a; e < b && enclosed; ++e)
+        enclosed = in[std::size_t(x.m.adjacency[std::size_t(e)])];
+      if (enclosed) part.push_back(int(v));
     }
+    std::sort(part.begin(), part.end());
+    Piece p;
+    p.vertices = part;
+    p.tip = part.front();
+    p.evidence = true;
+    classify_piece(x, int(pieces.size()), p);
+    double inside = 0, outside = 0;
+    std::vector<bool> in_part(n, false);
+    for (int v : part) in_part[std::size_t(v)] = true, inside += tear[std::size_t(v)];
+    for (std::size_t v = 0; v < n; ++v)
+      if (!in_part[v]) outside += tear[v];
+    inside /= double(part.size());
+    outside /= double(std::max<std::size_t>(1, n - part.size()));
+    if (p.decision != Decision::TailChain || p.leg_weight < x.params.stub_leg_weight ||
+        !(inside >= x.params.evidence_tear_ratio * outside))
+      continue;
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
+                  "rest under the clips (evidence); ",
+                  100 * p.leg_weight, inside / std::max(outside, 1e-12));
+    p.reason = buf + p.reason;
+    std::vector<bool> taken(n, false);
+    for (int v : part) taken[std::size_t(v)] = true;
+    for (Piece& q : pieces)
+      q.vertices.erase(std::remove_if(q.vertices.begin(), q.vertices.end(),
+                                      [&](int v) { return taken[std::size_t(v)]; }),
+                       q.vertices.end());
+    pieces.push_back(std::move(p));
   }
 }
 
@@ -480,7 +552,7 @@ std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Pi
 
 Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                         const SkinWeights& sw, const DetectParams& params,
-                        const PieceSelection& selection) {
+                        const PieceSelection& selection, const std::vector<double>& tear) {
   params.validate();
   Detection det;
   // What deforms is judged by the skeleton as well as the weights: a solver can leave a pelvis
@@ -516,6 +588,9 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     apply_selection(selection, m.size(), pieces);
     classify_pieces(x, pieces);
   }
+  evidence_pieces(
+      x, evidence_skin(m, sw, c, det.segments, det.field, region, cues.misweighted, params),
+      selection.excluded, tear, pieces);
   // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
   for (std::size_t a = 0; a < pieces.size(); ++a) {
     if (pieces[a].decision != Decision::TailChain) continue;

@@ -9,11 +9,9 @@
 #include <queue>
 
 namespace retail {
-namespace {
 
-/// Connected components of the vertices with `member` true; each sorted, listed in order of
-/// their lowest vertex.
-std::vector<std::vector<int>> components(const WeldedMesh& m, const std::vector<bool>& member) {
+std::vector<std::vector<int>> welded_components(const WeldedMesh& m,
+                                                const std::vector<bool>& member) {
   std::vector<int> label(m.size(), -1);
   std::vector<std::vector<int>> out;
   for (std::size_t s = 0; s < m.size(); ++s) {
@@ -38,6 +36,8 @@ std::vector<std::vector<int>> components(const WeldedMesh& m, const std::vector<
   }
   return out;
 }
+
+namespace {
 
 std::vector<int> outside_neighbours(const WeldedMesh& m, const std::vector<int>& piece) {
   std::vector<bool> in(m.size(), false);
@@ -375,7 +375,7 @@ void beyond_the_end(const WeldedMesh& m, const std::vector<int>& comp, const std
   if (cut <= piece.junction) return;
   std::vector<bool> inside(m.size(), false);
   for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
-  for (auto& part : components(m, inside))
+  for (auto& part : welded_components(m, inside))
     if (std::binary_search(part.begin(), part.end(), piece.tip) &&
         part.size() > piece.vertices.size()) {
       piece.vertices = std::move(part);
@@ -406,7 +406,7 @@ bool splits_past(const WeldedMesh& m, const std::vector<double>& u, const std::v
                  double cut) {
   std::vector<bool> past(m.size(), false);
   for (int v : shell) past[std::size_t(v)] = u[std::size_t(v)] >= cut;
-  return components(m, past).size() >= 2;
+  return welded_components(m, past).size() >= 2;
 }
 
 /// Adds the shell's vertices that are neither in the piece nor taken to its base (a closing
@@ -446,7 +446,7 @@ Piece protrusion(const WeldedMesh& m, const std::vector<int>& comp, int tip, dou
   if (cut > 0) {
     std::vector<bool> inside(m.size(), false);
     for (std::size_t v = 0; v < m.size(); ++v) inside[v] = u[v] < cut && !taken[v];
-    for (const auto& part : components(m, inside))
+    for (const auto& part : welded_components(m, inside))
       if (std::binary_search(part.begin(), part.end(), tip)) piece.vertices = part;
     piece.junction = cut;
     if (any_cue(cues) && !piece.vertices.empty()) { // no cues: a piece that grows no base
@@ -478,12 +478,12 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   std::vector<WholeGrowth> whole; // whole far components to grow once all are found
   std::vector<bool> taken(m.size(), false);
   std::vector<int> shell_of(m.size(), -1);
-  auto shells = components(m, std::vector<bool>(m.size(), true));
+  auto shells = welded_components(m, std::vector<bool>(m.size(), true));
   for (std::size_t s = 0; s < shells.size(); ++s)
     for (int v : shells[s]) shell_of[std::size_t(v)] = int(s);
   BaseCues no_growth; // a component marked in no_base: every cue but those a base grows over
   no_growth.beyond_end = cues.beyond_end;
-  for (const auto& comp : components(m, f.far)) {
+  for (const auto& comp : welded_components(m, f.far)) {
     std::vector<int> collar = outside_neighbours(m, comp);
     auto [tip, depth] = remote_end(m, f, comp, collar);
     const bool grows = std::none_of(comp.begin(), comp.end(), [&](int v) {
@@ -510,7 +510,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
     // Far skin of this component left outside the protrusion: its own pieces (body).
     std::vector<bool> rest(m.size(), false);
     for (int v : comp) rest[std::size_t(v)] = !taken[std::size_t(v)];
-    for (auto& part : components(m, rest)) {
+    for (auto& part : welded_components(m, rest)) {
       Piece r;
       r.vertices = part;
       r.tip = part[0];

@@ -315,7 +315,7 @@ void RerigParams::validate() const {
 }
 
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& c,
-                             const RerigParams& params) {
+                             const RerigParams& params, const std::vector<double>& tear) {
   params.validate();
   CharacterPlan plan;
   CharacterResult& out = plan.result;
@@ -326,7 +326,14 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   out.welded_vertices = mesh.size();
   out.source_vertices = std::size_t(mesh.positions.rows());
   PieceSelection selection = read_selection(doc, mesh, params, out.selector_matched);
-  out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection);
+  std::vector<double> welded_tear; // the largest over each welded vertex's originals
+  if (tear.size() == mesh.weld_of.size()) {
+    welded_tear.assign(mesh.size(), 0.0);
+    for (std::size_t v = 0; v < tear.size(); ++v)
+      welded_tear[std::size_t(mesh.weld_of[v])] =
+          std::max(welded_tear[std::size_t(mesh.weld_of[v])], tear[v]);
+  }
+  out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
   const Originals originals(mesh);
   const PlanContext x{doc,
                       model,

@@ -60,7 +60,17 @@ struct DetectParams {
   double peel_fraction = 0.1; ///< see BaseCues::beyond_end
   double small_shell_far = 0.1;
   double min_tail_length_h =
-      0.04;                ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
+      0.04; ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
+  /// Evidence (evidence_skin): weighted to limbs of both sides when the smaller side's share is
+  /// at least this; a connected part of such skin of at least evidence_min_vertices welded
+  /// vertices not yet in a tail is classified as a piece of its own (0: off), kept when it is
+  /// weighted at least stub_leg_weight to the legs...
+  double evidence_mix = 0.05;
+  int evidence_min_vertices = 3;
+  /// ...and kept as a tail only when its skin tears under the input's own clips at least this
+  /// many times as much as the rest of the character does (mean share of torn edge-samples per
+  /// vertex, tear_map.h): a part an artist weighted that way on purpose does not tear.
+  double evidence_tear_ratio = 6.0;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   void validate() const;   ///< Failure: Error(Usage)
 };
@@ -110,6 +120,9 @@ struct Piece {
   std::string reason;
   std::vector<int> merged; ///< ids of pieces merged into this one
   std::string selected;    ///< the --tail selector that made it, or ""
+  /// Found from the evidence (evidence_skin), not from far skin: its skin is weighted wrongly,
+  /// so its shape only has to stick out (the centroid test), not be long or a closed stub.
+  bool evidence = false;
 };
 
 /// What the user said the tail is (SPEC §13), per welded vertex.
@@ -129,9 +142,12 @@ struct Detection {
 /// lowest welded vertex; ties documented in docs/detection.md).
 /// `selection`: geometry the user named (--tail pieces are tail chains whatever the tests say;
 /// --not-tail vertices are in no piece); --tail wins over --not-tail and over detection.
+/// `tear`: per welded vertex, the share of its edge-samples torn under the input's own clips
+/// (tear_map.h, the largest over its original vertices); empty when unknown (no clips), and then
+/// no piece is found from the evidence alone.
 Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
                         const SkinWeights& weights, const DetectParams& params,
-                        const PieceSelection& selection = {});
+                        const PieceSelection& selection = {}, const std::vector<double>& tear = {});
 
 /// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
 /// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up
@@ -201,6 +217,25 @@ std::vector<std::string> joint_regions(const Character& character);
 /// edges, restricted to the piece and its collar. Returns g per piece vertex (in `vertices`
 /// order) and L = P99(g) (nearest-rank percentile).
 std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
+
+/// Connected parts of the welded vertices with `member` true, along welded edges: each sorted,
+/// listed in order of their lowest vertex.
+std::vector<std::vector<int>> welded_components(const WeldedMesh& mesh,
+                                                const std::vector<bool>& member);
+
+/// Per welded vertex: skin the input rigs wrongly, by its own weights (docs/detection.md
+/// section 2): mis-weighted (`misweighted`, misweighted_skin), weighted mostly to the limbs and
+/// to both sides' (the smaller of its left and right limb shares at least
+/// DetectParams::evidence_mix), or
+/// weighted at least half to the legs while lying nearest a torso bone (a hips or spine
+/// segment of `field`: leg skin lies around its own bones): 1. Skin weighted at least half to
+/// joints without a role outside the limbs (a tail's or an ear's own bones) is rigged on
+/// purpose: 2, never evidence. Else 0. Judged on each welded vertex's first original vertex; 0
+/// where none has weights.
+std::vector<char> evidence_skin(const WeldedMesh& mesh, const SkinWeights& weights,
+                                const Character& character, const std::vector<Segment>& segments,
+                                const DistanceField& field, const std::vector<std::string>& region,
+                                const std::vector<char>& misweighted, const DetectParams& params);
 
 /// The welded positions of `ids` (#ids by 3), in that order.
 Eigen::MatrixX3d welded_rows(const WeldedMesh& mesh, const std::vector<int>& ids);
