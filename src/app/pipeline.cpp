@@ -110,10 +110,11 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
 /// returned, not written.
 ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const RunParams& params,
                                  const std::vector<std::map<int, PieceOverride>>& overrides,
-                                 const std::vector<std::vector<double>>& tears, RunResult& result) {
+                                 const std::vector<TearProbe>& tears, RunResult& result) {
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0, hair_chains = 0;
   result.hair.clear();
+  result.tear_ms = 0;
   RigEdit plans; // every character's plan, one after the other: what the clip pass reads
   plans.first_node = int(in.model.nodes.size());
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
@@ -125,7 +126,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     // numbered from the node count its predecessors left); the hair chains are planned after
     // the tail's and merged into one edit.
     CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp,
-                                        k < tears.size() ? tears[k] : std::vector<double>{});
+                                        k < tears.size() ? tears[k] : TearProbe{});
     if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
       HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, params.hair);
       plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
@@ -144,9 +145,13 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     pieces += r.detection.pieces.size();
     for (const auto& w : r.warnings) result.warnings.push_back(w);
   }
+  char torn_ms[64] = "";
+  if (result.tear_ms > 0)
+    std::snprintf(torn_ms, sizeof torn_ms, " (tearing measured in %.1f ms)", result.tear_ms);
   result.stages.push_back(
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)" +
+           torn_ms +
            (params.hair.hair.empty() ? ""
                                      : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   clear_clip_results(in.characters.size(), result);
@@ -459,19 +464,37 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
 
 namespace {
 
-/// Per character of the input: where it tears under the clips, per original vertex
-/// (tear_map.h), measured once; one stage line. Nothing when there is no clip.
-std::vector<std::vector<double>> input_tears(const Input& in, const std::vector<int>& clips,
-                                             const RunParams& params, RunResult& result) {
-  std::vector<std::vector<double>> out(in.characters.size());
+/// Per character of the input: a probe of where it tears under the clips (tear_map.h) for the
+/// planner's evidence, measuring each focus once (the harm check re-plans with the same one).
+/// Empty probes when there is no clip to measure by.
+std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clips,
+                                   const RunParams& params, RunResult& result) {
+  std::vector<TearProbe> out(in.characters.size());
   if (clips.empty() || params.rerig.mode == Mode::Detect) return out;
-  const auto t0 = Clock::now();
+  struct Cache {
+    std::vector<char> focus;
+    TearEvidence tears;
+    bool filled = false;
+  };
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
-    const SkinSampler skin(in.doc, in.model, in.characters[k]);
-    out[k] = vertex_tear_share(in.doc, in.model, skin, clips, params.stretch, params.threads);
+    auto cache = std::make_shared<Cache>();
+    out[k] = [&in, &params, &result, clips, k, cache](const std::vector<char>& focus) {
+      if (cache->filled && cache->focus == focus) return cache->tears;
+      const auto t0 = Clock::now();
+      const SkinSampler skin(in.doc, in.model, in.characters[k]);
+      const std::vector<bool> marked(focus.begin(), focus.end());
+      const TearMap map =
+          measure_tears(in.doc, in.model, skin, clips, marked, params.stretch, params.threads);
+      TearEvidence e;
+      e.rest = map.rest_share();
+      e.share.assign(map.samples.size(), NAN);
+      for (std::size_t v = 0; v < e.share.size(); ++v)
+        if (map.samples[v]) e.share[v] = map.share(v);
+      *cache = {focus, e, true};
+      result.tear_ms += ms_since(t0);
+      return e;
+    };
   }
-  result.stages.push_back(
-      {"tears", ms_since(t0), std::to_string(clips.size()) + " clip(s), the input's torn skin"});
   return out;
 }
 
@@ -485,7 +508,7 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
                            const RunParams& params, RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
-  const std::vector<std::vector<double>> tears = input_tears(in, clips, params, result);
+  const std::vector<TearProbe> tears = tear_probes(in, clips, params, result);
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
   const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
   for (int attempt = 0;; ++attempt) {

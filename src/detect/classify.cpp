@@ -469,18 +469,35 @@ bool holds_its_skin(const Piece& p) {
          p.decision == Decision::WornRigid || p.decision == Decision::Head;
 }
 
+/// Adds to `part` (sorted after) the single vertices it encloses: every neighbour in it, and
+/// not held by a piece that keeps its skin.
+void enclose(const WeldedMesh& m, const std::vector<bool>& open, const std::vector<int>& owner,
+             const std::vector<Piece>& pieces, std::vector<int>& part) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : part) in[std::size_t(v)] = true;
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    if (in[v] || !(open[v] || owner[v] < 0 || !holds_its_skin(pieces[std::size_t(owner[v])])))
+      continue;
+    const int a = m.adjacency_start[v], b = m.adjacency_start[v + 1];
+    bool enclosed = a < b;
+    for (int e = a; e < b && enclosed; ++e) enclosed = in[std::size_t(m.adjacency[std::size_t(e)])];
+    if (enclosed) part.push_back(int(v));
+  }
+  std::sort(part.begin(), part.end());
+}
+
 /// Pieces from the evidence (evidence_skin): each connected part of evidence skin of at least
 /// evidence_min_vertices welded vertices that no tail, worn, head or selected piece holds and
 /// --not-tail leaves (`excluded`), with the single vertices it encloses, is classified as a piece
 /// of its own, and kept (its vertices leave the pieces that held them) only when it is a tail
 /// chain weighted at least stub_leg_weight to the legs (the auto-rigger's mark) whose skin tears
-/// evidence_tear_ratio times as much as the rest's (`tear`). Ids continue after the existing
-/// pieces, in order of each part's lowest vertex.
+/// evidence_tear_ratio times as much as the rest's (`probe`, asked once about every candidate
+/// part). Ids continue after the existing pieces, in order of each part's lowest vertex.
 void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
-                     const std::vector<bool>& excluded, const std::vector<double>& tear,
+                     const std::vector<bool>& excluded, const TearProbe& probe,
                      std::vector<Piece>& pieces) {
   const std::size_t n = x.m.size();
-  if (x.params.evidence_min_vertices <= 0 || tear.size() != n) return;
+  if (x.params.evidence_min_vertices <= 0 || !probe) return;
   std::vector<int> owner(n, -1);
   for (std::size_t i = 0; i < pieces.size(); ++i)
     for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
@@ -488,40 +505,35 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
   for (std::size_t v = 0; v < n; ++v)
     open[v] = ev[v] == 1 && !(v < excluded.size() && excluded[v]) &&
               !(owner[v] >= 0 && holds_its_skin(pieces[std::size_t(owner[v])]));
+  std::vector<std::vector<int>> parts;
+  std::vector<char> focus(n, 0);
   for (std::vector<int>& part : welded_components(x.m, open)) {
     if (int(part.size()) < x.params.evidence_min_vertices) continue;
-    std::vector<bool> in(n, false);
-    for (int v : part) in[std::size_t(v)] = true;
-    for (std::size_t v = 0; v < n; ++v) { // single vertices it encloses
-      if (in[v] || !(open[v] || owner[v] < 0 || !holds_its_skin(pieces[std::size_t(owner[v])])))
-        continue;
-      const int a = x.m.adjacency_start[v], b = x.m.adjacency_start[v + 1];
-      bool enclosed = a < b;
-      for (int e = a; e < b && enclosed; ++e)
-        enclosed = in[std::size_t(x.m.adjacency[std::size_t(e)])];
-      if (enclosed) part.push_back(int(v));
-    }
-    std::sort(part.begin(), part.end());
+    enclose(x.m, open, owner, pieces, part);
+    for (int v : part) focus[std::size_t(v)] = 1;
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return;
+  const TearEvidence tear = probe(focus);
+  if (tear.share.size() != n) return;
+  for (const std::vector<int>& part : parts) {
     Piece p;
     p.vertices = part;
     p.tip = part.front();
     p.evidence = true;
     classify_piece(x, int(pieces.size()), p);
-    double inside = 0, outside = 0;
-    std::vector<bool> in_part(n, false);
-    for (int v : part) in_part[std::size_t(v)] = true, inside += tear[std::size_t(v)];
-    for (std::size_t v = 0; v < n; ++v)
-      if (!in_part[v]) outside += tear[v];
+    double inside = 0;
+    for (int v : part)
+      inside += std::isfinite(tear.share[std::size_t(v)]) ? tear.share[std::size_t(v)] : 0.0;
     inside /= double(part.size());
-    outside /= double(std::max<std::size_t>(1, n - part.size()));
     if (p.decision != Decision::TailChain || p.leg_weight < x.params.stub_leg_weight ||
-        !(inside >= x.params.evidence_tear_ratio * outside))
+        !(inside >= x.params.evidence_tear_ratio * tear.rest))
       continue;
     char buf[160];
     std::snprintf(buf, sizeof buf,
                   "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
                   "rest under the clips (evidence); ",
-                  100 * p.leg_weight, inside / std::max(outside, 1e-12));
+                  100 * p.leg_weight, inside / std::max(tear.rest, 1e-12));
     p.reason = buf + p.reason;
     std::vector<bool> taken(n, false);
     for (int v : part) taken[std::size_t(v)] = true;
@@ -552,7 +564,7 @@ std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Pi
 
 Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                         const SkinWeights& sw, const DetectParams& params,
-                        const PieceSelection& selection, const std::vector<double>& tear) {
+                        const PieceSelection& selection, const TearProbe& tear) {
   params.validate();
   Detection det;
   // What deforms is judged by the skeleton as well as the weights: a solver can leave a pelvis

@@ -315,7 +315,7 @@ void RerigParams::validate() const {
 }
 
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& c,
-                             const RerigParams& params, const std::vector<double>& tear) {
+                             const RerigParams& params, const TearProbe& tear) {
   params.validate();
   CharacterPlan plan;
   CharacterResult& out = plan.result;
@@ -326,13 +326,22 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   out.welded_vertices = mesh.size();
   out.source_vertices = std::size_t(mesh.positions.rows());
   PieceSelection selection = read_selection(doc, mesh, params, out.selector_matched);
-  std::vector<double> welded_tear; // the largest over each welded vertex's originals
-  if (tear.size() == mesh.weld_of.size()) {
-    welded_tear.assign(mesh.size(), 0.0);
-    for (std::size_t v = 0; v < tear.size(); ++v)
-      welded_tear[std::size_t(mesh.weld_of[v])] =
-          std::max(welded_tear[std::size_t(mesh.weld_of[v])], tear[v]);
-  }
+  TearProbe welded_tear; // the probe on welded ids: a welded vertex tears as its worst original
+  if (tear)
+    welded_tear = [&](const std::vector<char>& focus) {
+      std::vector<char> originals(mesh.weld_of.size(), 0);
+      for (std::size_t v = 0; v < originals.size(); ++v)
+        originals[v] = focus[std::size_t(mesh.weld_of[v])];
+      const TearEvidence t = tear(originals);
+      TearEvidence out_w;
+      out_w.rest = t.rest;
+      out_w.share.assign(mesh.size(), NAN);
+      for (std::size_t v = 0; v < t.share.size() && v < mesh.weld_of.size(); ++v) {
+        double& w = out_w.share[std::size_t(mesh.weld_of[v])];
+        if (std::isfinite(t.share[v])) w = std::isfinite(w) ? std::max(w, t.share[v]) : t.share[v];
+      }
+      return out_w;
+    };
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
   const Originals originals(mesh);
   const PlanContext x{doc,

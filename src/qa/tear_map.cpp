@@ -1,48 +1,96 @@
-// Where the input tears, vertex by vertex (tear_map.h).
+// Where the input tears, on the skin asked about (tear_map.h).
 #include "retail/qa/tear_map.h"
 
 #include "retail/base/parallel.h"
 #include "retail/rig/animation.h"
 
-namespace retail {
+#include <algorithm>
+#include <cmath>
 
-std::vector<double> vertex_tear_share(const Document& doc, const Model& model,
-                                      const SkinSampler& skin, const std::vector<int>& clips,
-                                      const StretchParams& params, int threads) {
-  std::vector<double> share(skin.size(), 0.0);
-  if (clips.empty()) return share;
-  const std::vector<std::pair<int, int>> edges = mesh_edges(doc, model, skin);
-  const std::vector<bool> all(skin.size(), true);
-  const StretchMeter meter({{&model, &skin, false, true}}, edges, all, params);
-  // The meter leaves degenerate edges out of its mask: keep the measured ones, in order.
+namespace retail {
+namespace {
+
+/// The edges measured: those with an end in `focus` (kind 0), then a deterministic sample of
+/// the rest (kind 1): every stride-th run of consecutive edges, at most `most` edges in all.
+struct Measured {
+  std::vector<std::pair<int, int>> ends;
+  std::vector<double> inv_rest_sq; ///< 1 / bind length^2 (finite: degenerate edges left out)
+  std::vector<char> kind;
+  std::vector<int> skinned; ///< the vertices they touch
+};
+
+Measured choose_edges(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
+                      const std::vector<bool>& focus, std::size_t most) {
   const auto& bind = skin.bind();
-  std::vector<std::pair<int, int>> measured;
-  for (const auto& e : edges)
-    if (std::isfinite(1.0 /
-                      (bind[std::size_t(e.first)] - bind[std::size_t(e.second)]).squaredNorm()))
-      measured.push_back(e);
-  std::vector<std::vector<std::uint32_t>> torn(clips.size());
-  std::vector<StretchScratch> scratch(std::min(std::size_t(worker_count(threads)), clips.size()));
-  parallel_for_workers(clips.size(), threads, [&](std::size_t c, std::size_t worker) {
-    const ClipSampler sampler(doc, model, clips[c]);
-    const ClipStretch cs = meter.measure(sampler, clips[c], scratch[worker])[0];
-    std::vector<std::uint32_t>& mine = torn[c];
-    mine.assign(measured.size(), 0);
-    const std::size_t n = measured.size();
-    for (std::size_t i = 0; i < cs.tail_torn.size(); ++i) mine[i % n] += cs.tail_torn[i];
-  });
-  std::vector<double> seen(skin.size(), 0.0);
-  const double samples = double(params.samples) * double(clips.size());
-  for (std::size_t k = 0; k < measured.size(); ++k) {
-    double t = 0;
-    for (const auto& per_clip : torn) t += per_clip[k];
-    for (int v : {measured[k].first, measured[k].second}) {
-      share[std::size_t(v)] += t;
-      seen[std::size_t(v)] += samples;
-    }
+  auto in_focus = [&](int v) { return std::size_t(v) < focus.size() && focus[std::size_t(v)]; };
+  std::size_t rest = 0;
+  for (const auto& e : edges) rest += !in_focus(e.first) && !in_focus(e.second);
+  const std::size_t run = std::max<std::size_t>(1, most / 1024);
+  const std::size_t runs = (rest + run - 1) / run, kept = std::max<std::size_t>(1, most / run);
+  const std::size_t stride = most == 0 || rest <= most ? 1 : (runs + kept - 1) / kept;
+  Measured m;
+  std::vector<char> touched(skin.size(), 0);
+  std::size_t seen = 0;
+  for (const auto& e : edges) {
+    const double inv =
+        1.0 / (bind[std::size_t(e.first)] - bind[std::size_t(e.second)]).squaredNorm();
+    const bool focused = in_focus(e.first) || in_focus(e.second);
+    if (!focused && (seen++ / run) % stride != 0) continue;
+    if (!std::isfinite(inv)) continue;
+    m.ends.push_back(e);
+    m.inv_rest_sq.push_back(inv);
+    m.kind.push_back(focused ? 0 : 1);
+    touched[std::size_t(e.first)] = touched[std::size_t(e.second)] = 1;
   }
-  for (std::size_t v = 0; v < share.size(); ++v) share[v] = seen[v] > 0 ? share[v] / seen[v] : 0;
-  return share;
+  for (std::size_t v = 0; v < touched.size(); ++v)
+    if (touched[v]) m.skinned.push_back(int(v));
+  return m;
+}
+
+} // namespace
+
+TearMap measure_tears(const Document& doc, const Model& model, const SkinSampler& skin,
+                      const std::vector<int>& clips, const std::vector<bool>& focus,
+                      const StretchParams& params, int threads) {
+  params.validate();
+  TearMap out;
+  out.torn.assign(skin.size(), 0);
+  out.samples.assign(skin.size(), 0);
+  if (clips.empty()) return out;
+  const Measured m = choose_edges(skin, mesh_edges(doc, model, skin), focus, params.max_body_edges);
+  const std::vector<int> slots = skin.slots_used(&m.skinned);
+  const double above = params.torn_above * params.torn_above,
+               below = params.torn_below * params.torn_below;
+  std::vector<std::vector<std::uint32_t>> per_clip(clips.size()); // torn samples per edge
+  parallel_for_workers(clips.size(), threads, [&](std::size_t c, std::size_t) {
+    const ClipSampler sampler(doc, model, clips[c]);
+    std::vector<std::uint32_t>& torn = per_clip[c];
+    torn.assign(m.ends.size(), 0);
+    std::vector<Eigen::Vector3d> p;
+    for (int s = 0; s < params.samples; ++s) {
+      const double t = sampler.duration() * s / (params.samples - 1);
+      skin.pose_into(compose_world(model, sampler.locals(model, t)), &m.skinned, p, true, &slots);
+      for (std::size_t k = 0; k < m.ends.size(); ++k) {
+        double r =
+            (p[std::size_t(m.ends[k].first)] - p[std::size_t(m.ends[k].second)]).squaredNorm() *
+            m.inv_rest_sq[k];
+        if (!(r == r)) r = INFINITY;
+        torn[k] += (r >= above || r < below) ? 1u : 0u;
+      }
+    }
+  });
+  const std::uint32_t samples = std::uint32_t(params.samples) * std::uint32_t(clips.size());
+  for (std::size_t k = 0; k < m.ends.size(); ++k) {
+    std::uint32_t t = 0;
+    for (const auto& torn : per_clip) t += torn[k];
+    if (m.kind[k] == 1) {
+      out.rest_torn += t, out.rest_samples += samples;
+      continue;
+    }
+    for (int v : {m.ends[k].first, m.ends[k].second})
+      out.torn[std::size_t(v)] += t, out.samples[std::size_t(v)] += samples;
+  }
+  return out;
 }
 
 } // namespace retail

@@ -81,7 +81,8 @@ struct RunResult : RunRecord {
   Json report;                    ///< retail.report/1, built from the record once complete
   std::string report_path;        ///< where it was written ("-": not written, the caller prints it)
   double page_ms = 0;             ///< --html: building and writing the page (not in the report)
-  std::size_t page_bytes = 0;     ///< --html: the page's size
+  double tear_ms = 0; ///< of the rerig stages: measuring the evidence's tearing (tear_map.h)
+  std::size_t page_bytes = 0; ///< --html: the page's size
 };
 
 /// `retail IN OUT`: load, validate, bind skeleton, then per character detect / chain / weights

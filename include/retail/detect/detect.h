@@ -15,6 +15,8 @@
 #include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 
+#include <cmath>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -138,16 +140,28 @@ struct Detection {
   std::vector<Piece> pieces; ///< every far vertex is in exactly one piece
 };
 
+/// Where the input tears under its own clips, as detection reads it: per welded vertex the share
+/// of its edge-samples torn (NaN where not measured), and the share over the rest of the
+/// character.
+struct TearEvidence {
+  std::vector<double> share;
+  double rest = NAN;
+};
+
+/// Measures the tearing of the welded vertices marked in its argument (and a sample of the
+/// rest); supplied by the driver (tear_map.h measures, detection only reads). Empty: no clips
+/// to measure by.
+using TearProbe = std::function<TearEvidence(const std::vector<char>& focus)>;
+
 /// Runs the detection for one character. Pure; deterministic (ids in order of each piece's
 /// lowest welded vertex; ties documented in docs/detection.md).
 /// `selection`: geometry the user named (--tail pieces are tail chains whatever the tests say;
 /// --not-tail vertices are in no piece); --tail wins over --not-tail and over detection.
-/// `tear`: per welded vertex, the share of its edge-samples torn under the input's own clips
-/// (tear_map.h, the largest over its original vertices); empty when unknown (no clips), and then
-/// no piece is found from the evidence alone.
+/// `tear`: asked about the evidence's candidate parts (evidence_pieces); without it no piece is
+/// found from the evidence alone.
 Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
                         const SkinWeights& weights, const DetectParams& params,
-                        const PieceSelection& selection = {}, const std::vector<double>& tear = {});
+                        const PieceSelection& selection = {}, const TearProbe& tear = {});
 
 /// Where a protrusion meets a body, as geodesic distance from its tip along `u` (distances
 /// from the tip over the welded mesh), or -1 when the isoline perimeter never turns steeply up

@@ -79,10 +79,10 @@ struct CharacterPlan {
 /// parse_model(doc) as it is now; character from build_characters with roles resolved. The
 /// edit's nodes are numbered from doc's node count, so plan and apply one character at a time.
 /// Deterministic. Failure: Error(Usage) for bad params.
-/// `tear`: per original vertex (the character's primitives concatenated), the share of its
-/// edge-samples torn under the input's clips (tear_map.h); empty: unknown (detect_pieces).
+/// `tear`: detect.h's TearProbe on original vertex ids (the character's primitives
+/// concatenated) instead of welded ones; empty: no piece from the evidence alone.
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& character,
-                             const RerigParams& params, const std::vector<double>& tear = {});
+                             const RerigParams& params, const TearProbe& tear = {});
 
 /// plan_character, then apply_rig_edit into `doc`; returns the plan's result.
 CharacterResult rerig_character(Document& doc, const Model& model, const Character& character,
