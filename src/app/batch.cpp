@@ -73,6 +73,7 @@ std::string summary_line(const BatchEntry& e) {
             {"exit_code", e.exit_code},
             {"chains", e.chains},
             {"harm_stepped_down", e.stepped_down},
+            {"left_torn", e.left_torn},
             {"stretch", e.stretch},
             {"ms", std::round(e.ms * 10) / 10},
             {"error", e.error}};
@@ -171,6 +172,9 @@ BatchEntry process(const fs::path& in, const fs::path& out, const std::string& r
     for (const auto& c : r.characters) e.chains += c.chains.size();
     for (const auto& pieces : r.judge)
       for (const auto& pj : pieces) e.stepped_down += pj.verdict != "kept";
+    for (const auto& left : r.left_torn)
+      for (const auto& t : left) e.left_torn += t.vertices;
+    e.row.left_torn = e.left_torn;
     e.stretch = worst_stretch(r);
     e.status = "ok";
     if (!r.failures.empty()) {

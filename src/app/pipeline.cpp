@@ -215,106 +215,6 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
   }
 }
 
-/// The first clip in which the piece (rigid: as the rigid reference) is not harmless
-/// (harm.h), or -1.
-int first_harmful_clip(const PieceJudge& pj, const HarmParams& params, bool rigid = false) {
-  const std::vector<EdgeFlips>& own = rigid ? pj.rigid_flips : pj.flips;
-  const std::vector<EdgeFlips>& seam = rigid ? pj.rigid_seam_flips : pj.seam_flips;
-  for (std::size_t c = 0; c < own.size() && c < seam.size() && c < pj.body_torn.size(); ++c)
-    if (!harmless_clip(own[c], seam[c], pj.body_torn[c], params)) return int(c);
-  return -1;
-}
-
-/// Why clip c of `pj` is harmful: the tier that fails, with its figures.
-std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& params) {
-  const std::size_t floor =
-      noise_floor(pj.flips[c].edge_samples + pj.seam_flips[c].edge_samples, params);
-  if (!piece_harmless(pj.flips[c], floor))
-    return "on the piece, " + describe_flips(pj.flips[c], floor);
-  const std::size_t allowance = seam_allowance(pj.seam_flips[c], pj.body_torn[c]);
-  return "at its seam, " + describe_flips(pj.seam_flips[c], floor) +
-         " (the body's baseline: " + std::to_string(allowance) + ")";
-}
-
-/// The harm check (SPEC §13): every grown piece must tear, edge-sample by edge-sample, no more
-/// than the input in any clip beyond the noise floor (harm.h; judged edges: clip_pass.h's
-/// PieceJudge), lower the weighted bone distance, and hold at most half the character's
-/// vertices. A chain that fails steps down: a root band twice as wide, then rigid on the hips
-/// when the pass found rigid harmless in every clip, else left as it was. Returns true when any
-/// piece stepped down (the job must run again); `verdicts` keeps each stepped piece's figures
-/// and reason.
-bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
-                 const std::vector<CharacterResult>& characters, const HarmParams& params,
-                 std::vector<std::map<int, PieceOverride>>& overrides,
-                 std::vector<std::map<int, PieceJudge>>& verdicts) {
-  bool again = false;
-  char buf[320];
-  for (std::size_t k = 0; k < characters.size(); ++k) {
-    const CharacterResult& cr = characters[k];
-    for (std::size_t j = 0; j < cr.chains.size(); ++j) {
-      const ChainResult& ch = cr.chains[j];
-      PieceOverride& o = overrides[k][ch.piece];
-      PieceJudge pj = k < judge.size() && j < judge[k].size() ? judge[k][j] : PieceJudge{};
-      pj.piece = ch.piece;
-      const int worse = first_harmful_clip(pj, params);
-      std::string why;
-      if (2 * ch.vertices > cr.source_vertices) {
-        std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
-                      cr.source_vertices);
-        why = buf;
-        o.kind = PieceOverride::Kind::Leave;
-      } else if (!ch.rigid && !(ch.distance_after < ch.distance_before)) {
-        std::snprintf(buf, sizeof buf, "the weighted bone distance does not drop (%.4g -> %.4g)",
-                      ch.distance_before, ch.distance_after);
-        why = buf;
-        o.kind = PieceOverride::Kind::Leave;
-      } else if (worse >= 0) {
-        why = std::string(ch.rigid ? "rigid on the hips" : "the chain") + " in '" +
-              pj.clips[std::size_t(worse)] + "': " + harm_figures(pj, std::size_t(worse), params);
-        const bool rigid_ok = !pj.rigid_flips.empty() && first_harmful_clip(pj, params, true) < 0;
-        if (ch.rigid)
-          o.kind = PieceOverride::Kind::Leave;
-        else if (o.band_scale < 2)
-          o.band_scale = 2;
-        else
-          o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
-      } else {
-        continue;
-      }
-      const char* step = o.kind == PieceOverride::Kind::Leave ? "left as it was"
-                         : o.kind == PieceOverride::Kind::Rigid
-                             ? "rigid on the hips instead"
-                             : "trying a root band twice as wide";
-      o.reason = "harm check: " + why + ": " + step;
-      pj.verdict = o.reason;
-      verdicts[k][ch.piece] = pj;
-      again = true;
-    }
-  }
-  return again;
-}
-
-/// The final pass's judgement of every piece, and the earlier verdicts of pieces stepped down;
-/// one warning per stepped piece.
-void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
-                     const std::vector<std::vector<PieceJudge>>& judge, RunResult& result) {
-  result.judge.assign(result.characters.size(), {});
-  for (std::size_t k = 0; k < result.characters.size(); ++k) {
-    std::map<int, PieceJudge> all = verdicts[k];
-    if (k < judge.size())
-      for (PieceJudge pj : judge[k]) {
-        auto it = verdicts[k].find(pj.piece);
-        pj.verdict = it == verdicts[k].end() ? "kept" : it->second.verdict;
-        all[pj.piece] = pj;
-      }
-    for (auto& [piece, pj] : all) {
-      if (pj.verdict != "kept")
-        result.warnings.push_back("piece " + std::to_string(piece) + ": " + pj.verdict);
-      result.judge[k].push_back(pj);
-    }
-  }
-}
-
 /// The record's header and character facts: the paths, the input's hash, the mode, the stretch
 /// parameters and what the report states of each input character.
 void record_facts(const Input& in, const std::string& out_path, const RunParams& params,
@@ -621,6 +521,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
       (params.harm_check && params.rerig.mode == Mode::Chain) || !params.html_path.empty();
   const DocumentMark as_read = rewind ? mark_document(in.doc) : DocumentMark{};
   rerig_with_harm_check(in, as_read, clips, params, result);
+  find_left_torn(in, params, result);
   auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
   SpringBakeParams sb;
   sb.bake = params.bake;

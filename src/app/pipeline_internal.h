@@ -1,4 +1,5 @@
-// retail — the QA page's share of the driver (private to src/: pipeline.cpp and pipeline_page.cpp).
+// retail — the driver's private parts (src/app only): the QA page's share (pipeline_page.cpp) and
+// the harm check's (pipeline_harm.cpp).
 // What `--html` adds to a run: the page's path checked up front, its three rigs built before
 // anything is written (the input as read, the rigid reference and the output, all in memory), and
 // the page written after the report.
@@ -8,10 +9,37 @@
 #include "retail/io/builder.h"
 #include "retail/record/html_page.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace retail {
+
+/// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
+/// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
+/// chain that is not steps down: a root band twice as wide, then rigid on the hips when the
+/// pass found rigid harmless in every clip, else left as it was. Returns true when any piece
+/// stepped down (the job must run again); `verdicts` keeps each stepped piece's figures and
+/// reason.
+bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
+                 const std::vector<CharacterResult>& characters, const HarmParams& params,
+                 std::vector<std::map<int, PieceOverride>>& overrides,
+                 std::vector<std::map<int, PieceJudge>>& verdicts);
+
+/// The final pass's judgement of every piece, and the earlier verdicts of pieces stepped down,
+/// into result.judge; one warning per stepped piece.
+void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
+                     const std::vector<std::vector<PieceJudge>>& judge, RunResult& result);
+
+/// Never silent: the torn skin retail leaves as it was, into result.left_torn, one warning each,
+/// and the --fail-on left_torn checks into result.failures: a tail piece the harm check left
+/// whose own edge-samples the input tears at least params.left_torn_percent in some clip, and a
+/// part of the evidence not taken, hanging from the hips or a thigh across the midline, weighted
+/// at least half to the legs and less than a tenth to bones of its own, that tears at least that
+/// share over every clip and
+/// params.left_torn_ratio times the rest of the character (or, with no clip to measure by, that
+/// detection would have taken as a tail). Returns how many welded vertices were left torn.
+std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& result);
 
 /// The page with the run's report (its timings left out: the page is deterministic), written
 /// atomically to `path`; the time it took is added to result.page_ms.

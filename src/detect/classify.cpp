@@ -1,4 +1,5 @@
 // detect_pieces: collar, attachment, appendage tests, decision and merging (SPEC §4).
+#include "detect/classify_internal.h"
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/geodesic.h"
@@ -409,19 +410,6 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
   }
 }
 
-/// What classify_pieces reads.
-struct Classifier {
-  const WeldedMesh& m;
-  const Character& c;
-  const Detection& det;
-  const DetectParams& params;
-  const std::vector<bool>& deforming;
-  const std::vector<std::string>& region;
-  const std::vector<double>& legs;
-  std::vector<double> areas;
-  std::vector<Segment> torso; ///< the pelvis's bones, else the spine's (collar_of)
-};
-
 std::vector<Segment> torso_of(const Detection& det, const std::vector<std::string>& region) {
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
@@ -431,6 +419,8 @@ std::vector<Segment> torso_of(const Detection& det, const std::vector<std::strin
     if (region[std::size_t(s.joint)] == "spine") torso.push_back(s);
   return torso;
 }
+
+} // namespace
 
 /// A piece's collar, attachment, measures and decision, as piece `id` (a --tail piece is a tail
 /// chain whatever the tests say).
@@ -443,6 +433,8 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   measure(x.m, x.det.field, x.det.segments, x.areas, p);
   p.crosses_midline = crosses_midline(x.m, x.c, p);
   p.leg_weight = leg_weight(x.legs, p);
+  p.weighted_to = weighted_to(x.m, x.sw, p.vertices);
+  p.own_bones = own_bone_share(x.m, x.sw, x.own, p.vertices);
   // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
   // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
   // weighted to the spine, and hangs from higher up).
@@ -458,92 +450,7 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   }
 }
 
-/// Ids in order, then each piece classified (classify_piece).
-void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
-  for (std::size_t i = 0; i < pieces.size(); ++i) classify_piece(x, int(i), pieces[i]);
-}
-
-/// Does a piece decided `d` (or selected) keep its skin from the evidence's pieces?
-bool holds_its_skin(const Piece& p) {
-  return !p.selected.empty() || p.decision == Decision::TailChain || p.decision == Decision::Worn ||
-         p.decision == Decision::WornRigid || p.decision == Decision::Head;
-}
-
-/// Adds to `part` (sorted after) the single vertices it encloses: every neighbour in it, and
-/// not held by a piece that keeps its skin.
-void enclose(const WeldedMesh& m, const std::vector<bool>& open, const std::vector<int>& owner,
-             const std::vector<Piece>& pieces, std::vector<int>& part) {
-  std::vector<bool> in(m.size(), false);
-  for (int v : part) in[std::size_t(v)] = true;
-  for (std::size_t v = 0; v < m.size(); ++v) {
-    if (in[v] || !(open[v] || owner[v] < 0 || !holds_its_skin(pieces[std::size_t(owner[v])])))
-      continue;
-    const int a = m.adjacency_start[v], b = m.adjacency_start[v + 1];
-    bool enclosed = a < b;
-    for (int e = a; e < b && enclosed; ++e) enclosed = in[std::size_t(m.adjacency[std::size_t(e)])];
-    if (enclosed) part.push_back(int(v));
-  }
-  std::sort(part.begin(), part.end());
-}
-
-/// Pieces from the evidence (evidence_skin): each connected part of evidence skin of at least
-/// evidence_min_vertices welded vertices that no tail, worn, head or selected piece holds and
-/// --not-tail leaves (`excluded`), with the single vertices it encloses, is classified as a piece
-/// of its own, and kept (its vertices leave the pieces that held them) only when it is a tail
-/// chain weighted at least stub_leg_weight to the legs (the auto-rigger's mark) whose skin tears
-/// evidence_tear_ratio times as much as the rest's (`probe`, asked once about every candidate
-/// part). Ids continue after the existing pieces, in order of each part's lowest vertex.
-void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
-                     const std::vector<bool>& excluded, const TearProbe& probe,
-                     std::vector<Piece>& pieces) {
-  const std::size_t n = x.m.size();
-  if (x.params.evidence_min_vertices <= 0 || !probe) return;
-  std::vector<int> owner(n, -1);
-  for (std::size_t i = 0; i < pieces.size(); ++i)
-    for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
-  std::vector<bool> open(n, false);
-  for (std::size_t v = 0; v < n; ++v)
-    open[v] = ev[v] == 1 && !(v < excluded.size() && excluded[v]) &&
-              !(owner[v] >= 0 && holds_its_skin(pieces[std::size_t(owner[v])]));
-  std::vector<std::vector<int>> parts;
-  std::vector<char> focus(n, 0);
-  for (std::vector<int>& part : welded_components(x.m, open)) {
-    if (int(part.size()) < x.params.evidence_min_vertices) continue;
-    enclose(x.m, open, owner, pieces, part);
-    for (int v : part) focus[std::size_t(v)] = 1;
-    parts.push_back(std::move(part));
-  }
-  if (parts.empty()) return;
-  const TearEvidence tear = probe(focus);
-  if (tear.share.size() != n) return;
-  for (const std::vector<int>& part : parts) {
-    Piece p;
-    p.vertices = part;
-    p.tip = part.front();
-    p.evidence = true;
-    classify_piece(x, int(pieces.size()), p);
-    double inside = 0;
-    for (int v : part)
-      inside += std::isfinite(tear.share[std::size_t(v)]) ? tear.share[std::size_t(v)] : 0.0;
-    inside /= double(part.size());
-    if (p.decision != Decision::TailChain || p.leg_weight < x.params.stub_leg_weight ||
-        !(inside >= x.params.evidence_tear_ratio * tear.rest))
-      continue;
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
-                  "rest under the clips (evidence); ",
-                  100 * p.leg_weight, inside / std::max(tear.rest, 1e-12));
-    p.reason = buf + p.reason;
-    std::vector<bool> taken(n, false);
-    for (int v : part) taken[std::size_t(v)] = true;
-    for (Piece& q : pieces)
-      q.vertices.erase(std::remove_if(q.vertices.begin(), q.vertices.end(),
-                                      [&](int v) { return taken[std::size_t(v)]; }),
-                       q.vertices.end());
-    pieces.push_back(std::move(p));
-  }
-}
+namespace {
 
 /// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
 /// some piece is a tail chain; else empty (nothing to isolate again).
@@ -558,6 +465,11 @@ std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Pi
       if (!std::binary_search(p.base.begin(), p.base.end(), v)) out[std::size_t(v)] = 1, any = true;
   }
   return any ? out : std::vector<char>{};
+}
+
+/// Ids in order, then each piece classified (classify_piece).
+void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
+  for (std::size_t i = 0; i < pieces.size(); ++i) classify_piece(x, int(i), pieces[i]);
 }
 
 } // namespace
@@ -586,8 +498,17 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     cues.beyond_end[v] =
         det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
   }
-  const Classifier x{
-      m, c, det, params, deforming, region, legs, vertex_areas(m), torso_of(det, region)};
+  const Classifier x{m,
+                     sw,
+                     c,
+                     det,
+                     params,
+                     deforming,
+                     region,
+                     legs,
+                     vertex_areas(m),
+                     torso_of(det, region),
+                     own_bones(c)};
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
   classify_pieces(x, pieces);
@@ -602,7 +523,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   }
   evidence_pieces(
       x, evidence_skin(m, sw, c, det.segments, det.field, region, cues.misweighted, params),
-      selection.excluded, tear, pieces);
+      selection.excluded, tear, pieces, det.evidence_left);
   // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
   for (std::size_t a = 0; a < pieces.size(); ++a) {
     if (pieces[a].decision != Decision::TailChain) continue;

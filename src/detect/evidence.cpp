@@ -1,5 +1,9 @@
 // Evidence: skin the input rigs wrongly, read from its own weights (detect.h's evidence_skin).
+#include "detect/classify_internal.h"
 #include "retail/detect/detect.h"
+
+#include <cstdio>
+#include <map>
 
 #include <algorithm>
 #include <cmath>
@@ -47,19 +51,155 @@ std::vector<int> limb_sides(const Character& c) {
 
 } // namespace
 
+/// The joints the skin of welded `vertices` is weighted to, most first (at most 3), with their
+/// shares of its weight (first originals). Ties: the lower joint index.
+std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinWeights& sw,
+                                                const std::vector<int>& vertices) {
+  const std::vector<int> first = first_originals(m);
+  std::map<int, double> sum;
+  double total = 0;
+  for (int w : vertices) {
+    const int v = first[std::size_t(w)];
+    if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
+    for (int k = 0; k < SkinWeights::kMax; ++k)
+      if (sw.joint[std::size_t(v)][std::size_t(k)] >= 0 &&
+          sw.weight[std::size_t(v)][std::size_t(k)] > 0) {
+        sum[sw.joint[std::size_t(v)][std::size_t(k)]] += sw.weight[std::size_t(v)][std::size_t(k)];
+        total += sw.weight[std::size_t(v)][std::size_t(k)];
+      }
+  }
+  std::vector<std::pair<int, double>> out(sum.begin(), sum.end());
+  std::stable_sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.second > b.second; });
+  if (out.size() > 3) out.resize(3);
+  for (auto& [j, w] : out) w = total > 0 ? w / total : 0;
+  return out;
+}
+
+/// Share of the weight of welded `vertices` (first originals) on joints marked in `own` (bones
+/// of their own: no role, outside the limbs).
+double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,
+                      const std::vector<int>& vertices) {
+  const std::vector<int> first = first_originals(m);
+  double on_own = 0, total = 0;
+  for (int w : vertices) {
+    const int v = first[std::size_t(w)];
+    if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      const int j = sw.joint[std::size_t(v)][std::size_t(k)];
+      const double wt = sw.weight[std::size_t(v)][std::size_t(k)];
+      if (j < 0 || !(wt > 0)) continue;
+      total += wt;
+      if (own[std::size_t(j)]) on_own += wt;
+    }
+  }
+  return total > 0 ? on_own / total : 0;
+}
+
+namespace {
+
+/// Does a piece decided `d` (or selected) keep its skin from the evidence's pieces?
+bool holds_its_skin(const Piece& p) {
+  return !p.selected.empty() || p.decision == Decision::TailChain || p.decision == Decision::Worn ||
+         p.decision == Decision::WornRigid || p.decision == Decision::Head;
+}
+
+/// Adds to `part` (sorted after) the single vertices it encloses: every neighbour in it, and
+/// not held by a piece that keeps its skin.
+void enclose(const WeldedMesh& m, const std::vector<bool>& open, const std::vector<int>& owner,
+             const std::vector<Piece>& pieces, std::vector<int>& part) {
+  std::vector<bool> in(m.size(), false);
+  for (int v : part) in[std::size_t(v)] = true;
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    if (in[v] || !(open[v] || owner[v] < 0 || !holds_its_skin(pieces[std::size_t(owner[v])])))
+      continue;
+    const int a = m.adjacency_start[v], b = m.adjacency_start[v + 1];
+    bool enclosed = a < b;
+    for (int e = a; e < b && enclosed; ++e) enclosed = in[std::size_t(m.adjacency[std::size_t(e)])];
+    if (enclosed) part.push_back(int(v));
+  }
+  std::sort(part.begin(), part.end());
+}
+
+} // namespace
+
+void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
+                     const std::vector<bool>& excluded, const TearProbe& probe,
+                     std::vector<Piece>& pieces, std::vector<Piece>& left) {
+  const std::size_t n = x.m.size();
+  if (x.params.evidence_min_vertices <= 0) return;
+  std::vector<int> owner(n, -1);
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
+  std::vector<bool> open(n, false);
+  for (std::size_t v = 0; v < n; ++v)
+    open[v] = ev[v] == 1 && !(v < excluded.size() && excluded[v]) &&
+              !(owner[v] >= 0 && holds_its_skin(pieces[std::size_t(owner[v])]));
+  std::vector<std::vector<int>> parts;
+  std::vector<char> focus(n, 0);
+  for (std::vector<int>& part : welded_components(x.m, open)) {
+    if (int(part.size()) < x.params.evidence_min_vertices) continue;
+    enclose(x.m, open, owner, pieces, part);
+    for (int v : part) focus[std::size_t(v)] = 1;
+    parts.push_back(std::move(part));
+  }
+  if (parts.empty()) return;
+  const TearEvidence tear = probe ? probe(focus) : TearEvidence{};
+  for (const std::vector<int>& part : parts) {
+    Piece p;
+    p.vertices = part;
+    p.tip = part.front();
+    p.evidence = true;
+    classify_piece(x, int(pieces.size()), p);
+    const bool measured = tear.share.size() == n; // else no clip to measure by: NaN
+    double inside = measured ? 0.0 : NAN;
+    for (int v : part)
+      if (measured && std::isfinite(tear.share[std::size_t(v)]))
+        inside += tear.share[std::size_t(v)];
+    inside /= double(part.size());
+    p.tear = inside;
+    p.rest_tear = tear.rest;
+    if (p.decision != Decision::TailChain || p.leg_weight < x.params.stub_leg_weight ||
+        !(p.own_bones < x.params.evidence_own_bones) ||
+        !(inside >= x.params.evidence_tear_ratio * tear.rest)) {
+      left.push_back(std::move(p));
+      continue;
+    }
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
+                  "rest under the clips (evidence); ",
+                  100 * p.leg_weight, inside / std::max(tear.rest, 1e-12));
+    p.reason = buf + p.reason;
+    std::vector<bool> taken(n, false);
+    for (int v : part) taken[std::size_t(v)] = true;
+    for (Piece& q : pieces)
+      q.vertices.erase(std::remove_if(q.vertices.begin(), q.vertices.end(),
+                                      [&](int v) { return taken[std::size_t(v)]; }),
+                       q.vertices.end());
+    pieces.push_back(std::move(p));
+  }
+}
+
+std::vector<bool> own_bones(const Character& c) {
+  const std::vector<int> side = limb_sides(c);
+  const Roles& r = c.roles;
+  std::vector<bool> out(c.joints.size(), false);
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    const int n = c.joints[j];
+    const bool roled = n == r.hips || n == r.chest || n == r.neck || n == r.head ||
+                       std::count(r.spine.begin(), r.spine.end(), n) ||
+                       std::count(r.pelvis.begin(), r.pelvis.end(), n);
+    out[j] = !roled && side[j] < 0;
+  }
+  return out;
+}
+
 std::vector<char> evidence_skin(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
                                 const std::vector<Segment>& segments, const DistanceField& f,
                                 const std::vector<std::string>& region,
                                 const std::vector<char>& misweighted, const DetectParams& params) {
   const std::vector<int> side = limb_sides(c);
-  std::vector<bool> roled(c.joints.size(), false); // the template's joints an auto-rigger places
-  const Roles& r = c.roles;
-  for (int n : {r.hips, r.chest, r.neck, r.head})
-    if (c.joint_index(n) >= 0) roled[std::size_t(c.joint_index(n))] = true;
-  for (int n : r.spine)
-    if (c.joint_index(n) >= 0) roled[std::size_t(c.joint_index(n))] = true;
-  for (int n : r.pelvis)
-    if (c.joint_index(n) >= 0) roled[std::size_t(c.joint_index(n))] = true;
+  const std::vector<bool> own = own_bones(c);
   const std::vector<int> first = first_originals(m);
   std::vector<char> out(m.size(), 0);
   for (std::size_t w = 0; w < m.size(); ++w) {
@@ -76,7 +216,7 @@ std::vector<char> evidence_skin(const WeldedMesh& m, const SkinWeights& sw, cons
       if (j < 0 || !(wt > 0)) continue;
       if (side[std::size_t(j)] >= 0) limb[side[std::size_t(j)]] += wt;
       if (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg") legs += wt;
-      if (!roled[std::size_t(j)] && side[std::size_t(j)] < 0) extra += wt;
+      if (own[std::size_t(j)]) extra += wt;
     }
     if (extra >= 0.5) { // mostly on bones of its own (a tail's, an ear's): rigged on purpose
       out[w] = 2;

@@ -45,12 +45,13 @@ std::string cell(const RegionStretch& r) {
 
 FailCheck parse_fail_on(const std::string& text) {
   static const std::regex form(
-      R"(^\s*(p95|p99|max|torn|edge_p99)\s*(>=|<=|>|<)\s*(?:(body)\.(p95|p99|max|torn|edge_p99)|([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))\s*$)");
+      R"(^\s*(p95|p99|max|torn|edge_p99|left_torn)\s*(>=|<=|>|<)\s*(?:(body)\.(p95|p99|max|torn|edge_p99)|([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, form))
     throw Error(ExitCode::Usage, "--fail-on '" + text +
                                      "': expected METRIC OP VALUE or METRIC OP body.METRIC "
-                                     "(METRIC: p95 p99 max torn edge_p99; OP: > >= < <=)");
+                                     "(METRIC: p95 p99 max torn edge_p99 left_torn; OP: > >= "
+                                     "< <=)");
   FailCheck c;
   c.text = text;
   c.metric = m[1];
@@ -60,7 +61,22 @@ FailCheck parse_fail_on(const std::string& text) {
     c.against_metric = m[4];
   else
     c.value = std::stod(m[5]);
+  if (c.metric == "left_torn" && c.against_body)
+    throw Error(ExitCode::Usage, "--fail-on '" + text + "': left_torn compares with a number");
   return c;
+}
+
+std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks,
+                                            std::size_t left_torn) {
+  std::vector<std::string> failures;
+  for (const auto& c : checks)
+    if (c.metric == "left_torn" && compare(double(left_torn), c.op, c.value)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "skin left torn: %zu vertices %s %g (%s)", left_torn,
+                    c.op.c_str(), c.value, c.text.c_str());
+      failures.push_back(buf);
+    }
+  return failures;
 }
 
 std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
@@ -69,7 +85,7 @@ std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
   char buf[256];
   for (const auto& row : rows)
     for (const auto& c : checks) {
-      if (row.result.samples == 0) continue;
+      if (row.result.samples == 0 || c.metric == "left_torn") continue;
       double a = metric(row.result, c.metric),
              b = c.against_body ? metric(row.body, c.against_metric) : c.value;
       if (!compare(a, c.op, b)) continue;

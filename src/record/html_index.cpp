@@ -12,8 +12,8 @@
 namespace retail {
 
 bool needs_look(const IndexRow& row) {
-  return row.status == "failed" || row.stepped_down > 0 || !row.warnings.empty() ||
-         !row.error.empty() || row.worse;
+  return row.status == "failed" || row.stepped_down > 0 || row.left_torn > 0 ||
+         !row.warnings.empty() || !row.error.empty() || row.worse;
 }
 
 namespace {
@@ -24,6 +24,7 @@ Json row_json(const IndexRow& r) {
             {"page", r.page},
             {"found", r.found},
             {"stepped_down", r.stepped_down},
+            {"left_torn", r.left_torn},
             {"warnings", r.warnings},
             {"error", r.error},
             {"worse", r.worse},

@@ -119,6 +119,25 @@ Json harm_json(const std::vector<PieceJudge>& judge, const HarmParams& harm) {
   return checks;
 }
 
+/// Torn skin left as it was (never silent): per entry the piece (null for a part of the
+/// evidence), its welded vertices, the bones its skin is weighted to, its torn share and where.
+Json left_torn_json(const std::vector<LeftTorn>& left) {
+  Json out = Json::array();
+  for (const LeftTorn& t : left) {
+    Json bones = Json::array();
+    for (const auto& [name, share] : t.bones)
+      bones.push_back({{"name", name}, {"share", r6(share)}});
+    out.push_back(
+        {{"piece", t.piece >= 0 ? Json(t.piece) : Json(nullptr)},
+         {"vertices", t.vertices},
+         {"bones", bones},
+         {"torn_percent", std::isfinite(t.torn_percent) ? Json(r6(t.torn_percent)) : Json(nullptr)},
+         {"clip", t.clip.empty() ? Json(nullptr) : Json(t.clip)},
+         {"reason", t.reason}});
+  }
+  return out;
+}
+
 /// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
 /// and the colliders they respect (docs/report-schema.md).
 Json hair_json(const RunRecord& rec, std::size_t k) {
@@ -272,6 +291,7 @@ Json character_json(const RunRecord& rec, std::size_t k) {
   }
   if (k < rec.judge.size() && !rec.judge[k].empty())
     cj["harm_check"] = harm_json(rec.judge[k], rec.harm);
+  if (k < rec.left_torn.size()) cj["left_torn"] = left_torn_json(rec.left_torn[k]);
   if (k < rec.stretch.size() && !rec.stretch[k].empty())
     cj["stretch"] = stretch_json(rec.stretch[k], rec.stretch_params);
   if (k < rec.hair.size()) cj["hair"] = hair_json(rec, k);

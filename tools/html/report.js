@@ -60,6 +60,14 @@ function chainsTable(c) {
       `${fmt(ch.weighted_bone_distance.before)} → ${fmt(ch.weighted_bone_distance.after)}`]));
 }
 
+function leftTornTable(c) {
+  return table(['piece', 'vertices', 'weighted to', 'torn', 'clip', 'why it was left'],
+    c.left_torn.map((t) => [t.piece ?? '—', num(t.vertices, 0),
+      t.bones.map((b) => `${b.name} ${Math.round(100 * b.share)}%`).join(', '),
+      t.torn_percent === null ? 'no clip to judge' : torn(t.torn_percent), t.clip ?? 'all clips',
+      t.reason]));
+}
+
 function list(items, cls) {
   return el('ul', { class: cls }, ...items.map((w) => el('li', {}, w)));
 }
@@ -70,6 +78,12 @@ function rerigReport(r, root, subtitle) {
     root.append(el('h2', {}, `Character ${k + 1}`),
       el('p', {}, `skins ${c.skins.join(', ')} · H ${fmt(c.height)} · ` +
         `${c.vertices?.source ?? '?'} skinned vertices`));
+    if ((c.left_torn || []).length) {
+      root.append(el('h3', { class: 'left-torn' }, 'Torn skin left as it was'),
+        el('p', { class: 'left-torn' }, 'The input tears here under its own clips, and retail ' +
+          'left this skin as it was: it still tears in the output.'),
+        leftTornTable(c));
+    }
     if (c.stretch) {
       root.append(el('h3', {}, 'Edge stretch of the tail per clip'),
         el('p', {}, 'original: the input rig · rigid: the tail on the hips (reads 1.00) · ' +

@@ -45,6 +45,7 @@ struct BatchEntry {
   int exit_code = 0;             ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
   std::size_t chains = 0;        ///< tail chains grown
   std::size_t stepped_down = 0;  ///< pieces the harm check stepped down (rigid or left as it was)
+  std::size_t left_torn = 0;     ///< welded vertices of torn skin left as it was (pipeline.h)
   Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
   double ms = 0;
   std::string error; ///< the message when failed, and failed checks

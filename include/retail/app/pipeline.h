@@ -52,6 +52,11 @@ struct RunParams {
   /// written.
   bool harm_check = true;
   HarmParams harm; ///< the harm check's noise floor (harm.h)
+  /// Never silent (pipeline_harm.cpp): torn skin left as it was is reported when it tears at
+  /// least this percent of its edge-samples (and, for the evidence's parts, at least
+  /// left_torn_ratio times as much as the rest of the character).
+  double left_torn_percent = 5;
+  double left_torn_ratio = 3;
   /// On a VRM output, every grown chain is also appended to the file's own spring metadata
   /// (vrm_spring_export.h; --no-vrm-springs: off).
   bool vrm_springs = true;
@@ -71,6 +76,8 @@ struct RunParams {
     stretch.validate();
     bake.validate();
     harm.validate();
+    if (!(left_torn_percent >= 0 && left_torn_percent <= 100) || !(left_torn_ratio >= 0))
+      throw Error(ExitCode::Usage, "--left-torn thresholds out of range");
     if (threads < 0) throw Error(ExitCode::Usage, "--threads must not be negative");
   }
 };

@@ -73,6 +73,9 @@ struct DetectParams {
   /// many times as much as the rest of the character does (mean share of torn edge-samples per
   /// vertex, tear_map.h): a part an artist weighted that way on purpose does not tear.
   double evidence_tear_ratio = 6.0;
+  /// ...and weighted less than this to bones of its own (Piece::own_bones): an auto-rigger has
+  /// no bone for what it missed, so skin already blended onto one is an artist's.
+  double evidence_own_bones = 0.1;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   void validate() const;   ///< Failure: Error(Usage)
 };
@@ -125,6 +128,15 @@ struct Piece {
   /// Found from the evidence (evidence_skin), not from far skin: its skin is weighted wrongly,
   /// so its shape only has to stick out (the centroid test), not be long or a closed stub.
   bool evidence = false;
+  /// From the evidence: the mean share of its vertices' edge-samples torn under the input's
+  /// clips, and the rest of the character's (TearEvidence); NaN when not measured.
+  double tear = NAN, rest_tear = NAN;
+  /// The joints its skin is weighted to, most first (at most 3): character joint index and share
+  /// of the piece's weight (its welded vertices' first originals).
+  std::vector<std::pair<int, double>> weighted_to;
+  /// Share of its weight on joints without a role outside the limbs (bones of their own: a
+  /// tail's, an ear's); an auto-rigger has none for what it missed.
+  double own_bones = 0;
 };
 
 /// What the user said the tail is (SPEC §13), per welded vertex.
@@ -138,6 +150,9 @@ struct Detection {
   DistanceField field; ///< per welded vertex
   std::vector<Segment> segments;
   std::vector<Piece> pieces; ///< every far vertex is in exactly one piece
+  /// Parts of the evidence classified but not taken (not a tail, or not tearing enough to show
+  /// it is one), with their tear: what retail leaves as it was, said when it tears (pipeline).
+  std::vector<Piece> evidence_left;
 };
 
 /// Where the input tears under its own clips, as detection reads it: per welded vertex the share
@@ -158,7 +173,7 @@ using TearProbe = std::function<TearEvidence(const std::vector<char>& focus)>;
 /// `selection`: geometry the user named (--tail pieces are tail chains whatever the tests say;
 /// --not-tail vertices are in no piece); --tail wins over --not-tail and over detection.
 /// `tear`: asked about the evidence's candidate parts (evidence_pieces); without it no piece is
-/// found from the evidence alone.
+/// found from the evidence alone (the parts go to evidence_left, their tear unknown).
 Detection detect_pieces(const Model& model, const Character& character, const WeldedMesh& mesh,
                         const SkinWeights& weights, const DetectParams& params,
                         const PieceSelection& selection = {}, const TearProbe& tear = {});
@@ -236,6 +251,11 @@ std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, d
 /// listed in order of their lowest vertex.
 std::vector<std::vector<int>> welded_components(const WeldedMesh& mesh,
                                                 const std::vector<bool>& member);
+
+/// Per character joint: a bone of its own (a tail's, an ear's, a helper's): no role, and not of
+/// a limb (evidence.cpp's limb sides: a joint between the hips and one side's limb top is the
+/// limb's).
+std::vector<bool> own_bones(const Character& character);
 
 /// Per welded vertex: skin the input rigs wrongly, by its own weights (docs/detection.md
 /// section 2): mis-weighted (`misweighted`, misweighted_skin), weighted mostly to the limbs and

@@ -36,7 +36,8 @@ struct PieceJudge {
 };
 
 /// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC
-/// one of p95, p99, max, torn (percent), edge_p99 (percent) and OP one of > >= < <=.
+/// one of p95, p99, max, torn (percent), edge_p99 (percent) and OP one of > >= < <=; or
+/// left_torn OP VALUE: the vertices of torn skin retail left as it was (evaluate_left_torn).
 /// Examples: "torn>0", "p99>body.p99", "max>=2". Failure to parse: Error(Usage).
 struct FailCheck {
   std::string text, metric, op, against_metric;
@@ -44,6 +45,11 @@ struct FailCheck {
   bool against_body = false;
 };
 FailCheck parse_fail_on(const std::string& text);
+
+/// The checks on metric left_torn (the vertices of skin retail left torn as it was, pipeline.h's
+/// LeftTorn) against `left_torn`; one line per failing check.
+std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks,
+                                            std::size_t left_torn);
 
 /// Checks every row's result (or, for `retail report`, its only) tail against the checks;
 /// returns one line per failure naming the clip, e.g.

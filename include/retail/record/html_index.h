@@ -19,13 +19,14 @@ struct IndexRow {
   double torn_before = 0, torn_after = 0; ///< the tail's torn share there, %, input -> output
   bool worse = false;           ///< the output's tail tears more than the input's in some clip
   std::size_t stepped_down = 0; ///< pieces the harm check stepped down (rigid or left alone)
+  std::size_t left_torn = 0;    ///< welded vertices of torn skin left as it was
   std::vector<std::string> warnings;
   std::string error; ///< the failure, or the failed --fail-on checks
   double ms = 0;     ///< wall time of the file
 };
 
-/// Does the row need a look: failed, a piece stepped down, a warning, a failed check, or an
-/// output worse than its input?
+/// Does the row need a look: failed, a piece stepped down, torn skin left as it was, a warning,
+/// a failed check, or an output worse than its input?
 bool needs_look(const IndexRow& row);
 
 /// The index page's HTML text: `title` as its heading, the rows in the order given (the page

@@ -41,6 +41,17 @@ struct CharacterFacts {
   std::vector<std::string> joint_names; ///< per joint: its node's name
 };
 
+/// Skin the input tears under its own clips that retail left as it was (never silent): a piece
+/// the harm check left, or a part of the evidence not taken as a tail.
+struct LeftTorn {
+  int piece = -1;           ///< the piece's id, or -1 for a part of the evidence
+  std::size_t vertices = 0; ///< welded vertices
+  std::vector<std::pair<std::string, double>> bones; ///< the joints its skin is weighted to, shares
+  double torn_percent = NAN; ///< its torn edge-samples (NaN: no clip to measure by)
+  std::string clip;          ///< the clip where, or "" for the mean over every clip
+  std::string reason;        ///< why it was left as it was
+};
+
 /// One run, as values. Per-character vectors are indexed like `facts` (the input's characters);
 /// `characters` has one entry per character once the rerig ran, the clip figures are empty for
 /// a character without a chain.
@@ -63,6 +74,7 @@ struct RunRecord {
   std::vector<std::vector<ChainRest>> rests;    ///< per character: each baked chain's rest
   std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
   std::vector<std::string> failures;            ///< --fail-on checks that failed
+  std::vector<std::vector<LeftTorn>> left_torn; ///< per character: torn skin left as it was
   /// --hair (hair_rig.h): per character its hair chains (empty without --hair), their bakes
   /// (per chain, per clip) and the colliders they respect.
   std::vector<HairResult> hair;
