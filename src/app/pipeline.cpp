@@ -105,6 +105,46 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
   result.hair_colliders.clear();
 }
 
+/// The clip pass (clip_pass.h) on the planned rig `plans` of every character of `in`: fills
+/// result's stretch, bakes, floors, rests, hair bakes, --fail-on failures and the stage line.
+ClipPassResult measure_clips(Input& in, const std::vector<int>& clips, const RunParams& params,
+                             const RigEdit& plans, bool hair, RunResult& result) {
+  const auto t0 = Clock::now();
+  ClipPassInput pin;
+  pin.doc = &in.doc;
+  pin.input_model = &in.model;
+  pin.plan = &plans;
+  pin.input_characters = &in.characters;
+  pin.results = &result.characters;
+  pin.hair = hair ? &result.hair : nullptr;
+  pin.clips = clips;
+  ClipPassParams pp;
+  pp.bind = params.bind;
+  pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
+  pp.bake_params = params.bake;
+  pp.stretch = params.stretch;
+  pp.threads = params.threads;
+  ClipPassResult pass = clip_pass(pin, pp);
+  result.stretch = pass.stretch;
+  result.bakes = pass.bakes;
+  result.floors = pass.floors;
+  result.rests = pass.rests;
+  result.hair_bakes = pass.hair_bakes;
+  result.hair_colliders = pass.hair_colliders;
+  result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
+  for (const auto& rows : result.stretch)
+    for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
+  char split[96];
+  std::snprintf(split, sizeof split, " (worker time: bake %.1f ms, stretch %.1f ms)", pass.bake_ms,
+                pass.stretch_ms);
+  result.stages.push_back({"clips", ms_since(t0),
+                           std::to_string(clips.size()) + " clip(s): " +
+                               std::to_string(pass.baked) + " baked, stretch of 3 rigs at " +
+                               std::to_string(params.stretch.samples) + " samples" + split});
+  result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
+  return pass;
+}
+
 /// Re-rigs every character of `in` (with the harm check's overrides) and runs the clip pass;
 /// fills result.characters, stretch, bakes, floors, failures and the stage lines. The keys are
 /// returned, not written.
@@ -155,42 +195,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
            (params.hair.hair.empty() ? ""
                                      : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   clear_clip_results(in.characters.size(), result);
-  ClipPassResult pass;
-  if (chains + hair_chains == 0 || clips.empty()) return pass;
-  t0 = Clock::now();
-  ClipPassInput pin;
-  pin.doc = &in.doc;
-  pin.input_model = &in.model;
-  pin.plan = &plans;
-  pin.input_characters = &in.characters;
-  pin.results = &result.characters;
-  pin.hair = hair_chains ? &result.hair : nullptr;
-  pin.clips = clips;
-  ClipPassParams pp;
-  pp.bind = params.bind;
-  pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
-  pp.bake_params = params.bake;
-  pp.stretch = params.stretch;
-  pp.threads = params.threads;
-  pass = clip_pass(pin, pp);
-  result.stretch = pass.stretch;
-  result.bakes = pass.bakes;
-  result.floors = pass.floors;
-  result.rests = pass.rests;
-  result.hair_bakes = pass.hair_bakes;
-  result.hair_colliders = pass.hair_colliders;
-  result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
-  for (const auto& rows : result.stretch)
-    for (const auto& f : evaluate_fail_on(params.fail_on, rows)) result.failures.push_back(f);
-  char split[96];
-  std::snprintf(split, sizeof split, " (worker time: bake %.1f ms, stretch %.1f ms)", pass.bake_ms,
-                pass.stretch_ms);
-  result.stages.push_back({"clips", ms_since(t0),
-                           std::to_string(clips.size()) + " clip(s): " +
-                               std::to_string(pass.baked) + " baked, stretch of 3 rigs at " +
-                               std::to_string(params.stretch.samples) + " samples" + split});
-  result.work = {{"bake", pass.bake_ms, ""}, {"stretch", pass.stretch_ms, ""}};
-  return pass;
+  if (chains + hair_chains == 0 || clips.empty()) return {};
+  return measure_clips(in, clips, params, plans, hair_chains > 0, result);
 }
 
 /// Every --hair selector must name geometry of some character (Error(Usage)).
