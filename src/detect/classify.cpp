@@ -171,6 +171,11 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.decision = Decision::Small;
     p.reason = fmt("too short for a tail (L = %.3f H < %.2f H): left alone", p.length / height,
                    params.min_tail_length_h);
+  } else if ((p.region == "hips" || p.region == "thigh") &&
+             int(p.vertices.size()) < params.min_tail_vertices) {
+    p.decision = Decision::Small;
+    p.reason = fmt("too little skin for a chain (%d welded vertices < %d): left alone",
+                   int(p.vertices.size()), params.min_tail_vertices);
   } else if ((p.region == "hips" || p.region == "thigh") && p.elongation < params.elongation_min &&
              !(p.slenderness >= params.slenderness_min && p.open_border < p.length)) {
     p.decision = Decision::TailChain;
@@ -204,7 +209,7 @@ void DetectParams::validate() const {
       !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
       !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
       !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
-      !(peel_fraction >= 0 && peel_fraction <= 1) ||
+      !(peel_fraction >= 0 && peel_fraction <= 1) || min_tail_vertices < 0 ||
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }

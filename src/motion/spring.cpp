@@ -193,11 +193,11 @@ double SpringChain::clearance(const std::vector<Vector3d>& u) const {
 /// The rest arc (SPEC §7, and carry_as_needed): in the hips' canonical frame (x left, y up, z
 /// forward), c = normalize(0, a0y, a0z); u_i = R_x(C (i+1)/N) rot(Q_i(beta), c) with
 /// Q_i(beta) = slerp(I, swing(c, a_i), beta). With obstacles to clear (carry_as_needed), C is
-/// the least whole degree up to carry_deg whose arc's joints clear them (carry_deg when none
-/// does); else C = carry_deg. Each u_i is then turned back to within rest_skin_share of its
-/// skin limit from G_{i-1} a_i (its bind direction under the rest held so far); then the
-/// cumulative rest rotations G_i that carry each authored direction onto its arc direction,
-/// and r_i = G_{i-1}^-1 u_i.
+/// the least whole degree up to carry_deg whose arc's joints clear them, or when none does the
+/// least that clears them most; else C = carry_deg. Each u_i is then turned back to within
+/// rest_skin_share of its skin limit from G_{i-1} a_i (its bind direction under the rest held so
+/// far); then the cumulative rest rotations G_i that carry each authored direction onto its arc
+/// direction, and r_i = G_{i-1}^-1 u_i.
 void SpringChain::build_rest_arc() {
   std::size_t n = rig_.links();
   const Vector3d up = rig_.up_local.normalized();
@@ -206,15 +206,22 @@ void SpringChain::build_rest_arc() {
   carry_deg_ = params_.carry_deg;
   clears_ = false;
   u_ = arc(params_.carry_deg * M_PI / 180, params_.rest_curve);
-  if (params_.carry_as_needed && !rig_.clear_of.empty())
+  if (params_.carry_as_needed && !rig_.clear_of.empty()) {
+    // The least carry whose arc clears; when none does, the one that clears the most (the least
+    // of those within a millimetre at H = 1.8): lifting further helps nothing.
+    const double tolerance = 1e-3 * rig_.scale;
+    double best = -INFINITY;
     for (int deg = 0; deg <= int(std::floor(params_.carry_deg)); ++deg) {
       std::vector<Vector3d> lifted = arc(deg * M_PI / 180, params_.rest_curve);
-      if (clearance(lifted) < 0) continue;
+      const double clear = clearance(lifted);
+      if (clear > best + tolerance) best = clear, u_ = lifted, carry_deg_ = deg;
+      if (clear < 0) continue;
       u_ = std::move(lifted);
       carry_deg_ = deg;
       clears_ = true;
       break;
     }
+  }
   rest_.resize(n);
   r_.resize(n);
   parent_rest_.assign(n, Eigen::Matrix3d::Identity());
@@ -374,9 +381,11 @@ Vector3d SpringChain::constrain_link(std::size_t i, const Vector3d& h, Vector3d 
                                      const Vector3d& rest_dir) {
   const double len = rig_.length[i];
   const Vector3d& forward = forward_;
-  // 6. The forward plane through the tail root: no particle in front of it.
+  // 6. The forward plane through the tail root: no particle in front of it below the root (it
+  // keeps the tail from swinging between the legs, which hang below the hips; a tail curled up
+  // over the back is modelled ahead of it, above them).
   double ahead = (p - root_).dot(forward);
-  if (plane_ && ahead > 0) {
+  if (plane_ && ahead > 0 && p.y() < root_.y()) {
     double head_ahead = (h - root_).dot(forward);
     Vector3d centre = h - head_ahead * forward;
     double radius2 = len * len - head_ahead * head_ahead;

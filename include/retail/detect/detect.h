@@ -76,6 +76,9 @@ struct DetectParams {
   /// ...and weighted less than this to bones of its own (Piece::own_bones): an auto-rigger has
   /// no bone for what it missed, so skin already blended onto one is an artist's.
   double evidence_own_bones = 0.1;
+  /// A tail chain's three links (the least a chain has) need skin to bend: at least three welded
+  /// vertices a link.
+  int min_tail_vertices = 9;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   void validate() const;   ///< Failure: Error(Usage)
 };

@@ -22,8 +22,9 @@ struct SpringParams {
   double carry_deg = 50;     ///< total lift of the whole chain, shared by its joints
   double rest_curve = 0;     ///< beta: 0 centred arc, 1 the modelled curl
   /// The rest arc is carried only as far as it needs to clear SpringRig::clear_of (the legs,
-  /// and the floor): the least whole degree up to carry_deg whose arc's joints clear them
-  /// (carry_deg when none does), so a chain modelled clear of them keeps its modelled direction.
+  /// and the floor): the least whole degree up to carry_deg whose arc's joints clear them (when
+  /// none does, the least that clears them most: lifting further helps nothing), so a chain
+  /// modelled clear of them keeps its modelled direction.
   /// False, or no obstacles: SPEC §7's arc, carried carry_deg.
   bool carry_as_needed = true;
   double coupling_rate = 12; ///< k, 1/s: alpha = 1 - exp(-k dt)
