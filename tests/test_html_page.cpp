@@ -222,7 +222,10 @@ TEST_CASE("batch index: rows and the needs-a-look rule", "[html]") {
   warned = ok, warned.warnings = {"w"};
   worse = ok, worse.worse = true;
   failed = ok, failed.status = "failed", failed.error = "bad";
+  retail::IndexRow torn = ok;
+  torn.left_torn = 12; // skin left tearing as it came, with no warning copied into the row
   CHECK(!retail::needs_look(ok));
+  CHECK(retail::needs_look(torn));
   CHECK(retail::needs_look(warned));
   CHECK(retail::needs_look(worse));
   CHECK(retail::needs_look(failed));

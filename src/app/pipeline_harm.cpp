@@ -176,8 +176,9 @@ std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& 
       // Skin the rigger moved wrongly where an appendage it has no bone for would hang: from the
       // hips or a thigh, across the midline, mostly on the legs and not on bones of its own (a
       // limb's or the head's skin, and an artist's blend, are theirs to answer for).
-      if ((p.region != "hips" && p.region != "thigh") || !p.crosses_midline || p.leg_weight < 0.5 ||
-          p.own_bones >= 0.1)
+      const DetectParams& dp = params.rerig.detect;
+      if ((p.region != "hips" && p.region != "thigh") || !p.crosses_midline ||
+          p.leg_weight < dp.stub_leg_weight || !(p.own_bones < dp.evidence_own_bones))
         continue;
       const bool unknown = !std::isfinite(p.tear);
       if (unknown ? p.decision != Decision::TailChain
