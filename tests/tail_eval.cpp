@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 namespace test {
@@ -128,6 +129,19 @@ std::vector<bool> primitive_tail(const std::string& path,
     for (const auto& [mesh, prim] : prims)
       if (in.model.meshes[std::size_t(s.where.mesh)].name == mesh && s.where.primitive == prim)
         for (std::size_t v = 0; v < s.count; ++v) out[s.first + v] = true;
+  return out;
+}
+
+std::vector<bool> generated_tail(const std::string& truth_json) {
+  const retail::Bytes bytes = retail::read_file(truth_json);
+  const nlohmann::json t = nlohmann::json::parse(bytes.begin(), bytes.end());
+  const auto& names = t.at("pieces");
+  const auto it = std::find(names.begin(), names.end(), "tail");
+  if (it == names.end()) throw std::runtime_error(truth_json + ": no tail piece");
+  const int tail = int(it - names.begin());
+  std::vector<bool> out;
+  for (const auto& prim : t.at("membership"))
+    for (const auto& piece : prim) out.push_back(piece.get<int>() == tail);
   return out;
 }
 

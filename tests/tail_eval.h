@@ -56,6 +56,10 @@ std::vector<bool> artist_tail(const std::string& original);
 std::vector<bool> primitive_tail(const std::string& path,
                                  const std::vector<std::pair<std::string, int>>& prims);
 
+/// Truth from a generated rig's `.truth.json` (retail.truth/1, make_test_rig): the vertices of
+/// its "tail" piece, every primitive in order. Failure: std::runtime_error (no tail piece).
+std::vector<bool> generated_tail(const std::string& truth_json);
+
 /// Judges `output` (retail's result for `input`) against `truth`; `artist` ("" when none) is
 /// measured on the same edges. Pre: the three files share vertex order.
 TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,

@@ -1,7 +1,8 @@
 // tail_eval TRUTH INPUT OUTPUT: issue 14's judge as a program (tests/tail_eval.h), for the
 // figures in docs/detection.md. TRUTH is the artist's original (tail = largest weight on a
 // "Tail" joint; its clips are measured too) or `prims:MESH/P,MESH/P` (a grafted tail: those
-// primitives of the INPUT, no artist rig). Prints one JSON object on stdout.
+// primitives of the INPUT, no artist rig) or a generated rig's `NAME.truth.json`. Prints one JSON
+// object on stdout.
 #include "tail_eval.h"
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,8 @@
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: tail_eval ORIGINAL|prims:MESH/P,... INPUT OUTPUT\n");
+    std::fprintf(stderr,
+                 "usage: tail_eval ORIGINAL|prims:MESH/P,...|NAME.truth.json INPUT OUTPUT\n");
     return 1;
   }
   try {
@@ -26,6 +28,8 @@ int main(int argc, char** argv) {
         prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
       }
       truth = test::primitive_tail(argv[2], prims);
+    } else if (truth_arg.size() > 11 && truth_arg.substr(truth_arg.size() - 11) == ".truth.json") {
+      truth = test::generated_tail(truth_arg);
     } else {
       artist = truth_arg;
       truth = test::artist_tail(artist);

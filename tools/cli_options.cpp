@@ -62,6 +62,21 @@ void bind_detect(CLI::App& app, retail::DetectParams& dp) {
   app.add_option("--leg-midline", dp.leg_midline_radii,
                  "leg-weighted skin within this many neck radii of the midline is a tail's base")
       ->capture_default_str();
+  app.add_option("--evidence-mix", dp.evidence_mix,
+                 "evidence: skin weighted to limbs of both sides, the smaller side at least this")
+      ->capture_default_str();
+  app.add_option("--leg-weight", dp.stub_leg_weight,
+                 "a stub or an evidence part is a tail only weighted at least this to the legs")
+      ->capture_default_str();
+  app.add_option("--evidence-tear-ratio", dp.evidence_tear_ratio,
+                 "evidence: ...and tears under the input's clips this many times the character")
+      ->capture_default_str();
+  app.add_option("--evidence-own-bones", dp.evidence_own_bones,
+                 "evidence: ...and is weighted less than this to bones of its own")
+      ->capture_default_str();
+  app.add_option("--min-tail-vertices", dp.min_tail_vertices,
+                 "a chain needs at least this many welded vertices")
+      ->capture_default_str();
 }
 
 /// The chain and its root band (chain.h, root_band.h), then what is a tail by hand and the harm

@@ -210,7 +210,10 @@ void DetectParams::validate() const {
       !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
       !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
       !(peel_fraction >= 0 && peel_fraction <= 1) || min_tail_vertices < 0 ||
-      !(stub_leg_weight >= 0 && stub_leg_weight <= 1))
+      !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
+      !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
+      !(evidence_tear_ratio >= 0) || !std::isfinite(evidence_tear_ratio) ||
+      !(evidence_own_bones >= 0 && evidence_own_bones <= 1))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
