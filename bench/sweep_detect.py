@@ -13,9 +13,11 @@ threshold and every value of its grid, retail runs on each file with that one va
 
   tailed   meets = recall >= 0.90, precision >= 0.80, and in no clip the artist's tail tears
            more than in the input or is newly torn beyond the noise floor (tests/tail_eval)
-  negative false = retail grew anything (a chain or a rigid tail)
+  negative false = retail grew anything (a chain or a rigid tail); `rejected`: tail candidates
+           the harm check refused (a detection error the harm check caught), counted apart
 
-A value's score is meets - false. The half/half check: the files sorted by name and dealt
+A value's score is meets - false; ties go to the fewest negatives with a refused candidate,
+then to the middle of the run. The half/half check: the files sorted by name and dealt
 alternately into halves A and B (tailed and negatives each); the value with the best score on
 A (ties: the one nearest the middle of the tied run, then the smaller) is scored on B, and the
 other way round. `--base "--flag value"` gives every run a threshold already chosen (coordinate
@@ -92,7 +94,7 @@ def corpus(shared, out, make_rig):
 
 
 def run_one(build, out, item, args):
-    key = hashlib.sha1(json.dumps([item[0], args]).encode()).hexdigest()[:16]
+    key = hashlib.sha1(json.dumps([item[0], args, 2]).encode()).hexdigest()[:16]
     cache = f"{out}/runs/{key}.json"
     if os.path.exists(cache):
         return json.load(open(cache))
@@ -104,6 +106,8 @@ def run_one(build, out, item, args):
         rep = json.load(open(glb[:-4] + ".report.json"))
         row["grown"] = sum(1 for c in rep["characters"] for p in c["pieces"]
                            if p["decision"] in ("tail_chain", "tail_rigid"))
+        row["detected"] = sum(1 for c in rep["characters"] for p in c["pieces"]
+                              if p["decision"].startswith("tail"))
         if len(item) == 3:
             e = json.loads(subprocess.run([f"{build}/tests/tail_eval", item[2], item[1], glb],
                                           stdout=subprocess.PIPE, check=True, text=True).stdout)
@@ -114,6 +118,7 @@ def run_one(build, out, item, args):
                             not newly)
         else:
             row["false"] = row["grown"] > 0
+            row["rejected"] = row["detected"] - row["grown"]
         os.remove(glb[:-4] + ".report.json")
     os.remove(glb) if os.path.exists(glb) else None
     json.dump(row, open(cache, "w"))
@@ -126,9 +131,20 @@ def score(rows, names):
     return meets, false
 
 
-def choose(values, scores):
+def rejected(rows):
+    """Negatives with a tail candidate the harm check refused, by name."""
+    return sorted(r["name"] for r in rows if r.get("rejected"))
+
+
+def choose(values, scores, refused=None):
+    """The best score's values; among them those with the fewest negatives holding a refused
+    candidate (`refused`, per value); then the one nearest the middle of that run, the smaller
+    on a tie."""
     best = max(m - f for m, f in scores)
     tied = [i for i, (m, f) in enumerate(scores) if m - f == best]
+    if refused is not None:
+        least = min(refused[i] for i in tied)
+        tied = [i for i in tied if refused[i] == least]
     mid = (tied[0] + tied[-1]) / 2  # the middle of the tied run: away from both cliffs
     return min(tied, key=lambda i: (abs(i - mid), i))
 
@@ -167,23 +183,29 @@ def main():
         per = {v: [r for r in rows if r["args"][-1] == str(v)] for v in values}
         sc = {h: [score(per[v], half[h]) for v in values] for h in "AB"}
         allsc = [score(per[v], half["A"] | half["B"]) for v in values]
-        pick = {h: choose(values, sc[h]) for h in "AB"}
+        ref = {h: [len([n for n in rejected(per[v]) if n in half[h]]) for v in values]
+               for h in "AB"}
+        pick = {h: choose(values, sc[h], ref[h]) for h in "AB"}
+        overall = choose(values, allsc, [len(rejected(per[v])) for v in values])
         failing = {str(v): sorted(r["name"] for r in per[v] if r.get("meets") is False or
                                   r.get("false") or r["exit"] != 0) for v in values}
         result["params"][flag] = {"default": default, "values": values, "A": sc["A"],
                                   "B": sc["B"], "all": allsc,
                                   "chosen_on_A": values[pick["A"]], "chosen_on_B": values[pick["B"]],
+                                  "chosen": values[overall],
                                   "failing": failing}
         print(f"### `{flag}` (default {default}{'; with ' + a.base if base else ''})\n")
-        print("| value | A: meets / false | B: meets / false | all: meets / false | misses |")
-        print("|---|---|---|---|---|")
+        print("| value | A: meets / false | B: meets / false | all: meets / false | misses | "
+              "negatives with a refused candidate |")
+        print("|---|---|---|---|---|---|")
         for i, v in enumerate(values):
             mark = " **(default)**" if v == default else ""
             print(f"| {v}{mark} | {sc['A'][i][0]} / {sc['A'][i][1]} | {sc['B'][i][0]} / "
                   f"{sc['B'][i][1]} | {allsc[i][0]} / {allsc[i][1]} | "
-                  f"{', '.join(failing[str(v)]) or '—'} |")
+                  f"{', '.join(failing[str(v)]) or '—'} | "
+                  f"{', '.join(rejected(per[v])) or '—'} |")
         ia, ib = pick["A"], pick["B"]
-        print(f"\nChosen on A: {values[ia]} → on B {sc['B'][ia][0]} meet / {sc['B'][ia][1]} "
+        print(f"\nChosen on all: {values[overall]}. Chosen on A: {values[ia]} → on B {sc['B'][ia][0]} meet / {sc['B'][ia][1]} "
               f"false; chosen on B: {values[ib]} → on A {sc['A'][ib][0]} meet / "
               f"{sc['A'][ib][1]} false.\n")
         sys.stdout.flush()

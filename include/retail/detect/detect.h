@@ -24,8 +24,8 @@ namespace retail {
 
 struct DetectParams {
   DistanceParams distance;
-  double centroid_ratio = 0.40; ///< appendage: centroid distance >= this × reach
-  double elongation_min = 1.8;  ///< long: sqrt(l1/l2) >= this, or
+  double centroid_ratio = 0.375; ///< appendage: centroid distance >= this × reach
+  double elongation_min = 1.6;   ///< long: sqrt(l1/l2) >= this, or
   /// Also long (curled tails, whose elongation is low): pi L^2 / area >= this and an open border
   /// shorter than L (a tube, not a sheet). 0: off.
   double slenderness_min = 2.0;
@@ -39,7 +39,7 @@ struct DetectParams {
   /// Mis-weighted skin: its weighted bone distance (sum of w_j × distance to bone j) exceeds
   /// misweight_ratio × its skeleton distance + misweight_slack_h × H (skin weighted to bones it
   /// is far from: what an auto-rigger does to a tail it has no bone for).
-  double misweight_ratio = 2.0;
+  double misweight_ratio = 2.5;
   double misweight_slack_h = 0.02;
   /// A protrusion's base grows past the cut over connected mis-weighted skin, at most this many
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
@@ -67,18 +67,18 @@ struct DetectParams {
   /// at least this; a connected part of such skin of at least evidence_min_vertices welded
   /// vertices not yet in a tail is classified as a piece of its own (0: off), kept when it is
   /// weighted at least stub_leg_weight to the legs...
-  double evidence_mix = 0.05;
+  double evidence_mix = 0.1;
   int evidence_min_vertices = 3;
   /// ...and kept as a tail only when its skin tears under the input's own clips at least this
   /// many times as much as the rest of the character does (mean share of torn edge-samples per
   /// vertex, tear_map.h): a part an artist weighted that way on purpose does not tear.
-  double evidence_tear_ratio = 6.0;
+  double evidence_tear_ratio = 14.0;
   /// ...and weighted less than this to bones of its own (Piece::own_bones): an auto-rigger has
   /// no bone for what it missed, so skin already blended onto one is an artist's.
   double evidence_own_bones = 0.1;
   /// A tail chain's three links (the least a chain has) need skin to bend: at least three welded
   /// vertices a link.
-  int min_tail_vertices = 9;
+  int min_tail_vertices = 12;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   void validate() const;   ///< Failure: Error(Usage)
 };
