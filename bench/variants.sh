@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Generated variants of every tail class (make_test_rig): sizes, curls, thicknesses, units,
-# densities, spikes and plates, shells, no tail. Runs one retail binary on each and prints one
-# line per variant from its report: the decisions, and per chain its K, whether rigid, vertices,
-# weighted bone distance before -> after, the harm check's largest torn share and the clips
-# where the output tears more than the input (always empty: the harm check), the tip swing on
-# Walk, the worst loop closure, and the verdict.
+# densities, spikes and plates, shells, no tail, and issue 28 point 6's shapes (a leftover bone
+# along the tail's base, a horizontal body, a tail pressed to the rump, one rolled onto it).
+# Runs one retail binary on each and prints one line per variant from its report: the decisions,
+# and per chain its K, whether rigid, vertices, weighted bone distance before -> after, the harm
+# check's largest torn share and the clips where the output tears more than the input (always
+# empty: the harm check), the tip swing on Walk, the worst loop closure, and the verdict.
 #   bench/variants.sh RETAIL_BIN OUT_DIR [retail args...]
 # The inputs are generated once into OUT_DIR/inputs with make_test_rig beside RETAIL_BIN
 # (MAKE_TEST_RIG to override). Compare two binaries by running it twice and diffing the lines.
@@ -31,6 +32,13 @@ variants=(
   "curled-thick-base|--tail curled --thick-base"
   "short-r2-thick-base|--tail short --tail-radius 2 --thick-base"
   "hanging-all-pieces|--tail hanging --all-pieces" "none|--tail none --all-pieces"
+  "leftover-bone|--tail carried --tail-length 0.5 --leftover-bone 0.15"
+  "leftover-bone-short-h0.18|--tail short --leftover-bone 0.2 --height 0.18"
+  "horizontal|--tail carried --horizontal"
+  "horizontal-ahead-h0.18|--tail carried --horizontal --hips-ahead 0.35 --hips-above 0.1 --height 0.18"
+  "pressed|--tail pressed" "pressed-r1.4|--tail pressed --tail-radius 1.4"
+  "pressed-l0.8-h0.18|--tail pressed --tail-length 0.8 --height 0.18"
+  "rolled|--tail rolled" "rolled-horizontal|--tail rolled --horizontal"
 )
 for v in "${variants[@]}"; do
   name=${v%%|*} args=${v#*|}

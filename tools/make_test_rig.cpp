@@ -1,7 +1,8 @@
 // make_test_rig — writes a synthetic auto-rigged character and its ground truth (rig_generator.h).
 //   make_test_rig OUT.glb [--bare-names] [--cm] [--rotated]
-//                 [--tail carried|hanging|curled|short|thin|none] [--two-shells] [--spikes N]
-//                 [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
+//                 [--tail carried|hanging|curled|short|thin|pressed|rolled|none] [--two-shells]
+//                 [--spikes N] [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
+//                 [--leftover-bone LEN] [--horizontal [--hips-ahead X] [--hips-above Y]]
 //                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail] [--vrm 0|1]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/base/error.h"
@@ -21,18 +22,33 @@ int main(int argc, char** argv) {
   app.add_flag("--cm", o.centimetres, "centimetre skin space (armature scale 0.01)");
   app.add_flag("--rotated", o.rotated, "armature rotated -90 deg about X");
   const std::vector<retail::TailStyle> styles = {
-      retail::TailStyle::None,   retail::TailStyle::Carried, retail::TailStyle::Hanging,
-      retail::TailStyle::Curled, retail::TailStyle::Short,   retail::TailStyle::Thin};
+      retail::TailStyle::None,    retail::TailStyle::Carried, retail::TailStyle::Hanging,
+      retail::TailStyle::Curled,  retail::TailStyle::Short,   retail::TailStyle::Thin,
+      retail::TailStyle::Pressed, retail::TailStyle::Rolled};
   std::vector<std::string> names;
   for (auto s : styles) names.push_back(retail::tail_style_name(s));
   app.add_option("--tail", tail,
                  "carried, hanging, curled (over the back), short (a stub), "
-                 "thin (close to the legs) or none")
+                 "thin (close to the legs), pressed (short and flat, against the rump), "
+                 "rolled (a coil resting on the lower back) or none")
       ->check(CLI::IsMember(names));
   app.add_flag("--two-shells", o.tail_two_shells, "tail as a skin shell plus a fur shell");
   app.add_option("--spikes", o.tail_spikes, "spikes (plates) along the tail's top, 0..64")
       ->capture_default_str();
   app.add_flag("--thick-base", o.thick_base, "a thick haunch the tail's wide base grows out of");
+  app.add_option("--leftover-bone", o.leftover_bone,
+                 "a joint 'Back' under the hips (no role) this long (x H / 1.8, 0..0.6), lying "
+                 "along the tail's base and carrying part of the body skin around it")
+      ->capture_default_str();
+  app.add_flag("--horizontal", o.horizontal_body,
+               "a horizontal body (a biped dinosaur's): level torso, legs on a root 'Body' above "
+               "it, the joint named Hips at the tail's root; no humanoid pieces");
+  app.add_option("--hips-ahead", o.hips_ahead,
+                 "horizontal body: its hips joint 'Body' this far ahead of the leg tops")
+      ->capture_default_str();
+  app.add_option("--hips-above", o.hips_above,
+                 "horizontal body: its hips joint 'Body' this far above the leg tops")
+      ->capture_default_str();
   app.add_option("--tail-length", o.tail_length_scale, "tail length x this")->capture_default_str();
   app.add_option("--tail-radius", o.tail_radius_scale, "tail radius x this")->capture_default_str();
   app.add_option("--curl", o.tail_curl_deg, "curled tail: the arc's sweep in degrees")

@@ -40,8 +40,9 @@ void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, Weigh
     first[std::size_t(k)] = int(m.pos.size());
     for (int s = 0; s < per_ring; ++s) {
       double a = 2 * M_PI * double(s % segs) / double(segs);
-      Vector3d p = c[std::size_t(k)] +
-                   spec.radius[std::size_t(k)] * (std::cos(a) * normal + std::sin(a) * bin);
+      Vector3d p =
+          c[std::size_t(k)] +
+          spec.radius[std::size_t(k)] * (std::cos(a) * normal + spec.flatten * std::sin(a) * bin);
       m.add(p, {double(s) / segs, t}, weight(sk, t, k, n, p, ctx), spec.piece);
     }
   }
@@ -71,101 +72,6 @@ void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, Weigh
 }
 
 namespace {
-
-/// A body tube along a joint chain: rings at each joint and three inside each bone.
-struct ChainCtx {
-  std::vector<int> chain;
-  int per_bone = 4; ///< rings per bone (the first at the bone's head)
-};
-
-Weights chain_weight(const Skeleton&, double, int ring, int rings, const Vector3d&,
-                     const void* ctx) {
-  const auto& chain = static_cast<const ChainCtx*>(ctx)->chain;
-  int per = static_cast<const ChainCtx*>(ctx)->per_bone;
-  int nseg = int(chain.size()) - 1;
-  int seg = std::min(ring / per, nseg - 1), sub = ring - per * seg;
-  if (ring == rings - 1) return {{chain[std::size_t(nseg - 1)], 1.0}};
-  if (sub == 0 && seg > 0)
-    return {{chain[std::size_t(seg - 1)], 0.5}, {chain[std::size_t(seg)], 0.5}};
-  return {{chain[std::size_t(seg)], 1.0}};
-}
-
-void add_chain_tube(MeshBuild& m, const Skeleton& sk, const std::vector<int>& chain,
-                    const std::vector<double>& radii, Vector3d end_extra, int segments,
-                    int per_bone) {
-  TubeSpec spec;
-  spec.segments = segments;
-  ChainCtx ctx{chain, per_bone};
-  std::vector<Vector3d> pts;
-  for (int j : chain) pts.push_back(sk.joints[std::size_t(j)].world);
-  if (end_extra.norm() > 0) { // a leaf's stub: one more point past the last joint, same bone
-    pts.push_back(pts.back() + end_extra);
-    ctx.chain.push_back(-1);
-  }
-  for (std::size_t i = 0; i + 1 < pts.size(); ++i)
-    for (int sub = 0; sub < per_bone; ++sub) {
-      double f = double(sub) / per_bone;
-      spec.centre.push_back(pts[i] * (1 - f) + pts[i + 1] * f);
-      spec.radius.push_back(radii[i] * (1 - f) + radii[i + 1] * f);
-    }
-  spec.centre.push_back(pts.back());
-  spec.radius.push_back(radii[pts.size() - 1]);
-  if (ctx.chain.back() == -1) ctx.chain.back() = ctx.chain[ctx.chain.size() - 2];
-  add_tube(m, sk, spec, chain_weight, &ctx);
-}
-
-Skeleton make_skeleton(double k) {
-  Skeleton sk;
-  auto add = [&](const char* name, const char* parent, double x, double y, double z) {
-    sk.joints.push_back({name, parent ? sk.find(parent) : -1, Vector3d(x, y, z) * k, -1});
-  };
-  add("Hips", nullptr, 0, 0.95, 0);
-  add("Spine", "Hips", 0, 1.05, 0);
-  add("Spine1", "Spine", 0, 1.17, 0);
-  add("Spine2", "Spine1", 0, 1.30, 0);
-  add("Neck", "Spine2", 0, 1.47, 0);
-  add("Head", "Neck", 0, 1.56, 0);
-  add("HeadTop_End", "Head", 0, 1.78, 0);
-  for (int side = 0; side < 2; ++side) {
-    double sx = side == 0 ? 1 : -1;
-    std::string p = side == 0 ? "Left" : "Right";
-    add((p + "Shoulder").c_str(), "Spine2", 0.06 * sx, 1.42, 0);
-    add((p + "Arm").c_str(), (p + "Shoulder").c_str(), 0.18 * sx, 1.42, 0);
-    add((p + "ForeArm").c_str(), (p + "Arm").c_str(), 0.45 * sx, 1.42, 0);
-    add((p + "Hand").c_str(), (p + "ForeArm").c_str(), 0.70 * sx, 1.42, 0);
-  }
-  for (int side = 0; side < 2; ++side) {
-    double sx = side == 0 ? 1 : -1;
-    std::string p = side == 0 ? "Left" : "Right";
-    add((p + "UpLeg").c_str(), "Hips", 0.10 * sx, 0.92, 0);
-    add((p + "Leg").c_str(), (p + "UpLeg").c_str(), 0.10 * sx, 0.50, 0);
-    add((p + "Foot").c_str(), (p + "Leg").c_str(), 0.10 * sx, 0.08, 0);
-    add((p + "ToeBase").c_str(), (p + "Foot").c_str(), 0.10 * sx, 0.02, 0.12);
-  }
-  return sk;
-}
-
-void add_body(MeshBuild& m, const Skeleton& sk, double k, int segs, int per) {
-  auto j = [&](const char* n) { return sk.find(n); };
-  add_chain_tube(m, sk, {j("Hips"), j("Spine"), j("Spine1"), j("Spine2"), j("Neck")},
-                 {0.10 * k, 0.11 * k, 0.12 * k, 0.12 * k, 0.06 * k}, Vector3d::Zero(), segs, per);
-  add_chain_tube(m, sk, {j("Neck"), j("Head"), j("HeadTop_End")}, {0.05 * k, 0.09 * k, 0.03 * k},
-                 Vector3d::Zero(), segs, per);
-  for (const char* p : {"Left", "Right"}) {
-    std::string s = p;
-    add_chain_tube(m, sk,
-                   {j((s + "UpLeg").c_str()), j((s + "Leg").c_str()), j((s + "Foot").c_str())},
-                   {0.07 * k, 0.05 * k, 0.04 * k}, Vector3d::Zero(), segs, per);
-    add_chain_tube(m, sk, {j((s + "Foot").c_str()), j((s + "ToeBase").c_str())},
-                   {0.04 * k, 0.03 * k}, Vector3d::Zero(), segs, per);
-    double sx = s == "Left" ? 1 : -1;
-    add_chain_tube(m, sk,
-                   {j((s + "Shoulder").c_str()), j((s + "Arm").c_str()), j((s + "ForeArm").c_str()),
-                    j((s + "Hand").c_str())},
-                   {0.05 * k, 0.045 * k, 0.04 * k, 0.035 * k, 0.02 * k},
-                   Vector3d(0.1 * k * sx, 0, 0), segs, per);
-  }
-}
 
 Weights fixed_weight(const Skeleton&, double, int, int, const Vector3d&, const void* ctx) {
   return *static_cast<const Weights*>(ctx);
@@ -274,6 +180,10 @@ const char* tail_style_name(TailStyle style) {
     return "short";
   case TailStyle::Thin:
     return "thin";
+  case TailStyle::Pressed:
+    return "pressed";
+  case TailStyle::Rolled:
+    return "rolled";
   }
   return "none";
 }
@@ -291,6 +201,13 @@ void RigOptions::validate() const {
   if (ring_subdivision < 1 || ring_subdivision > 1000)
     throw Error(ExitCode::Usage, "ring subdivision must be 1..1000");
   if (vrm < -1 || vrm > 1) throw Error(ExitCode::Usage, "vrm must be -1 (none), 0 or 1");
+  if (leftover_bone < 0 || leftover_bone > 0.6)
+    throw Error(ExitCode::Usage, "a leftover bone's length must be 0..0.6");
+  if (hips_ahead < 0 || hips_ahead > 0.8 || hips_above < 0 || hips_above > 0.8)
+    throw Error(ExitCode::Usage, "hips offsets must be 0..0.8");
+  if (horizontal_body && (ears || cape || skirt || sheath || ponytail || vrm >= 0 || thick_base))
+    throw Error(ExitCode::Usage, "a horizontal body takes no ears, cape, skirt, sheath, ponytail, "
+                                 "vrm or thick base");
 }
 
 void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o);
@@ -300,12 +217,13 @@ GeneratedRig generate_rig(const RigOptions& o) {
   o.validate();
   double k =
       o.height_m / 1.8; // the skeleton is authored for a 1.8 m figure (H is measured on the mesh)
-  Skeleton sk = make_skeleton(k);
+  Skeleton sk = gen::make_skeleton(k, o);
   if (o.rotated) sk.rotation = Eigen::AngleAxisd(-M_PI / 2, Vector3d::UnitX()).toRotationMatrix();
   if (o.centimetres) sk.node_scale = 0.01;
   MeshBuild skin, extra;
-  add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision);
+  gen::add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision, o.horizontal_body);
   if (o.thick_base) gen::add_haunch(skin, sk, k, o.tube_segments, o.ring_subdivision);
+  if (o.leftover_bone > 0) gen::add_leftover_bone(sk, skin, k, o.leftover_bone);
   std::vector<Vector3d> centreline;
   add_pieces(skin, extra, sk, o, k, centreline);
   MeshBuild hair;
@@ -367,6 +285,8 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.tail_length_scale != 1) opt["tail_length_scale"] = o.tail_length_scale;
   if (o.tail_radius_scale != 1) opt["tail_radius_scale"] = o.tail_radius_scale;
   if (o.tail == TailStyle::Curled) opt["tail_curl_deg"] = o.tail_curl_deg;
+  if (o.leftover_bone > 0) opt["leftover_bone"] = o.leftover_bone;
+  if (o.horizontal_body) opt["horizontal_body"] = {o.hips_ahead, o.hips_above}; // the hips offsets
   rig.truth = truth;
   return rig;
 }

@@ -70,11 +70,25 @@ struct TubeSpec {
   bool seam = false; ///< duplicate the first vertex of every ring (UV seam)
   bool caps = true;
   int piece = kBody;
+  double flatten = 1; ///< the ring's extent across its first frame axis x this (a flat tube)
 };
 
 /// Appends a tube (rings around `centre`, optional end caps). Frames are parallel-transported.
 void add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
               const void* ctx);
+
+/// The humanoid's skeleton (world metres x `k`, facing +Z); with RigOptions::horizontal_body,
+/// the horizontal body's: the same joint names plus a root "Body" carrying the legs and the
+/// hips.
+Skeleton make_skeleton(double k, const RigOptions& o);
+
+/// The body of `sk` (tubes along its bones, chain-weighted), humanoid or horizontal.
+void add_body(MeshBuild& m, const Skeleton& sk, double k, int segments, int per_bone,
+              bool horizontal);
+
+/// RigOptions::leftover_bone: appends the joint "Back" under the hips, `length` x `k` back into
+/// the tail's root, and hands it part of the weight of the body skin of `m` around its bone.
+void add_leftover_bone(Skeleton& sk, MeshBuild& m, double k, double length);
 
 /// Thick base (RigOptions::thick_base): a barrel along Z around the hips, weighted like an
 /// auto-rigger (nearest torso and thigh bones). Piece: body.

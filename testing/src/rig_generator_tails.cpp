@@ -15,6 +15,7 @@ struct TailShape {
   std::vector<Vector3d> centre, dorsal;
   std::vector<double> radius;
   bool nearest_weights = false; ///< weight by the nearest bones (else thighs + left shin)
+  double flatten = 1;           ///< thickness / width of its rings (TubeSpec::flatten)
 };
 
 struct TailCtx {
@@ -69,52 +70,104 @@ void dorsal_from_up(TailShape& s, const Vector3d& up) {
   }
 }
 
+/// Carried and Hanging: the original generator's tails (t * 1.0 == t: exactly, by default). On a
+/// horizontal body the rings crowd towards the thick base (t = u^2), as a modeller's loops do.
+void straight_shape(const RigOptions& o, double k, TailShape& s) {
+  const double ls = o.tail_length_scale, rs = o.tail_radius_scale;
+  for (int i = 0, n = 16 * o.ring_subdivision; i <= n; ++i) {
+    double t = double(i) / n;
+    if (o.horizontal_body) t *= t;
+    double tl = t * ls;
+    if (o.tail == TailStyle::Carried)
+      s.centre.push_back(Vector3d(0, 0.93 - 0.20 * tl + 0.20 * tl * tl, -0.08 - 0.80 * tl) * k);
+    else
+      s.centre.push_back(above_floor(0, 0.90 - 0.75 * tl, -0.09 - 0.06 * tl) * k);
+    s.radius.push_back((0.055 - 0.035 * t) * k * rs);
+  }
+}
+
+/// Curled: a tightening arc in the YZ plane (drifting a little to +X per turn): it leaves the
+/// hips back and down, swings up behind the back and, past 180 degrees, forward over it.
+void curled_shape(const RigOptions& o, double k, TailShape& s) {
+  const double ls = o.tail_length_scale, rs = o.tail_radius_scale;
+  const double sweep = o.tail_curl_deg * M_PI / 180, r0 = 0.24 * ls, phi0 = -M_PI / 4;
+  const Vector3d start(0, 0.91, -0.09);
+  const Vector3d centre = start - r0 * Vector3d(0, std::sin(phi0), std::cos(phi0));
+  int n = std::max(16, int(std::lround(24 * o.tail_curl_deg / 270))) * o.ring_subdivision;
+  for (int i = 0; i <= n; ++i) {
+    double th = sweep * i / n, r = r0 * (1 - 0.0764 * th), phi = phi0 - th;
+    Vector3d out(0, std::sin(phi), std::cos(phi));
+    s.centre.push_back((centre + r * out + Vector3d(0.04 * ls * th / (2 * M_PI), 0, 0)) * k);
+    s.dorsal.push_back(out);
+    s.radius.push_back((0.05 - 0.028 * double(i) / n) * k * rs);
+  }
+  s.nearest_weights = true;
+}
+
+/// Short: a stub out of the back of the hips, ~0.08 H beyond the body's surface, rounded at the
+/// tip. Pressed: short and flat, lying against the back of the hips from inside the body down
+/// over the rump, rounded at the tip; within 0.07 H of a bone everywhere.
+void stub_shape(const RigOptions& o, double k, TailShape& s) {
+  const double ls = o.tail_length_scale, rs = o.tail_radius_scale;
+  const bool pressed = o.tail == TailStyle::Pressed;
+  const Vector3d a = pressed ? Vector3d(0, 1.05, -0.10) : Vector3d(0, 0.92, -0.04);
+  const Vector3d b = pressed ? Vector3d(0, 1.05 - 0.15 * ls, -0.10 - 0.012 * ls)
+                             : Vector3d(0, 0.95, -0.10 - 0.144 * ls);
+  for (int i = 0, n = 12 * o.ring_subdivision; i <= n; ++i) {
+    double t = double(i) / n, f = std::max(0.0, (t - 0.7) / 0.3);
+    s.centre.push_back((a + t * (b - a)) * k);
+    const double width = pressed ? 0.055 * (1 - 0.27 * t) : 0.065 * (1 - 0.45 * t);
+    s.radius.push_back(width * std::sqrt(1 - 0.8 * f * f) * k * rs);
+  }
+  if (pressed) s.flatten = 0.2;
+}
+
+/// Rolled: a coil of ~330 degrees in the YZ plane, tightening from radius 0.16 to 0.065: out of
+/// the hips back and down, up behind them and forward, its end lying on the lower back. On a
+/// horizontal body: out of the top of the rump straight back, up and over, 270 degrees that end
+/// lying forward along the top of the back, ahead of the tail's root.
+void rolled_shape(const RigOptions& o, double k, TailShape& s) {
+  const double ls = o.tail_length_scale, rs = o.tail_radius_scale;
+  const bool level = o.horizontal_body;
+  const double r_level = 0.16 * ls;
+  const Vector3d start = level ? Vector3d(0, 1.05, -0.14) : Vector3d(0, 0.93, -0.06);
+  const Vector3d centre =
+      level ? Vector3d(0, 1.05 + r_level, -0.14) : Vector3d(0, 1.02, -0.06 - 0.13 * ls);
+  const Vector3d from = start - centre;
+  const double r0 = from.norm(), phi0 = std::atan2(from.y(), from.z());
+  const double sweep = (level ? 270 : 330) * M_PI / 180, tighten = level ? 0.05 : 0.102;
+  for (int i = 0, n = 24 * o.ring_subdivision; i <= n; ++i) {
+    double th = sweep * i / n, r = r0 * (1 - tighten * th), phi = phi0 - th;
+    Vector3d out(0, std::sin(phi), std::cos(phi));
+    s.centre.push_back((centre + r * out) * k);
+    s.dorsal.push_back(out);
+    s.radius.push_back((0.05 - 0.022 * double(i) / n) * k * rs);
+  }
+}
+
 TailShape tail_shape(const RigOptions& o, double k) {
   TailShape s;
-  const double ls = o.tail_length_scale, rs = o.tail_radius_scale;
-  const int sub = o.ring_subdivision;
-  if (o.tail == TailStyle::Carried || o.tail == TailStyle::Hanging) {
-    for (int i = 0, n = 16 * sub; i <= n; ++i) {
-      double t = double(i) / n, tl = t * ls; // t * 1.0 == t: the original tails exactly
-      if (o.tail == TailStyle::Carried)
-        s.centre.push_back(Vector3d(0, 0.93 - 0.20 * tl + 0.20 * tl * tl, -0.08 - 0.80 * tl) * k);
-      else
-        s.centre.push_back(above_floor(0, 0.90 - 0.75 * tl, -0.09 - 0.06 * tl) * k);
-    }
-    for (std::size_t i = 0; i < s.centre.size(); ++i)
-      s.radius.push_back((0.055 - 0.035 * double(i) / double(s.centre.size() - 1)) * k * rs);
-  } else if (o.tail == TailStyle::Curled) {
-    // A tightening arc in the YZ plane (drifting a little to +X per turn): it leaves the hips
-    // back and down, swings up behind the back and, past 180 degrees, forward over it.
-    const double sweep = o.tail_curl_deg * M_PI / 180, r0 = 0.24 * ls, phi0 = -M_PI / 4;
-    const Vector3d start(0, 0.91, -0.09);
-    const Vector3d centre = start - r0 * Vector3d(0, std::sin(phi0), std::cos(phi0));
-    int n = std::max(16, int(std::lround(24 * o.tail_curl_deg / 270))) * sub;
-    for (int i = 0; i <= n; ++i) {
-      double th = sweep * i / n, r = r0 * (1 - 0.0764 * th), phi = phi0 - th;
-      Vector3d out(0, std::sin(phi), std::cos(phi));
-      s.centre.push_back((centre + r * out + Vector3d(0.04 * ls * th / (2 * M_PI), 0, 0)) * k);
-      s.dorsal.push_back(out);
-      s.radius.push_back((0.05 - 0.028 * double(i) / n) * k * rs);
-    }
-    s.nearest_weights = true;
-  } else if (o.tail == TailStyle::Short) {
-    // A stub out of the back of the hips, ~0.08 H beyond the body's surface, rounded at the tip.
-    const Vector3d a(0, 0.92, -0.04), b(0, 0.95, -0.10 - 0.144 * ls);
-    for (int i = 0, n = 12 * sub; i <= n; ++i) {
-      double t = double(i) / n, f = std::max(0.0, (t - 0.7) / 0.3);
-      s.centre.push_back((a + t * (b - a)) * k);
-      s.radius.push_back(0.065 * (1 - 0.45 * t) * std::sqrt(1 - 0.8 * f * f) * k * rs);
-    }
-  } else { // Thin: between and just behind the thighs, drifting towards the left leg
-    for (int i = 0, n = 16 * sub; i <= n; ++i) {
+  const double rs = o.tail_radius_scale;
+  if (o.tail == TailStyle::Carried || o.tail == TailStyle::Hanging)
+    straight_shape(o, k, s);
+  else if (o.tail == TailStyle::Curled)
+    curled_shape(o, k, s);
+  else if (o.tail == TailStyle::Short || o.tail == TailStyle::Pressed)
+    stub_shape(o, k, s);
+  else if (o.tail == TailStyle::Rolled)
+    rolled_shape(o, k, s);
+  else { // Thin: between and just behind the thighs, drifting towards the left leg
+    for (int i = 0, n = 16 * o.ring_subdivision; i <= n; ++i) {
       double t = double(i) / n;
-      s.centre.push_back(above_floor(0.02 * t, 0.90 - 0.70 * t * ls, -0.075 - 0.01 * t) * k);
+      s.centre.push_back(
+          above_floor(0.02 * t, 0.90 - 0.70 * t * o.tail_length_scale, -0.075 - 0.01 * t) * k);
       s.radius.push_back((0.025 - 0.012 * t) * k * rs);
     }
   }
   if (s.dorsal.empty()) dorsal_from_up(s, Vector3d(0, 1, -1).normalized());
-  if (o.thick_base) // the first third widened into the haunch (a body feature: not scaled by rs)
+  // The first third widened into a haunch or a horizontal body's torso (a body feature: not
+  // scaled by rs).
+  if (o.thick_base || (o.horizontal_body && o.tail != TailStyle::Rolled))
     for (std::size_t i = 0; i < s.radius.size(); ++i) {
       double t = double(i) / double(s.radius.size() - 1);
       if (t < 0.35) s.radius[i] += 0.10 * k * (1 - t / 0.35) * (1 - t / 0.35);
@@ -179,6 +232,7 @@ std::vector<Vector3d> add_tail(MeshBuild& skin, MeshBuild& extra, const Skeleton
   spec.segments = o.tube_segments;
   spec.seam = o.uv_seams;
   spec.piece = kTail;
+  spec.flatten = shape.flatten;
   add_tube(skin, sk, spec, weight, &ctx);
   if (o.tail_spikes > 0) add_spikes(skin, sk, shape, o.tail_spikes, weight, &ctx);
   if (o.tail_two_shells) {

@@ -13,6 +13,11 @@
 // rising over the back, covariance elongation ~1.2), a short stubby one, a thin one hanging
 // close to the legs, spikes or plates along a tail's top (closed cone shells overlapping it) and
 // a thick quadruped-like haunch the tail's wide base grows out of.
+//
+// Tails the far-skin rules miss (issue 28; the shared deer, stag, t-rex and shiba): a short flat
+// tail pressed to the rump and a curled one rolled onto it (neither sticks out from the body), a
+// leftover bone along the tail's base (the tail lies near a bone), and a horizontal body whose
+// legs meet at a joint other than the one named Hips.
 #pragma once
 
 #include "retail/base/document.h"
@@ -25,9 +30,13 @@ namespace retail {
 /// Curled: back from the hips, then up and forward over the back as a tightening arc of
 /// `tail_curl_deg`. Short: a thick stub straight back (~0.08 H out of the body). Thin: radius
 /// ~0.012 H, hanging between and just behind the thighs (most of it within 0.07 H of a leg bone).
-enum class TailStyle { None, Carried, Hanging, Curled, Short, Thin };
+/// Pressed: short (~0.09 H), flat (a fifth as thick as wide) and lying against the back of the
+/// hips, down over the rump. Rolled: curled ~330 degrees in a tightening coil behind the hips,
+/// its end resting on the lower back; on a horizontal body, 270 degrees up off the top of the
+/// rump and over, its end lying forward along the top of the back, ahead of its root.
+enum class TailStyle { None, Carried, Hanging, Curled, Short, Thin, Pressed, Rolled };
 
-/// "none", "carried", "hanging", "curled", "short", "thin".
+/// "none", "carried", "hanging", "curled", "short", "thin", "pressed", "rolled".
 const char* tail_style_name(TailStyle style);
 
 struct RigOptions {
@@ -47,6 +56,21 @@ struct RigOptions {
   double tail_radius_scale = 1; ///< the tail's radius × this (spikes scale with it)
   double tail_curl_deg = 300;   ///< Curled: the arc's sweep in degrees (300: elongation ~1.2)
   bool uv_seams = true;         ///< tail rings duplicate their seam vertex (as exporters do)
+  /// A leftover bone this long (skeleton units: x H / 1.8; 0: none): a joint "Back" under the
+  /// hips (no role), its bone from the hips back and a little down into the tail's root and
+  /// along its base, carrying up to 0.7 of the weight of the body skin around its outer half
+  /// (as a rig's forgotten pelvis or tail root does); the tail skin stays on the legs. Appended
+  /// after the other joints. At most 0.6.
+  double leftover_bone = 0;
+  /// A horizontal body (a biped dinosaur's): the torso level, from the hips forward to a neck
+  /// and head raised in front, short arms, thick thighs; the legs hang from a joint "Body" (the
+  /// skeleton's root, the hips role) `hips_ahead` ahead of and `hips_above` above the leg tops
+  /// (skeleton units), and the joint named Hips, its child, starts the spine at the tail's root.
+  /// The tail's base widens into the torso (not a rolled tail's); a carried or hanging tail's
+  /// rings crowd towards its base. Not with ears, cape, skirt, sheath, ponytail, vrm or
+  /// thick_base.
+  bool horizontal_body = false;
+  double hips_ahead = 0.20, hips_above = 0.38; ///< each within [0, 0.8]
   bool ears = false, cape = false, skirt = false, sheath = false;
   /// A ponytail as its own mesh "Ponytail" (material "Hair", drawn by node "Ponytail" with the
   /// character's skin): a tapering tube from inside the back of the head, out and down behind
@@ -62,7 +86,9 @@ struct RigOptions {
   int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height, fewer than 3 segments, spikes outside
-  /// 0..64, scales outside (0, 10], a curl outside [30, 540] degrees or a vrm outside -1..1.
+  /// 0..64, scales outside (0, 10], a curl outside [30, 540] degrees, a vrm outside -1..1, a
+  /// leftover bone outside [0, 0.6], hips offsets outside [0, 0.8] or a horizontal body with a
+  /// humanoid's piece.
   void validate() const;
 };
 

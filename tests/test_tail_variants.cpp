@@ -1,0 +1,281 @@
+// Generated variants of the tail shapes far-skin detection missed (issue 28 point 6): a leftover
+// bone along the tail's base, a horizontal body whose hips joint is not where the legs meet, a
+// short tail pressed against the rump and a curled tail lying on the rump, each with its skin
+// weighted to the legs. `retail IN OUT` (default parameters) must grow a chain on the tail
+// (tail_chain, or tail_rigid, with the report's reason), re-rig >= 90% of the truth tail's
+// vertices with >= 80% precision, tear no clip more than the input did (the report's stretch
+// figures, within the harm check's noise floor) and, when the chain is kept, swing its tip by
+// >= 5 degrees on Walk.
+//
+// With RETAIL_VARIANTS_BIN set, that binary runs instead (`BIN IN OUT -q`) and its report is
+// judged the same way: how a previous release is checked against these cases.
+#include "retail/app/pipeline.h"
+#include "retail/base/error.h"
+#include "retail/qa/harm.h"
+#include "support.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+using retail::RigOptions;
+using retail::TailStyle;
+
+namespace {
+
+struct Figures {
+  retail::Json report; ///< retail.report/1
+  std::size_t truth_tail = 0, rerigged = 0, hit = 0;
+  double recall = 0, precision = 0;
+  std::string summary; ///< one line for the failure message
+};
+
+/// Runs retail on IN -> OUT: in process (as test_tail_classes.cpp does), or the binary named by
+/// RETAIL_VARIANTS_BIN. Returns the report.
+retail::Json run_retail_on(const std::string& in, const std::string& out) {
+  const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
+  if (bin == nullptr || *bin == 0) return retail::run(in, out, retail::RunParams{}).report;
+  const std::string cmd = "'" + std::string(bin) + "' '" + in + "' '" + out + "' -q";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream f(out.substr(0, out.size() - 4) + ".report.json");
+  REQUIRE(f.good());
+  return retail::Json::parse(f);
+}
+
+/// Re-rigged: the largest output weight on a Tail_* node (a tie with another node, the chain's
+/// 50/50 root, counts), or all of it on the hips role where the input had something else (a
+/// rigid fallback).
+bool rerigged(const std::map<int, double>& before, const std::map<int, double>& after,
+              const retail::Model& out, int hips) {
+  double tail_w = 0, other_w = 0;
+  for (const auto& [node, w] : after) {
+    double& slot = out.nodes[std::size_t(node)].name.rfind("Tail_", 0) == 0 ? tail_w : other_w;
+    slot = std::max(slot, w);
+  }
+  const bool rigid = after == std::map<int, double>{{hips, 1.0}} && before != after;
+  return (tail_w > 0 && tail_w >= other_w) || rigid;
+}
+
+void summarise(Figures& r, const std::string& name) {
+  std::ostringstream s;
+  s.precision(3);
+  s << name << ": tail " << r.truth_tail << " recall " << r.recall << " precision " << r.precision
+    << " (re-rigged " << r.rerigged << ") pieces [";
+  for (const auto& p : r.report["characters"][0]["pieces"])
+    if (p["decision"] != "head" && p["decision"] != "small")
+      s << " " << p["vertices"] << "v " << p["decision"].get<std::string>() << " ("
+        << p["reason"].get<std::string>() << ");";
+  s << " ] torn% input->output [";
+  const retail::Json& st = r.report["characters"][0].value("stretch", retail::Json::object());
+  for (const auto& c : st.value("clips", retail::Json::array()))
+    s << " " << c["name"].get<std::string>() << " " << c["original"]["torn_percent"] << "->"
+      << c["result"]["torn_percent"] << ";";
+  s << " ] left torn [";
+  for (const auto& t : r.report["characters"][0].value("left_torn", retail::Json::array()))
+    s << " " << t["vertices"] << "v " << t["torn_percent"] << "% (" << t["reason"] << ");";
+  s << " ] walk swing [";
+  const retail::Json& bake = r.report["characters"][0].value("bake", retail::Json::object());
+  for (const auto& c : bake.value("clips", retail::Json::array()))
+    if (c["name"] == "Walk") s << " " << c["tip_swing_deg"];
+  s << " ]";
+  r.summary = s.str();
+}
+
+Figures run_variant(const std::string& name, const RigOptions& options) {
+  Figures r;
+  retail::GeneratedRig rig = retail::generate_rig(options);
+  const std::string dir = test::temp_dir(), in = dir + "/in.glb", out = dir + "/out.glb";
+  test::write_bytes(in, retail::serialize_document(rig.doc));
+  r.report = run_retail_on(in, out);
+  retail::Document din = retail::read_document(in), dout = retail::read_document(out);
+  retail::Model min = retail::parse_model(din), mout = retail::parse_model(dout);
+  auto before = test::mesh0_influences(din, min), after = test::mesh0_influences(dout, mout);
+  std::vector<int> piece;
+  for (const auto& prim : rig.truth["membership"])
+    for (const auto& p : prim) piece.push_back(p.get<int>());
+  REQUIRE(before.size() == piece.size());
+  REQUIRE(after.size() == piece.size());
+  const int hips = test::characters_of(dout).at(0).roles.hips;
+  for (std::size_t v = 0; v < piece.size(); ++v) {
+    const bool tail = piece[v] == 1, moved = rerigged(before[v], after[v], mout, hips);
+    r.truth_tail += tail;
+    r.rerigged += moved;
+    r.hit += tail && moved;
+  }
+  r.recall = r.truth_tail ? double(r.hit) / double(r.truth_tail) : 0;
+  r.precision = r.rerigged ? double(r.hit) / double(r.rerigged) : 0;
+  summarise(r, name);
+  return r;
+}
+
+/// Issue 28 point 6's acceptance on one generated variant.
+void check_variant(const std::string& name, const RigOptions& options) {
+  Figures r = run_variant(name, options);
+  INFO(r.summary);
+  REQUIRE(r.report["characters"].size() == 1);
+  REQUIRE(r.truth_tail > 0);
+  const retail::Json& c = r.report["characters"][0];
+  // A chain grown on the tail: a tail_chain or tail_rigid piece, with its reason.
+  std::string decision;
+  for (const auto& p : c["pieces"])
+    if (p["decision"] == "tail_chain" || p["decision"] == "tail_rigid") {
+      decision = p["decision"].get<std::string>();
+      CHECK_FALSE(p["reason"].get<std::string>().empty());
+    }
+  CHECK_FALSE(decision.empty());
+  CHECK(c["chains"].size() == 1);
+  // The tail, base included, and little else.
+  CHECK(r.recall >= 0.90);
+  CHECK(r.precision >= 0.80);
+  // Never torn more than the input, clip by clip (the report's figures).
+  const retail::Json& clips =
+      c.value("stretch", retail::Json::object()).value("clips", retail::Json::array());
+  CHECK_FALSE(clips.empty());
+  for (const auto& clip : clips) {
+    INFO("clip " << clip["name"]);
+    const auto samples = clip["result"]["samples"].get<std::size_t>();
+    const double floor = 100.0 * double(retail::noise_floor(samples, {})) /
+                         double(std::max<std::size_t>(1, samples));
+    CHECK(clip["result"]["torn_percent"].get<double>() <=
+          clip["original"]["torn_percent"].get<double>() + floor);
+  }
+  // A kept chain swings on Walk.
+  const bool kept =
+      decision == "tail_chain" && !c["chains"].empty() && !c["chains"][0].value("rigid", true);
+  if (kept) {
+    double swing = -1;
+    for (const auto& b :
+         c.value("bake", retail::Json::object()).value("clips", retail::Json::array()))
+      if (b["name"] == "Walk") swing = b["tip_swing_deg"].get<double>();
+    CHECK(swing >= 5.0);
+  }
+}
+
+RigOptions variant(TailStyle style, double height = 1.8) {
+  RigOptions o;
+  o.tail = style;
+  o.height_m = height;
+  return o;
+}
+
+} // namespace
+
+// The deer's and stag's auto-rigs keep a hips bone lying along the tail's root: most of the tail
+// lies within the far threshold of it, while its skin still hangs on the legs.
+// [!mayfail] current main, both sections: the tail's evidence skin is taken as body ("body:
+// centroid lies near a bone (0.23 of reach < 0.40): body skin, left alone"; the stub: 0.21), no
+// chain; only a left_torn entry and warning.
+TEST_CASE("variants: a leftover bone along the tail's base", "[variants][!mayfail]") {
+  RigOptions carried = variant(TailStyle::Carried);
+  carried.tail_length_scale = 0.5;
+  carried.leftover_bone = 0.15;
+  RigOptions stub = variant(TailStyle::Short, 0.18);
+  stub.leftover_bone = 0.2;
+  SECTION("carried x0.5, a pelvis bone 0.15 into its root") {
+    check_variant("leftover bone, carried", carried);
+  }
+  SECTION("short stub, a pelvis bone 0.2, 0.18 units") {
+    check_variant("leftover bone, short", stub);
+  }
+}
+
+// The t-rex: a level body, its legs on a root above and ahead of them, a thick tail whose rings
+// crowd at its base, so that the far skin's centroid lies near the legs' bones.
+// [!mayfail] current main: "body: centroid lies near a bone (0.32 of reach < 0.40): body skin,
+// left alone", no chain. With the hips 0.35 ahead at 0.18 units the chain is found but the harm
+// check leaves it ("the chain in 'HipSwing': at its seam, newly tears 96 of 4752 edge-samples
+// (noise floor 15) ... left as it was").
+TEST_CASE("variants: a horizontal body whose hips joint is not where the legs meet",
+          "[variants][!mayfail]") {
+  RigOptions plain = variant(TailStyle::Carried);
+  plain.horizontal_body = true;
+  RigOptions ahead = variant(TailStyle::Carried, 0.18);
+  ahead.horizontal_body = true;
+  ahead.hips_ahead = 0.35;
+  ahead.hips_above = 0.1;
+  SECTION("hips 0.2 ahead of and 0.38 above the leg tops") {
+    check_variant("horizontal body", plain);
+  }
+  SECTION("hips 0.35 ahead, 0.1 above, 0.18 units") {
+    check_variant("horizontal body, hips ahead", ahead);
+  }
+}
+
+// The deer: a short flat tail pressed against the rump, all of it within the far threshold.
+TEST_CASE("variants: a short tail pressed against the rump", "[variants]") {
+  RigOptions thick = variant(TailStyle::Pressed);
+  thick.tail_radius_scale = 1.4;
+  RigOptions small = variant(TailStyle::Pressed, 0.18);
+  small.tail_length_scale = 0.8;
+  SECTION("pressed") {
+    check_variant("pressed", variant(TailStyle::Pressed));
+  }
+  SECTION("pressed, radius x1.4") {
+    check_variant("pressed, thick", thick);
+  }
+  SECTION("pressed, length x0.8, 0.18 units") {
+    check_variant("pressed, small", small);
+  }
+}
+
+// The shiba: a curl rising off the rump and lying forward along the top of the back, ahead of
+// the plane through its root. (7efca01 passes it only by its rigid fallback: its spring threw the
+// curl back and the chain tore in HipSwing.)
+TEST_CASE("variants: a curled tail lying on the rump", "[variants]") {
+  RigOptions level = variant(TailStyle::Rolled);
+  level.horizontal_body = true;
+  SECTION("rolled onto a horizontal back") {
+    check_variant("rolled onto the back", level);
+  }
+}
+
+// ---- The generator's variants are what they claim to be (these pass on any detection). ----
+
+TEST_CASE("generator variants: deterministic, and as described", "[generator][variants]") {
+  RigOptions bone = variant(TailStyle::Carried);
+  bone.leftover_bone = 0.15;
+  RigOptions level = variant(TailStyle::Rolled, 0.18);
+  level.horizontal_body = true;
+  SECTION("same options, same bytes; every role found") {
+    for (const RigOptions& o : {bone, level, variant(TailStyle::Pressed)}) {
+      CHECK(retail::serialize_document(retail::generate_rig(o).doc) ==
+            retail::serialize_document(retail::generate_rig(o).doc));
+      CHECK(test::characters_of(test::make_rig(o).doc).at(0).roles.missing.empty());
+    }
+  }
+  SECTION("the leftover bone is a joint carrying body skin, the tail still on the legs") {
+    retail::GeneratedRig rig = retail::generate_rig(bone);
+    retail::Model m = retail::parse_model(rig.doc);
+    auto infl = test::mesh0_influences(rig.doc, m);
+    int back = -1;
+    for (std::size_t n = 0; n < m.nodes.size(); ++n)
+      if (m.nodes[n].name == "mixamorig:Back") back = int(n);
+    REQUIRE(back >= 0);
+    std::size_t body_on_back = 0, tail_on_back = 0;
+    const retail::Json& member = rig.truth["membership"][0];
+    for (std::size_t v = 0; v < member.size(); ++v)
+      (member[v] == 1 ? tail_on_back : body_on_back) += infl[v].count(back);
+    CHECK(body_on_back > 0);
+    CHECK(tail_on_back == 0);
+  }
+  SECTION("the horizontal body's hips role is its root Body, not the joint named Hips") {
+    retail::Document doc = test::make_rig(level).doc;
+    retail::Model m = retail::parse_model(doc);
+    const int hips = test::characters_of(doc).at(0).roles.hips;
+    REQUIRE(hips >= 0);
+    CHECK(m.nodes[std::size_t(hips)].name == "mixamorig:Body");
+  }
+  SECTION("options out of range are usage errors") {
+    RigOptions o = bone;
+    o.leftover_bone = 0.7;
+    CHECK_THROWS_AS(o.validate(), retail::Error);
+    o = level;
+    o.hips_ahead = -0.1;
+    CHECK_THROWS_AS(o.validate(), retail::Error);
+    o.hips_ahead = 0.2;
+    o.ears = true;
+    CHECK_THROWS_AS(o.validate(), retail::Error);
+  }
+}
