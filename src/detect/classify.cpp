@@ -150,7 +150,9 @@ void decide(const DetectParams& params, double height, Piece& p) {
   } else if (p.region == "head" || p.region == "neck") {
     p.decision = Decision::Head;
     p.reason = "hangs from the head or neck (ears, hair): left alone";
-  } else if (ratio < params.centroid_ratio) {
+  } else if (!p.evidence && ratio < params.centroid_ratio) {
+    // An evidence part is judged by how its skin is weighted (evidence_pieces' gate), not by
+    // its distance to bones: the leftover or hips bone lying along it is what put it there.
     p.decision = Decision::BodyLike;
     p.reason = fmt("centroid lies near a bone (%.2f of reach < %.2f): body skin, left alone", ratio,
                    params.centroid_ratio);
