@@ -87,7 +87,7 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   CHECK(test::run_retail({in, dir + "/x.obj"}, nullptr, &err) == 1); // not a glTF container
   CHECK(err.find("must end in .glb, .vrm or .gltf") != std::string::npos);
   CHECK(test::run_retail({dir + "/missing.glb", dir + "/x.glb"}, nullptr, &err) == 2);
-  CHECK(err == "error: " + dir + "/missing.glb: cannot read the file\n");
+  CHECK(err == "error: " + dir + "/missing.glb: cannot read the file: No such file or directory\n");
   CHECK(test::run_retail({in, dir + "/no/such/dir/x.glb"}, nullptr, &err) == 4);
   CHECK_FALSE(fs::exists(dir + "/no"));
   CHECK(test::run_retail({in, dir + "/y.glb", "--report", dir + "/no/such/dir/y.json"}, nullptr,

@@ -53,7 +53,8 @@ Container check_output_path(const std::string& in_path, const std::string& out_p
   const Container container = container_for_path(out_path);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' does not exist");
+    throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' " +
+                                            (fs::exists(dir, ec) ? "is not a folder" : "does not exist"));
   if (fs::is_directory(out_path, ec))
     throw Error(ExitCode::OutputFailed, "the output '" + out_path + "' is a folder");
   return container;

@@ -1,5 +1,7 @@
 #include "retail/base/error.h"
 
+#include <cstdint>
+
 namespace retail {
 
 void fail_invalid(const std::string& message) {
@@ -43,6 +45,18 @@ std::size_t utf8_length(const std::string& text, std::size_t i) {
   return n;
 }
 
+/// Is the valid UTF-8 sequence of `n` bytes at text[i] a character that reorders or breaks
+/// lines on a terminal: a bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E,
+/// U+2066..U+2069) or the line and paragraph separators (U+2028, U+2029)?
+bool layout_control(const std::string& text, std::size_t i, std::size_t n) {
+  auto byte = [&](std::size_t k) { return std::uint32_t((unsigned char)text[i + k]); };
+  std::uint32_t cp = 0;
+  if (n == 2) cp = (byte(0) & 0x1F) << 6 | (byte(1) & 0x3F);
+  if (n == 3) cp = (byte(0) & 0x0F) << 12 | (byte(1) & 0x3F) << 6 | (byte(2) & 0x3F);
+  return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+}
+
 } // namespace
 
 std::string terminal_safe(const std::string& text, bool keep_newlines) {
@@ -57,6 +71,15 @@ std::string terminal_safe(const std::string& text, bool keep_newlines) {
       continue;
     }
     std::size_t n = c >= 0x80 ? utf8_length(text, i) : 0;
+    if (n > 0 && layout_control(text, i, n)) {
+      for (std::size_t k = 0; k < n; ++k, ++i) {
+        const unsigned char b = (unsigned char)text[i];
+        out += "\\x";
+        out.push_back(hex[b >> 4]);
+        out.push_back(hex[b & 15]);
+      }
+      continue;
+    }
     if (n > 0) {
       out.append(text, i, n);
       i += n;

@@ -55,11 +55,22 @@ std::string random_suffix() {
   return out;
 }
 
+/// The longest file name `dir` takes (pathconf NAME_MAX; 255 when it cannot say).
+std::size_t name_max(const fs::path& dir) {
+  errno = 0;
+  const long n = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  return n > 0 ? std::size_t(n) : 255;
+}
+
 /// Creates a new temporary file for `target` in `dir`: O_EXCL | O_NOFOLLOW under a name no
 /// other process can predict, so nothing planted there (a symbolic link) is ever followed.
+/// The name stays within the folder's name limit: the target's name is shortened to fit.
 int create_temp(const fs::path& dir, const fs::path& target, fs::path& tmp) {
-  const std::string stem =
-      "." + target.filename().string() + ".retail-tmp-" + std::to_string(::getpid()) + "-";
+  const std::string tag = ".retail-tmp-" + std::to_string(::getpid()) + "-";
+  std::string name = target.filename().string();
+  const std::size_t room = 1 + tag.size() + 16, limit = name_max(dir);
+  if (room + name.size() > limit) name.resize(limit > room ? limit - room : 0);
+  const std::string stem = "." + name + tag;
   for (int attempt = 0; attempt < 64; ++attempt) {
     tmp = dir / (stem + random_suffix());
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -85,7 +96,7 @@ bool write_all(int fd, const Bytes& bytes) {
 Bytes read_file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail_invalid("cannot read the file");
+  if (fd < 0) fail_invalid(std::string("cannot read the file: ") + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     ::close(fd);

@@ -97,6 +97,9 @@ bool percent_decode(const std::string& uri, std::string& out) {
 std::string sidecar_path(const std::string& where, const std::string& uri) {
   std::string path;
   if (!percent_decode(uri, path)) fail_invalid(where + ": malformed percent escape in uri");
+  if (path.find('\0') != std::string::npos)
+    fail_invalid(where + ": uri '" + printable(uri) +
+                 "' holds a NUL byte once percent-decoded (a file name cannot)");
   if (path.empty() || path[0] == '/' || path[0] == '\\' || path.find(':') != std::string::npos)
     fail_unsupported(
         where + ": uri '" + uri +

@@ -6,6 +6,7 @@
 #include "retail/base/document.h"
 #include "retail/record/html_page.h"
 
+#include <cctype>
 #include <cmath>
 #include <string_view>
 
@@ -16,12 +17,28 @@ bool needs_look(const IndexRow& row) {
          !row.warnings.empty() || !row.error.empty() || row.worse;
 }
 
+std::string url_path(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out.push_back(char(c));
+    } else {
+      out.push_back('%');
+      out.push_back(hex[c >> 4]);
+      out.push_back(hex[c & 15]);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 Json row_json(const IndexRow& r) {
   Json j = {{"path", r.path},
             {"status", r.status},
             {"page", r.page},
+            {"href", url_path(r.page)},
             {"found", r.found},
             {"stepped_down", r.stepped_down},
             {"left_torn", r.left_torn},

@@ -30,7 +30,7 @@
     const name = document.createElement('td');
     if (r.page) {
       const a = document.createElement('a');
-      a.href = r.page.split('/').map(encodeURIComponent).join('/');
+      a.href = r.href; // percent-encoded bytes: also names that are not UTF-8
       a.textContent = r.path;
       name.append(a);
     } else name.textContent = r.path;

@@ -29,6 +29,10 @@ struct IndexRow {
 /// a failed check, or an output worse than its input?
 bool needs_look(const IndexRow& row);
 
+/// `path` (relative, '/'-separated, any bytes) as a relative URL that names exactly those bytes:
+/// every byte but A-Z a-z 0-9 - . _ ~ and '/' percent-encoded (a name that is not UTF-8 too).
+std::string url_path(const std::string& path);
+
 /// The index page's HTML text: `title` as its heading, the rows in the order given (the page
 /// sorts them on demand). Deterministic but for the rows' times.
 std::string make_batch_index(const std::string& title, const std::vector<IndexRow>& rows);
