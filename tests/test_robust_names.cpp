@@ -1,12 +1,17 @@
-// Issue 29, names: an output name at the folder's limit (its temporary names stay within it), a
-// PAGE whose folder is a file, a NUL in a URI, characters that reorder or break terminal lines,
-// an index link to a name that is not UTF-8.
+// Issue 29, names and flags: an output name at the folder's limit (its temporary names stay
+// within it), a PAGE whose folder is a file, a NUL in a URI, characters that reorder or break
+// terminal lines, an index link to a name that is not UTF-8, and number flags that are infinite,
+// not a number or past their range (each refused naming the flag).
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/motion/bake.h"
+#include "retail/motion/spring.h"
+#include "retail/qa/stretch.h"
 #include "retail/record/html_index.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -117,4 +122,46 @@ TEST_CASE("names: the batch index links a page whose name is not UTF-8 by its by
   row.page = "odd\xff.html";
   const std::string page = retail::make_batch_index("in", {row});
   CHECK(page.find("\"href\":\"odd%FF.html\"") != std::string::npos);
+}
+
+TEST_CASE("flags: infinite, not-a-number and out-of-range values are refused naming the flag",
+          "[robust][flags]") {
+  std::string dir = test::temp_dir(), err;
+  retail::write_document(test::small_rig(), dir + "/in.glb");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--frequency", "inf"}, "--frequency"},   {{"--gravity", "inf"}, "--gravity"},
+      {{"--gravity", "nan"}, "--gravity"},       {{"--damping", "-inf"}, "--damping"},
+      {{"--frequency", "1e999"}, "--frequency"}, {{"--far", "inf"}, "--far"},
+      {{"--segment", "nan"}, "--segment"},       {{"--floor", "inf"}, "--floor"},
+      {{"--fps", "0"}, "--fps"},                 {{"--max-warmup", "0"}, "--max-warmup"},
+      {{"--bend-limit", "200"}, "--bend-limit"}, {{"--samples", "200000"}, "--samples"},
+      {{"--samples", "1"}, "--samples"},         {{"--reference-height", "inf"}, "--reference-height"},
+      {{"--substep", "1"}, "--substep"},         {{"--loop-tolerance", "0"}, "--loop-tolerance"},
+  };
+  for (const auto& [flags, name] : cases) {
+    std::vector<std::string> args = {dir + "/in.glb", dir + "/out.glb", "-q"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    INFO(flags[0] << " " << flags[1]);
+    CHECK(test::run_retail_with(kGuard, args, nullptr, &err) == 1);
+    CHECK(err.find(name) != std::string::npos);
+    CHECK(err.find("out of range") == std::string::npos); // the flag, not a struct, is named
+    CHECK_FALSE(fs::exists(dir + "/out.glb"));
+  }
+  // The library says the same to its own callers.
+  retail::SpringParams sp;
+  sp.root_frequency_hz = INFINITY;
+  CHECK_THROWS_WITH(sp.validate(), Catch::Contains("--frequency"));
+  sp = retail::SpringParams{};
+  sp.gravity_mps2 = INFINITY;
+  CHECK_THROWS_WITH(sp.validate(), Catch::Contains("--gravity"));
+  retail::BakeParams bp;
+  bp.fps = 0;
+  CHECK_THROWS_WITH(bp.validate(), Catch::Contains("--fps"));
+  retail::StretchParams st;
+  st.samples = 200000;
+  CHECK_THROWS_WITH(st.validate(), Catch::Contains("--samples"));
+  // The stretch's memory: samples x edges and samples x posed nodes are bounded.
+  CHECK_NOTHROW(retail::check_stretch_work(100000, 100, 24));
+  CHECK_THROWS_WITH(retail::check_stretch_work(100000, 100, 10000), Catch::Contains("--samples"));
+  CHECK_THROWS_WITH(retail::check_stretch_work(10, 100000, 10000), Catch::Contains("posed nodes"));
 }

@@ -2,6 +2,8 @@
 #include "cli_options.h"
 
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
 
 namespace {
 
@@ -284,6 +286,23 @@ CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
   return cmd;
 }
 
+/// Every floating-point option of `app` and its subcommands takes finite numbers only: "inf",
+/// "nan" and 1e999 are refused naming the option (the params' validate() say the same).
+void require_finite(CLI::App& app) {
+  for (CLI::Option* o : app.get_options())
+    if (o->get_type_name() == "FLOAT")
+      o->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            char* end = nullptr;
+            const double v = std::strtod(text.c_str(), &end);
+            if (end != text.c_str() && !std::isfinite(v))
+              return "must be a finite number, got '" + text + "'";
+            return "";
+          },
+          "", "finite"));
+  for (CLI::App* sub : app.get_subcommands({})) require_finite(*sub);
+}
+
 } // namespace
 
 Subcommands bind_options(CLI::App& app, Cli& cli) {
@@ -297,6 +316,7 @@ Subcommands bind_options(CLI::App& app, Cli& cli) {
   sub.info = bind_info_command(app, cli);
   sub.report = bind_report_command(app, cli);
   sub.batch = bind_batch_command(app, cli);
+  require_finite(app);
   return sub;
 }
 

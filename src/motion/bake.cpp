@@ -85,18 +85,32 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
 }
 
 void HairBakeParams::validate() const {
-  if (!(stiffness_per_s2 >= 0 && std::isfinite(stiffness_per_s2)) ||
-      !(damping_per_s >= 0 && std::isfinite(damping_per_s)) ||
-      !(gravity_mps2 >= 0 && std::isfinite(gravity_mps2)) ||
-      !(radius_scale >= 0 && std::isfinite(radius_scale)))
-    throw Error(ExitCode::Usage, "hair solver parameters out of range");
+  auto require = [](double v, const char* what) {
+    if (!(v >= 0 && std::isfinite(v)))
+      throw Error(ExitCode::Usage, std::string("hair solver: ") + what +
+                                       " must be a finite number >= 0 (got " +
+                                       std::to_string(v) + ")");
+  };
+  require(stiffness_per_s2, "stiffness");
+  require(damping_per_s, "damping");
+  require(gravity_mps2, "gravity");
+  require(radius_scale, "radius scale");
 }
 
 void BakeParams::validate() const {
   spring.validate();
   hair.validate();
-  if (!(fps > 0 && fps <= 1000) || max_warmup_cycles < 1 || !(loop_tolerance_deg > 0))
-    throw Error(ExitCode::Usage, "bake parameters out of range");
+  if (!(fps > 0 && fps <= 1000))
+    throw Error(ExitCode::Usage, "--fps must be within (0, 1000] (got " + std::to_string(fps) + ")");
+  if (max_warmup_cycles < 1)
+    throw Error(ExitCode::Usage,
+                "--max-warmup must be >= 1 (got " + std::to_string(max_warmup_cycles) + ")");
+  if (!(loop_tolerance_deg > 0 && std::isfinite(loop_tolerance_deg)))
+    throw Error(ExitCode::Usage, "--loop-tolerance must be a finite number > 0 (got " +
+                                     std::to_string(loop_tolerance_deg) + ")");
+  if (std::isinf(floor_y))
+    throw Error(ExitCode::Usage, "--floor must be a finite height (got " +
+                                     std::to_string(floor_y) + ")");
 }
 
 bool is_one_shot(const std::string& name) {

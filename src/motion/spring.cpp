@@ -104,14 +104,37 @@ double skin_bend_limit(double radius, double length_prev, double length_next, do
   return (1 - min_ratio) * (length_prev + length_next) / (4 * radius);
 }
 
+namespace {
+
+/// Error(Usage) naming the option unless `ok` (and the value finite).
+void require_option(bool ok, double value, const char* option, const char* rule) {
+  if (ok && std::isfinite(value)) return;
+  throw Error(ExitCode::Usage, std::string(option) + " must be " + rule + " (got " +
+                                   std::to_string(value) + ")");
+}
+
+} // namespace
+
 void SpringParams::validate() const {
-  bool ok = root_frequency_hz > 0 && tip_frequency_hz > 0 && damping_ratio >= 0 &&
-            gravity_mps2 >= 0 && rest_curve >= 0 && rest_curve <= 1 && coupling_rate >= 0 &&
-            bend_limit_deg > 0 && bend_limit_deg <= 180 && floor_clearance_m >= 0 &&
-            contact_damping >= 0 && min_skin_ratio >= 0 && min_skin_ratio < 1 &&
-            rest_skin_share >= 0 && rest_skin_share <= 1 && substep_s > 0 && substep_s <= 0.1 &&
-            std::isfinite(carry_deg);
-  if (!ok) throw Error(ExitCode::Usage, "spring parameters out of range");
+  require_option(root_frequency_hz > 0, root_frequency_hz, "--frequency", "a finite number > 0");
+  require_option(tip_frequency_hz > 0, tip_frequency_hz, "--tip-frequency",
+                 "a finite number > 0");
+  require_option(damping_ratio >= 0, damping_ratio, "--damping", "a finite number >= 0");
+  require_option(gravity_mps2 >= 0, gravity_mps2, "--gravity", "a finite number >= 0");
+  require_option(true, carry_deg, "--carry", "a finite number");
+  require_option(rest_curve >= 0 && rest_curve <= 1, rest_curve, "--rest-curve", "within [0, 1]");
+  require_option(coupling_rate >= 0, coupling_rate, "--coupling", "a finite number >= 0");
+  require_option(bend_limit_deg > 0 && bend_limit_deg <= 180, bend_limit_deg, "--bend-limit",
+                 "within (0, 180]");
+  require_option(floor_clearance_m >= 0, floor_clearance_m, "--floor-clearance",
+                 "a finite number >= 0");
+  require_option(contact_damping >= 0, contact_damping, "--contact-damping",
+                 "a finite number >= 0");
+  require_option(min_skin_ratio >= 0 && min_skin_ratio < 1, min_skin_ratio, "--min-skin-ratio",
+                 "within [0, 1)");
+  require_option(rest_skin_share >= 0 && rest_skin_share <= 1, rest_skin_share,
+                 "--rest-skin-share", "within [0, 1]");
+  require_option(substep_s > 0 && substep_s <= 0.1, substep_s, "--substep", "within (0, 0.1]");
 }
 
 SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)

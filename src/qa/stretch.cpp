@@ -21,8 +21,26 @@
 namespace retail {
 
 void StretchParams::validate() const {
-  if (samples < 2 || !(torn_above > 1) || !(torn_below > 0 && torn_below < 1))
-    throw Error(ExitCode::Usage, "stretch parameters out of range");
+  if (samples < 2 || samples > kMaxStretchSamples)
+    throw Error(ExitCode::Usage, "--samples must be 2.." + std::to_string(kMaxStretchSamples) +
+                                     " (got " + std::to_string(samples) + ")");
+  if (!(torn_above > 1) || !(torn_below > 0 && torn_below < 1) || !std::isfinite(torn_above))
+    throw Error(ExitCode::Usage, "stretch: the torn thresholds must be above 1 and within (0, 1)");
+}
+
+void check_stretch_work(std::size_t edges, std::size_t nodes, int samples) {
+  const std::size_t s = std::size_t(std::max(samples, 0));
+  const bool edges_ok = edges == 0 || s <= kMaxEdgeSamples / edges;
+  const bool nodes_ok = nodes == 0 || s <= kMaxNodeSamples / nodes;
+  if (edges_ok && nodes_ok) return;
+  throw Error(ExitCode::Usage,
+              "--samples " + std::to_string(samples) + ": measuring " +
+                  (edges_ok ? std::to_string(nodes) + " posed nodes" : std::to_string(edges) +
+                                                                           " edges") +
+                  " at that many samples per clip keeps " +
+                  std::to_string(s * (edges_ok ? nodes : edges)) + " values, beyond the limit of " +
+                  std::to_string(edges_ok ? kMaxNodeSamples : kMaxEdgeSamples) +
+                  " (docs/robustness.md); lower --samples");
 }
 
 namespace {
@@ -453,6 +471,9 @@ StretchMeter::StretchMeter(const std::vector<StretchRig>& rigs,
     for (int node : skin->joint_nodes())
       for (int n = node; n >= 0 && !posed[std::size_t(n)]; n = model_->nodes[std::size_t(n)].parent)
         posed[std::size_t(n)] = 1, posed_nodes_.push_back(n);
+  for (const detail::StretchPlan& plan : plans_)
+    for (const auto& region : plan.region)
+      check_stretch_work(region.ends.size(), posed_nodes_.size(), params.samples);
   std::vector<int> depth(model_->nodes.size(), -1), walk; // each node's depth, computed once
   for (int n : posed_nodes_) {
     walk.clear();

@@ -284,7 +284,9 @@ int Character::joint_index(int node) const {
 }
 
 void BindParams::validate() const {
-  if (!(reference_height_m > 0)) throw Error(ExitCode::Usage, "reference height must be positive");
+  if (!(reference_height_m > 0 && std::isfinite(reference_height_m)))
+    throw Error(ExitCode::Usage, "--reference-height must be a finite number > 0 (got " +
+                                     std::to_string(reference_height_m) + ")");
 }
 
 std::vector<Character> build_characters(const Document& doc, const Model& model,

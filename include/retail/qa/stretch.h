@@ -29,8 +29,19 @@
 
 namespace retail {
 
+/// The most --samples a clip may be measured at, and what one measurement may keep per clip:
+/// edge ratios (samples x a region's edges) and sampled world matrices (samples x the posed
+/// nodes). Beyond any: Error(Usage) naming --samples (docs/robustness.md).
+constexpr int kMaxStretchSamples = 10000;
+constexpr std::size_t kMaxEdgeSamples = std::size_t(1) << 24;
+constexpr std::size_t kMaxNodeSamples = std::size_t(1) << 21;
+
+/// Failure: Error(Usage) naming --samples when `samples` over `edges` edges or `nodes` posed
+/// nodes is past kMaxEdgeSamples or kMaxNodeSamples.
+void check_stretch_work(std::size_t edges, std::size_t nodes, int samples);
+
 struct StretchParams {
-  int samples = 24;
+  int samples = 24; ///< --samples, 2..kMaxStretchSamples
   double torn_above = 1.5;
   double torn_below = 0.67;
   /// The body baseline is measured on at most this many body edges (all of them when there are
