@@ -4,12 +4,14 @@
 
 #include "retail/base/error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <limits>
 #include <pthread.h>
 #include <random>
 #include <sys/stat.h>
@@ -94,6 +96,10 @@ bool write_all(int fd, const Bytes& bytes) {
 } // namespace
 
 Bytes read_file(const std::string& path) {
+  return read_file(path, std::numeric_limits<std::size_t>::max());
+}
+
+Bytes read_file(const std::string& path, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) fail_invalid(std::string("cannot read the file: ") + std::strerror(errno));
@@ -106,7 +112,7 @@ Bytes read_file(const std::string& path) {
     ::close(fd);
     fail_invalid(std::string("cannot read the file: not a regular file (") + file_kind(st) + ")");
   }
-  Bytes bytes(static_cast<std::size_t>(st.st_size));
+  Bytes bytes(std::min(static_cast<std::size_t>(st.st_size), max_bytes));
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);

@@ -85,7 +85,7 @@ Document glb_to_gltf(Document doc, const std::string& bin_name) {
     b["uri"] = uri;
     doc.buffer_is_glb[i] = false;
     doc.buffer_external[i] = int(doc.external.size());
-    doc.external.push_back({uri, bin_name, std::move(bytes)});
+    doc.external.push_back({uri, bin_name, std::move(bytes), ""});
   }
   doc.container = Container::Gltf;
   doc.append_buffer = -1;

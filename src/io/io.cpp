@@ -110,10 +110,14 @@ std::string sidecar_path(const std::string& where, const std::string& uri) {
   return path;
 }
 
-/// Reads a sidecar file named by `uri` relative to `base_dir`. Failure: Unsupported for URIs
-/// outside the folder or without a folder to resolve against; InvalidInput when unreadable.
+/// The most of an image sidecar retail reads (an image has no declared length).
+constexpr std::size_t kMaxImageBytes = std::size_t(1) << 30;
+
+/// Reads a sidecar file named by `uri` relative to `base_dir`: at most `max_bytes` of it.
+/// Failure: Unsupported for URIs outside the folder or without a folder to resolve against;
+/// InvalidInput when unreadable.
 ExternalFile read_sidecar(const std::string& base_dir, const std::string& where,
-                          const std::string& uri) {
+                          const std::string& uri, std::size_t max_bytes) {
   std::string rel = sidecar_path(where, uri);
   if (base_dir.empty()) fail_unsupported(where + ": external uri '" + uri + "' cannot be resolved");
   const std::string full = (fs::path(base_dir) / rel).string();
@@ -125,14 +129,14 @@ ExternalFile read_sidecar(const std::string& base_dir, const std::string& where,
                  "' is a link leading outside the file's folder");
   Bytes bytes;
   try {
-    bytes = read_file(full);
+    bytes = read_file(full, max_bytes);
   } catch (const Error& e) {
     std::string why = e.what();
     std::size_t colon = why.find(": ");
     fail_invalid(where + ": cannot read '" + printable(uri) + "'" +
                  (colon == std::string::npos ? "" : why.substr(colon)));
   }
-  return {uri, rel, std::move(bytes)};
+  return {uri, rel, std::move(bytes), full};
 }
 
 /// Nesting deeper than kMaxJsonDepth is refused before parsing: the parser copes, but copying,
@@ -212,7 +216,13 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
         fail_invalid(where + ": data URI is not valid base64");
       continue;
     }
-    ExternalFile file = read_sidecar(base_dir, where, uri);
+    // No more than the buffer declares: a sidecar may be far longer (a sparse 3 GiB file).
+    if (!b.contains("byteLength")) fail_invalid(where + ": byteLength missing");
+    if (!b["byteLength"].is_number_unsigned())
+      fail_invalid(where + ".byteLength: not a non-negative integer");
+    ExternalFile file = read_sidecar(
+        base_dir, where, uri,
+        std::size_t(std::min<std::uint64_t>(b["byteLength"].get<std::uint64_t>(), SIZE_MAX)));
     doc.buffers[i] = file.bytes;
     doc.buffer_external[i] = int(doc.external.size());
     doc.external.push_back(std::move(file));
@@ -224,7 +234,12 @@ void load_resources(Document& doc, const std::string& base_dir, const Bytes* bin
       const std::string uri = im["uri"].get<std::string>();
       if (uri.rfind("data:", 0) == 0) continue;
       std::string where = "images[" + std::to_string(i) + "]";
-      doc.external.push_back(read_sidecar(base_dir, where, uri));
+      ExternalFile file = read_sidecar(base_dir, where, uri, kMaxImageBytes + 1);
+      if (file.bytes.size() > kMaxImageBytes)
+        fail_unsupported(where + ": '" + printable(uri) + "' is larger than " +
+                         std::to_string(kMaxImageBytes >> 20) +
+                         " MiB, the most retail reads of an image");
+      doc.external.push_back(std::move(file));
     }
   }
 }
@@ -287,18 +302,27 @@ bool decode_data_uri(const std::string& uri, Bytes& out, std::string* media_type
   return base64_decode(uri, comma + 1, out);
 }
 
-Document parse_document(const Bytes& bytes, const std::string& base_dir) {
-  if (bytes.size() >= 4 && read_u32(bytes, 0) == kGlbMagic) return parse_glb(bytes, base_dir);
+namespace {
+
+/// The JSON of a .gltf file's bytes (a BOM and leading white space allowed).
+Json parse_gltf_text(const Bytes& bytes) {
   std::size_t first = 0;
   if (bytes.size() >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF)
     first = 3; // BOM
   while (first < bytes.size() && std::isspace(bytes[first])) ++first;
   if (first >= bytes.size() || bytes[first] != '{')
     fail_invalid("not a glTF file (no GLB magic and no JSON object)");
+  const char* text = reinterpret_cast<const char*>(bytes.data());
+  return parse_json_text(text + first, text + bytes.size());
+}
+
+} // namespace
+
+Document parse_document(const Bytes& bytes, const std::string& base_dir) {
+  if (bytes.size() >= 4 && read_u32(bytes, 0) == kGlbMagic) return parse_glb(bytes, base_dir);
   Document doc;
   doc.container = Container::Gltf;
-  const char* text = reinterpret_cast<const char*>(bytes.data());
-  doc.gltf = parse_json_text(text + first, text + bytes.size());
+  doc.gltf = parse_gltf_text(bytes);
   load_resources(doc, base_dir, nullptr);
   return doc;
 }
@@ -384,12 +408,14 @@ std::vector<std::string> write_document(const Document& doc, const std::string& 
         fail_output("cannot write '" + target.string() +
                     "': a link on its way leads outside the output's folder");
       if (fs::exists(target, ec)) {
+        // The file it was read from (OUT beside IN): never written, whatever its length.
+        if (!ext.source.empty() && fs::equivalent(target, ext.source, ec)) continue;
         Bytes existing;
         try {
-          existing = read_file(target.string());
+          existing = read_file(target.string(), ext.bytes.size() + 1);
         } catch (const Error&) {
         }
-        if (existing == ext.bytes) continue; // identical (also: the input's own sidecar)
+        if (existing == ext.bytes) continue; // identical
       }
       fs::create_directories(target.parent_path().empty() ? fs::path(".") : target.parent_path(),
                              ec);

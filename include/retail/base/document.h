@@ -21,9 +21,10 @@ enum class Container { Glb, Gltf };
 
 /// A resource of a `.gltf` file stored outside it (a buffer or image `uri` that is a file path).
 struct ExternalFile {
-  std::string uri;  ///< as written in the JSON (percent-encoded)
-  std::string path; ///< decoded, relative to the .gltf's folder
-  Bytes bytes;      ///< the file's content
+  std::string uri;    ///< as written in the JSON (percent-encoded)
+  std::string path;   ///< decoded, relative to the .gltf's folder
+  Bytes bytes;        ///< the file's content (a buffer's: at most its byteLength)
+  std::string source; ///< the file it was read from ("" when not read from disk)
 };
 
 /// A GLB chunk that is neither JSON nor BIN; kept and written back in place.
@@ -61,11 +62,11 @@ Document parse_document(const Bytes& bytes, const std::string& base_dir);
 /// `.gltf`: returns the JSON text; sidecars are written by write_document.
 Bytes serialize_document(const Document& doc);
 
-/// Writes atomically: sidecars first (each via temp + rename, skipped when an identical file is
-/// already there), then the main file via temp file in the target folder + rename. On failure
-/// nothing new is left behind. Failure: Error OutputFailed naming the path.
-/// `main`: the already serialised document (serialize_document(doc)), to avoid doing it twice.
-/// Returns the sidecars it created (paths that did not exist before), for a caller that must
+/// Writes atomically: sidecars first (each via temp + rename, skipped when it is the file it was
+/// read from or an identical file is already there), then the main file via temp file in the target
+/// folder + rename. On failure nothing new is left behind. Failure: Error OutputFailed naming the
+/// path. `main`: the already serialised document (serialize_document(doc)), to avoid doing it
+/// twice. Returns the sidecars it created (paths that did not exist before), for a caller that must
 /// remove them should a later step fail.
 std::vector<std::string> write_document(const Document& doc, const std::string& path,
                                         const Bytes* main = nullptr);
@@ -79,5 +80,9 @@ void write_file_atomic(const std::string& path, const Bytes& bytes);
 
 /// Reads a whole file. Failure: Error InvalidInput ("cannot read").
 Bytes read_file(const std::string& path);
+
+/// Reads at most `max_bytes` from the start of a regular file (all of it when shorter).
+/// Failure: as read_file.
+Bytes read_file(const std::string& path, std::size_t max_bytes);
 
 } // namespace retail
