@@ -7,14 +7,18 @@
 #include "retail/record/report.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <set>
+#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -60,8 +64,11 @@ std::vector<std::string> list_models(const std::string& dir) {
   if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
   for (; it != end; it.increment(ec)) {
     if (ec) throw Error(ExitCode::InvalidInput, "cannot list '" + dir + "': " + ec.message());
-    if (it->is_regular_file(ec) && is_model(it->path()))
-      out.push_back(fs::relative(it->path(), dir).generic_string());
+    // Anything named like a model but a real folder (which is listed in turn): links of any
+    // kind, FIFOs and devices too, so that they fail with their reason instead of vanishing.
+    const fs::file_status st = it->symlink_status(ec);
+    if (!ec && st.type() != fs::file_type::directory && is_model(it->path()))
+      out.push_back(it->path().lexically_relative(dir).generic_string());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -141,14 +148,32 @@ void index_figures(const RunResult& r, IndexRow& row) {
     }
 }
 
+/// Why the entry at `in` cannot be read as a model, when it is a link that leads nowhere ("" for
+/// anything else: reading says what is wrong with a FIFO, a folder or a device).
+std::string link_problem(const fs::path& in) {
+  struct stat st {};
+  if (::lstat(in.c_str(), &st) != 0 || !S_ISLNK(st.st_mode) || ::stat(in.c_str(), &st) == 0)
+    return "";
+  const int err = errno;
+  std::error_code ec;
+  const std::string target = fs::read_symlink(in, ec).string();
+  if (err == ELOOP) return "a symbolic link that loops ('" + target + "'): not read";
+  if (err == ENOENT) return "a symbolic link to nothing ('" + target + "' does not exist)";
+  return "a symbolic link that cannot be followed ('" + target + "'): " + std::strerror(err);
+}
+
 /// One file: skipped when up to date (its output and its report both newer than it: a run
 /// killed between writing the two left an incomplete item, which is redone), else run; every
 /// failure becomes the entry's status.
-BatchEntry process(const fs::path& in, const fs::path& out, const std::string& rel,
-                   const BatchParams& params, const std::string& report_path,
-                   const std::string& page_path, const std::string& in_root) {
+BatchEntry process(const BatchItem& item, const BatchParams& params, const std::string& in_root) {
   BatchEntry e;
-  e.path = rel;
+  e.path = item.rel;
+  if (!item.refused.empty()) { // a path it would write clashes (plan_batch): never run
+    e.status = "failed", e.exit_code = int(ExitCode::Usage), e.error = item.refused;
+    return e;
+  }
+  const fs::path in = item.in, out = item.out;
+  const std::string &report_path = item.report, &page_path = item.page;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
   if (!params.force && newer_than(out, in) && newer_than(report_path, in) &&
@@ -157,6 +182,8 @@ BatchEntry process(const fs::path& in, const fs::path& out, const std::string& r
     return e;
   }
   try {
+    if (const std::string why = link_problem(in); !why.empty())
+      throw Error(ExitCode::InvalidInput, why);
     if (!path_inside(in.string(), in_root))
       throw Error(ExitCode::InvalidInput, "a link leading outside IN_DIR (not followed)");
     fs::create_directories(out.parent_path(), ec);
@@ -193,20 +220,6 @@ BatchEntry process(const fs::path& in, const fs::path& out, const std::string& r
   return e;
 }
 
-/// Report paths: OUT with .report.json, unless two outputs in one folder share a stem
-/// (a.glb and a.gltf), when the later ones keep their extension (a.gltf.report.json).
-std::vector<std::string> report_paths(const std::vector<fs::path>& outs) {
-  std::vector<std::string> paths;
-  std::vector<std::string> taken;
-  for (const auto& o : outs) {
-    std::string p = fs::path(o).replace_extension(".report.json").string();
-    if (std::find(taken.begin(), taken.end(), p) != taken.end()) p = o.string() + ".report.json";
-    taken.push_back(p);
-    paths.push_back(p);
-  }
-  return paths;
-}
-
 /// The index of a finished batch: one row per entry (its page relative to OUT_DIR when it has
 /// one), written atomically to OUT_DIR/index.html.
 void write_index(const std::string& in_dir, const std::string& out_dir,
@@ -230,6 +243,18 @@ void write_index(const std::string& in_dir, const std::string& out_dir,
 
 } // namespace
 
+std::vector<std::string> batch_report_paths(const std::vector<std::string>& outs) {
+  std::vector<std::string> paths;
+  std::set<std::string> taken;
+  for (const auto& o : outs) {
+    std::string p = fs::path(o).replace_extension(".report.json").string();
+    if (taken.count(p)) p = o + ".report.json";
+    taken.insert(p);
+    paths.push_back(p);
+  }
+  return paths;
+}
+
 std::vector<std::string> page_paths(const std::vector<std::string>& outs,
                                     const std::string& out_dir) {
   std::vector<std::string> paths;
@@ -244,51 +269,29 @@ std::vector<std::string> page_paths(const std::vector<std::string>& outs,
   return paths;
 }
 
+/// The summary stream (stdout, a file or none); `file` owns it when it is a file.
+std::ostream* open_summary(const std::string& path, std::unique_ptr<std::ofstream>& file) {
+  if (path == "-") return &std::cout;
+  if (path.empty()) return nullptr;
+  file = std::make_unique<std::ofstream>(path, std::ios::binary);
+  if (!*file) throw Error(ExitCode::OutputFailed, "cannot write the summary '" + path + "'");
+  return file.get();
+}
+
 BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
                       const BatchParams& params,
                       const std::function<void(std::size_t, std::size_t, std::size_t)>& progress) {
-  params.validate();
+  const BatchPlan plan = plan_batch(in_dir, out_dir, params); // before anything is written
+  std::vector<const BatchItem*> files;
+  for (std::size_t i = 0; i < plan.items.size(); ++i)
+    if (int(i % std::size_t(params.shard_count)) == params.shard_index)
+      files.push_back(&plan.items[i]);
   std::error_code ec;
-  fs::path in_abs = fs::weakly_canonical(in_dir, ec), out_abs = fs::weakly_canonical(out_dir, ec);
-  auto rel = out_abs.lexically_relative(in_abs);
-  if (!ec && !rel.empty() && *rel.begin() != "..")
-    throw Error(ExitCode::Usage, "OUT_DIR '" + out_dir + "' is inside IN_DIR '" + in_dir +
-                                     "': its outputs would be read as inputs");
-  std::vector<std::string> all = list_models(in_dir), files;
-  for (std::size_t i = 0; i < all.size(); ++i)
-    if (int(i % std::size_t(params.shard_count)) == params.shard_index) files.push_back(all[i]);
   fs::create_directories(out_dir, ec);
   if (ec || !fs::is_directory(out_dir, ec))
     throw Error(ExitCode::OutputFailed, "cannot create the output folder '" + out_dir + "'");
-  std::vector<fs::path> outs;
-  for (const auto& f : files) outs.push_back(fs::path(out_dir) / fs::path(f));
-  std::vector<std::string> reports = report_paths(outs), out_names;
-  for (const auto& o : outs) out_names.push_back(o.string());
-  const std::vector<std::string> pages = page_paths(out_names, out_dir);
-
-  if (params.summary_path != "-" && !params.summary_path.empty()) {
-    // Written as the files run: never over a file of IN_DIR, an output or a report.
-    const std::string summary = resolved_path(params.summary_path);
-    if (fs::exists(summary, ec) && path_inside(summary, in_dir))
-      throw Error(ExitCode::Usage, "the summary '" + params.summary_path +
-                                       "' is a file inside IN_DIR; retail never overwrites what "
-                                       "it reads");
-    for (std::size_t i = 0; i < outs.size(); ++i)
-      for (const std::string& w : {outs[i].string(), reports[i]})
-        if (resolved_path(w) == summary)
-          throw Error(ExitCode::Usage,
-                      "the summary '" + params.summary_path + "' is also the output '" + w + "'");
-  }
   std::unique_ptr<std::ofstream> summary_file;
-  std::ostream* summary = nullptr;
-  if (params.summary_path == "-") {
-    summary = &std::cout;
-  } else if (!params.summary_path.empty()) {
-    summary_file = std::make_unique<std::ofstream>(params.summary_path, std::ios::binary);
-    if (!*summary_file)
-      throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
-    summary = summary_file.get();
-  }
+  std::ostream* summary = open_summary(params.summary_path, summary_file);
 
   // Files run side by side on the workers; each file's per-clip work shares what cores are
   // left (one thread each when there are as many files at a time as cores).
@@ -303,8 +306,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   std::mutex mutex;
   std::size_t finished = 0, flushed = 0;
   parallel_for(files.size(), int(n), [&](std::size_t i) {
-    BatchEntry e = process(fs::path(in_dir) / fs::path(files[i]), outs[i], files[i], per_file,
-                           reports[i], pages[i], in_dir);
+    BatchEntry e = process(*files[i], per_file, in_dir);
     std::lock_guard<std::mutex> lock(mutex);
     result.entries[i] = std::move(e);
     done[i] = true;
@@ -317,7 +319,11 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   });
   if (summary_file && !*summary_file)
     throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
-  if (params.html) write_index(in_dir, out_dir, result.entries, pages);
+  if (params.html) {
+    std::vector<std::string> pages;
+    for (const BatchItem* f : files) pages.push_back(f->page);
+    write_index(in_dir, out_dir, result.entries, pages);
+  }
   result.exit_code = result.failed ? int(ExitCode::BatchFailed) : 0;
   return result;
 }

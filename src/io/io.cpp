@@ -327,6 +327,34 @@ Document parse_document(const Bytes& bytes, const std::string& base_dir) {
   return doc;
 }
 
+std::vector<std::string> sidecar_files(const std::string& path) {
+  Json gltf;
+  const Bytes head = read_file(path, 20);
+  if (head.size() >= 4 && read_u32(head, 0) == kGlbMagic) {
+    if (head.size() < 20 || read_u32(head, 16) != kChunkJson)
+      fail_invalid("GLB: no JSON chunk first");
+    const std::size_t length = read_u32(head, 12);
+    const Bytes bytes = read_file(path, 20 + length);
+    if (bytes.size() < 20 + length) fail_invalid("GLB chunk 0: truncated");
+    gltf = parse_json_text(reinterpret_cast<const char*>(bytes.data() + 20),
+                           reinterpret_cast<const char*>(bytes.data() + 20 + length));
+  } else {
+    gltf = parse_gltf_text(read_file(path)); // a .gltf: its resources are not read
+  }
+  std::vector<std::string> out;
+  for (const char* key : {"buffers", "images"}) {
+    if (!gltf.contains(key) || !gltf[key].is_array()) continue;
+    for (std::size_t i = 0; i < gltf[key].size(); ++i) {
+      const Json& item = gltf[key][i];
+      if (!item.is_object() || !item.contains("uri") || !item["uri"].is_string()) continue;
+      const std::string uri = item["uri"].get<std::string>();
+      if (uri.rfind("data:", 0) == 0) continue;
+      out.push_back(sidecar_path(std::string(key) + "[" + std::to_string(i) + "]", uri));
+    }
+  }
+  return out;
+}
+
 Document read_document(const std::string& path, std::string* sha256) {
   const Bytes bytes = read_file(path);
   // The hash on a thread of its own while the JSON is parsed (both only read the bytes; the

@@ -35,9 +35,39 @@ struct BatchParams {
 /// "I/N" with 0 <= I < N. Failure: Error(Usage).
 std::pair<int, int> parse_shard(const std::string& text);
 
-/// Relative paths (generic '/' form) of every model below `dir`, sorted bytewise.
+/// Relative paths (generic '/' form) of every model below `dir`, sorted bytewise: every entry
+/// named .glb/.vrm/.gltf (any case) that is not a folder: regular files, and also links
+/// (dangling, looping or to anything), FIFOs, sockets and devices, which then fail with their
+/// reason instead of being left out. Symbolic links to folders are not followed.
 /// Failure: Error(InvalidInput) when `dir` is not a readable folder.
 std::vector<std::string> list_models(const std::string& dir);
+
+/// One model of a batch and every path its run reads and writes.
+struct BatchItem {
+  std::string rel;                 ///< relative to IN_DIR
+  std::string in, out, report;     ///< IN_DIR/rel, OUT_DIR/rel, its report
+  std::string page;                ///< its QA page (--html), else ""
+  std::vector<std::string> reads;  ///< its sidecars as read (below IN_DIR)
+  std::vector<std::string> writes; ///< the same sidecars as copied beside its output
+  /// Why it may not run ("" when it may): a path it would write is a path the batch reads (or
+  /// lies inside IN_DIR), is written by another item or is the index, or a link on the way leads
+  /// out of OUT_DIR. Such an item fails (exit 1) and nothing of it is written.
+  std::string refused;
+};
+
+/// Every model below IN_DIR (all shards: a clash between shards is found by each), its paths,
+/// and the paths checked against each other before anything is written. The summary (when a
+/// file) and OUT_DIR/index.html (--html) take part.
+struct BatchPlan {
+  std::vector<BatchItem> items; ///< in list order
+  std::string index;            ///< OUT_DIR/index.html with --html, else ""
+};
+
+/// Plans a batch (reads only the inputs' JSON, writes nothing). Failure: Error(Usage) for bad
+/// params, OUT_DIR inside IN_DIR, or a summary path that is a path the batch reads or another
+/// path it writes; Error(InvalidInput) when IN_DIR cannot be listed.
+BatchPlan plan_batch(const std::string& in_dir, const std::string& out_dir,
+                     const BatchParams& params);
 
 struct BatchEntry {
   std::string path;              ///< relative to IN_DIR
@@ -61,6 +91,10 @@ struct BatchResult {
 
 /// One summary line (without the newline).
 std::string summary_line(const BatchEntry& e);
+
+/// The report paths: OUT with .report.json, unless two outputs in one folder share a stem
+/// (a.glb and a.gltf), when the later ones keep their extension (a.gltf.report.json).
+std::vector<std::string> batch_report_paths(const std::vector<std::string>& outs);
 
 /// The page paths: OUT with .html, unless two outputs in one folder share a stem (a.glb and
 /// a.gltf) or the page would be OUT_DIR/index.html, when the output's name is kept (a.gltf.html).

@@ -85,4 +85,9 @@ Bytes read_file(const std::string& path);
 /// Failure: as read_file.
 Bytes read_file(const std::string& path, std::size_t max_bytes);
 
+/// The files a glTF at `path` names by `uri` (buffers and images, data URIs left out), decoded
+/// and relative to its folder, in JSON order; read from its JSON alone (a GLB's JSON chunk).
+/// Failure: Error as read_document for a file that is not glTF, a bad JSON or a bad uri.
+std::vector<std::string> sidecar_files(const std::string& path);
+
 } // namespace retail
