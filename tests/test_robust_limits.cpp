@@ -1,13 +1,14 @@
 // Issue 29, cost bounded by the input: a sidecar is read no further than its declared length, a
 // file's spring work per substep is bounded (a 10,000-joint VRM 0 bone group is not simulated,
 // with a warning naming it, in every command), and malformed VRM springs behave the same way in
-// every command.
+// every command (a warning, exit 0).
 #include "retail/base/error.h"
 #include "retail/base/files.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <functional>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -52,4 +53,88 @@ TEST_CASE("limits: a sidecar is read no further than its buffer's byteLength", "
   }
   // The reader alone: at most what is asked.
   CHECK(retail::read_file(d + "/in.bin", 10).size() == 10);
+}
+
+namespace {
+
+/// A generated VRM 0 rig (a spring tuft on the head, a ponytail) whose VRM 0 springs `edit`
+/// changes, written to `path`.
+void write_vrm0(const std::string& path, const std::function<void(Json&)>& edit) {
+  retail::RigOptions o;
+  o.vrm = 0;
+  o.ponytail = true;
+  o.tube_segments = 6;
+  retail::Document doc = test::make_rig(o).doc;
+  edit(doc.gltf);
+  retail::write_document(doc, path);
+}
+
+/// Runs retail with `args` on `in`; returns the exit code and fills `err`.
+int run(const std::vector<std::string>& args, std::string& err) {
+  return test::run_retail_with(kGuard, args, nullptr, &err);
+}
+
+} // namespace
+
+TEST_CASE("limits: a 10,000-joint spring bone group is not simulated - a warning names it",
+          "[robust][limits][springs]") {
+  const std::string d = test::temp_dir(), in = d + "/big.vrm";
+  write_vrm0(in, [](Json& g) {
+    Json& nodes = g["nodes"];
+    std::size_t head = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].value("name", "").find("Head") != std::string::npos) head = i;
+    const std::size_t first = nodes.size();
+    for (std::size_t k = 0; k < 10000; ++k) {
+      nodes.push_back({{"name", "spring" + std::to_string(k)}, {"translation", {0, 0.0005, 0}}});
+      nodes[k == 0 ? head : first + k - 1]["children"].push_back(first + k);
+    }
+    Json& groups = g["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"];
+    Json big = groups[0];
+    big["bones"] = {first};
+    groups.push_back(big);
+  });
+  std::string err;
+  // The re-rig (its spring bake and the VRM spring export), --hair, the head turn: each goes on
+  // without the file's springs and says why, naming the bone group.
+  const std::string why = "boneGroups[1].bones: more than 4096 spring joints in all";
+  CHECK(run({in, d + "/out.vrm"}, err) == 0);
+  CHECK(err.find("VRM springs not baked") != std::string::npos);
+  CHECK(err.find(why) != std::string::npos);
+  CHECK(run({in, d + "/hair.vrm", "--hair", "Ponytail", "--no-harm-check"}, err) == 0);
+  CHECK(err.find("--hair: the file's VRM colliders are not used") != std::string::npos);
+  CHECK(run({"report", in, "--head-turn", "--json", d + "/ht.json"}, err) == 0);
+  CHECK(err.find(why) != std::string::npos);
+  const Json ht = Json::parse(retail::read_file(d + "/ht.json"));
+  CHECK(ht["warnings"].dump().find(why) != std::string::npos);
+  CHECK(test::no_temp_files(d));
+}
+
+TEST_CASE("limits: malformed VRM 0 springs warn and exit 0 in every command",
+          "[robust][limits][springs]") {
+  const std::vector<std::pair<std::string, std::function<void(Json&)>>> cases = {
+      {"dragForce",
+       [](Json& g) {
+         g["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["dragForce"] = 2;
+       }},
+      {"boneGroups: must be an array",
+       [](Json& g) { g["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"] = 5; }},
+      {"is not a valid node index",
+       [](Json& g) {
+         g["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["bones"] = {99999};
+       }},
+  };
+  for (const auto& [why, edit] : cases) {
+    INFO(why);
+    const std::string d = test::temp_dir(), in = d + "/bad.vrm";
+    write_vrm0(in, edit);
+    std::string err;
+    CHECK(run({in, d + "/out.vrm"}, err) == 0); // spring bake and VRM spring export
+    CHECK(err.find(why) != std::string::npos);
+    CHECK(run({in, d + "/hair.vrm", "--hair", "Ponytail", "--no-harm-check"}, err) == 0);
+    CHECK(err.find(why) != std::string::npos);
+    CHECK(run({"report", in, "--head-turn"}, err) == 0);
+    CHECK(err.find("VRM springs not measured") != std::string::npos);
+    CHECK(err.find(why) != std::string::npos);
+  }
 }

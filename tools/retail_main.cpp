@@ -193,10 +193,12 @@ int head_turn_command(const Cli& cli) {
     retail::HeadTurnReport r =
         retail::head_turn_report(in.doc, in.model, in.characters, cli.head_turn_params);
     for (const auto& w : r.warnings) spdlog::warn("{}", w);
-    if (r.chains.empty())
+    if (r.chains.empty() && r.warnings.empty())
       spdlog::info("head turn: {} has no spring chains (no VRM secondaryAnimation or "
                    "VRMC_springBone): nothing to measure",
                    cli.report_in);
+    else if (r.chains.empty())
+      spdlog::info("head turn: {}: no spring chains measured (see the warnings)", cli.report_in);
     else if (!cli.quiet)
       std::cerr << retail::terminal_safe(retail::format_head_turn_table(r), true);
     if (r.torso.fitted)

@@ -41,7 +41,11 @@ ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,
                              const TrunkSkin& trunk) {
   HairColliders out;
-  const VrmSprings springs = read_vrm_springs(doc, model);
+  const VrmSprings springs = usable_vrm_springs(doc, model);
+  if (!springs.unusable.empty())
+    out.warnings.push_back("--hair: the file's VRM colliders are not used: its spring metadata "
+                           "cannot be used (" +
+                           springs.unusable + ")");
   const std::vector<Eigen::Matrix4d> world = world_matrices(model);
   std::vector<WorldCapsule> placed; // at the saved pose, for the coverage test
   for (const VrmCollider& col : springs.colliders) {
@@ -384,6 +388,7 @@ void collect_hair(const std::vector<HairWork>& hair_works, std::vector<ClipOutco
     const HairWork& h = hair_works[hi];
     const std::size_t k = h.character;
     r.hair_colliders[k] = h.colliders;
+    r.warnings.insert(r.warnings.end(), h.colliders.warnings.begin(), h.colliders.warnings.end());
     r.hair_keys[k].resize(h.chains.size());
     for (std::size_t j = 0; j < h.chains.size(); ++j) {
       r.hair_nodes[k].push_back(h.chains[j].nodes);

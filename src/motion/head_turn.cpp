@@ -443,10 +443,14 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters,
                                 const HeadTurnReportParams& params) {
   params.validate();
-  VrmSprings springs = read_vrm_springs(doc, model);
+  VrmSprings springs = usable_vrm_springs(doc, model);
   HeadTurnReport empty;
   empty.springs = springs.source;
   empty.warnings = springs.warnings;
+  if (!springs.unusable.empty())
+    empty.warnings.push_back(
+        "VRM springs not measured: the file's spring metadata cannot be used (" + springs.unusable +
+        ")");
   if (springs.empty()) return empty;
   int head_character = -1;
   if (find_head(characters, &head_character) < 0)
@@ -454,8 +458,16 @@ HeadTurnReport head_turn_report(const Document& doc, const Model& model,
                 "the file has " + std::to_string(springs.chains.size()) +
                     " spring chain(s) but no character with a head bone to turn (roles: no head)");
   HeadTurnChains chains;
-  chains.rig = hair_rig_from_vrm(springs, model, world_matrices(model), &chains.anchor_nodes,
-                                 &chains.proxy_nodes, params.mapping);
+  try {
+    chains.rig = hair_rig_from_vrm(springs, model, world_matrices(model), &chains.anchor_nodes,
+                                   &chains.proxy_nodes, params.mapping);
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::Usage) throw;
+    empty.warnings.push_back(
+        std::string("VRM springs not measured: the file's springs cannot be simulated (") +
+        e.what() + ")");
+    return empty;
+  }
   for (const VrmSpringChain& ch : springs.chains) {
     chains.joints.push_back(ch.joints);
     chains.end_local.push_back(ch.virtual_end_local);

@@ -306,13 +306,10 @@ SpringBakeResult spring_bake(const Document& doc, const Model& model,
                              const std::vector<int>& clips, const SpringBakeParams& params) {
   params.validate();
   SpringBakeResult r;
-  VrmSprings springs;
-  try {
-    springs = read_vrm_springs(doc, model);
-  } catch (const Error& e) {
-    r.warnings.push_back(std::string("VRM springs not baked: the file's spring metadata cannot be "
-                                     "read (") +
-                         e.what() + ")");
+  const VrmSprings springs = usable_vrm_springs(doc, model);
+  if (!springs.unusable.empty()) {
+    r.warnings.push_back("VRM springs not baked: the file's spring metadata cannot be used (" +
+                         springs.unusable + ")");
     return r;
   }
   if (springs.empty()) return r;

@@ -206,13 +206,10 @@ VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& c
   out.summary = "0 chain(s): nothing grew, " + target + " left as it was";
   if (grown == 0) return out;
   const Model model = parse_model(doc);
-  VrmSprings existing;
-  try {
-    existing = read_vrm_springs(doc, model);
-  } catch (const Error& e) { // the file's own springs are broken: ours respect no collider
-    out.warnings.push_back(std::string("VRM springs: the file's spring metadata cannot be read (") +
-                           e.what() + "): the grown chains are written without colliders");
-  }
+  const VrmSprings existing = usable_vrm_springs(doc, model);
+  if (!existing.unusable.empty()) // the file's own springs cannot be used: ours respect no collider
+    out.warnings.push_back("VRM springs: the file's spring metadata cannot be used (" +
+                           existing.unusable + "): the grown chains are written without colliders");
   std::vector<GrownSpring> all;
   for (std::size_t k = 0; k < characters.size() && k < tails.size(); ++k) {
     out.characters[k].springs = grown_springs(existing, model, characters[k], tails[k],

@@ -6,6 +6,7 @@
 #include "retail/rig/transform.h"
 
 #include <cmath>
+#include <map>
 #include <set>
 
 namespace retail {
@@ -101,7 +102,7 @@ void count_joints(std::size_t& total, std::size_t add, const std::string& path) 
   total += add;
   if (total > kMaxSpringJoints)
     fail_unsupported(path + ": more than " + std::to_string(kMaxSpringJoints) +
-                     " spring joints in all");
+                     " spring joints in all, the most retail simulates (docs/robustness.md)");
 }
 
 // ---- VRM 1 ------------------------------------------------------------------------------------
@@ -389,7 +390,41 @@ VrmSprings read_v0(const Json& sa, const Model& m) {
   return out;
 }
 
+/// The links and colliders of one chain as work per substep.
+std::size_t chain_work(const VrmSprings& s, const VrmSpringChain& ch) {
+  std::size_t colliders = 0;
+  for (int g : ch.collider_groups) colliders += s.groups[std::size_t(g)].colliders.size();
+  return ch.links_count() * (1 + colliders);
+}
+
+/// Error(Unsupported) naming the spring or bone group with the most work when the file's
+/// springs ask more than kMaxSpringWork per substep.
+void check_spring_work(const VrmSprings& s) {
+  const std::size_t total = spring_work(s);
+  if (total <= kMaxSpringWork) return;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> by_path; // work, links
+  for (const VrmSpringChain& ch : s.chains) {
+    auto& w = by_path[ch.path];
+    w.first += chain_work(s, ch);
+    w.second += ch.links_count();
+  }
+  auto worst = by_path.begin();
+  for (auto it = by_path.begin(); it != by_path.end(); ++it)
+    if (it->second.first > worst->second.first) worst = it;
+  fail_unsupported(worst->first + ": " + std::to_string(worst->second.second) +
+                   " spring links tested against their colliders ask " +
+                   std::to_string(worst->second.first) + " of the file's " + std::to_string(total) +
+                   " spring tests per substep, beyond the " + std::to_string(kMaxSpringWork) +
+                   " retail simulates (docs/robustness.md)");
+}
+
 } // namespace
+
+std::size_t spring_work(const VrmSprings& springs) {
+  std::size_t total = 0;
+  for (const VrmSpringChain& ch : springs.chains) total += chain_work(springs, ch);
+  return total;
+}
 
 VrmSprings read_vrm_springs(const Document& doc, const Model& model) {
   const Json& root = doc.gltf;
@@ -398,13 +433,25 @@ VrmSprings read_vrm_springs(const Document& doc, const Model& model) {
   const Json* v1 = member(*ext, "VRMC_springBone");
   const Json* vrm = member(*ext, "VRM");
   const Json* v0 = vrm && vrm->is_object() ? member(*vrm, "secondaryAnimation") : nullptr;
+  VrmSprings out;
   if (v1) {
-    VrmSprings out = read_v1(*v1, model);
+    out = read_v1(*v1, model);
     if (v0) out.warnings.push_back("extensions.VRM.secondaryAnimation: not read (VRM 1 wins)");
-    return out;
+  } else if (v0) {
+    out = read_v0(*v0, model);
   }
-  if (v0) return read_v0(*v0, model);
-  return {};
+  check_spring_work(out);
+  return out;
+}
+
+VrmSprings usable_vrm_springs(const Document& doc, const Model& model) {
+  try {
+    return read_vrm_springs(doc, model);
+  } catch (const Error& e) {
+    VrmSprings none;
+    none.unusable = e.what();
+    return none;
+  }
 }
 
 } // namespace retail

@@ -40,10 +40,12 @@ struct HairColliders {
   double torso_radius = 0;                        ///< world units
   double covered_fraction = 0;                    ///< of the trunk axis, by the VRM colliders
   int torso_node = -1;                            ///< the node the capsule rides
+  std::vector<std::string> warnings;              ///< the file's springs not used, and why
 };
 
 /// The colliders for a character's hair chains (see HairColliders). Pre: doc/model/character
-/// the re-rigged ones; trunk from plan_hair. Failure: as read_vrm_springs.
+/// the re-rigged ones; trunk from plan_hair. Springs that cannot be used (usable_vrm_springs):
+/// no VRM colliders, a warning.
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& character,
                              const TrunkSkin& trunk);
 

@@ -110,9 +110,10 @@ HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
 
 /// Runs the head turn on every spring chain of the file and measures it on the mesh.
 /// Pre: model from parse_model(doc), characters from build_characters (roles resolved).
-/// Post: chains in the springs' order; no chains: an empty report (head -1, samples 0).
-/// Failure: Error(Usage) for bad params; Error(InvalidInput) naming the JSON path for bad spring
-/// data (read_vrm_springs, hair_rig_from_vrm); Error(Unsupported) when the file has chains but no
+/// Post: chains in the springs' order; no chains: an empty report (head -1, samples 0). Springs
+/// that cannot be used (usable_vrm_springs: malformed, past kMaxSpringWork) or simulated
+/// (hair_rig_from_vrm) give an empty report whose warnings say why, as every command treats them.
+/// Failure: Error(Usage) for bad params; Error(Unsupported) when the file has chains but no
 /// character has a head role to turn.
 HeadTurnReport head_turn_report(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters,

@@ -85,12 +85,23 @@ struct VrmSprings {
   std::vector<VrmCollider> colliders;
   std::vector<VrmColliderGroup> groups;
   std::vector<std::string> warnings; ///< things read but not used (unknown specVersion, ...)
+  /// usable_vrm_springs: why the file's springs are not used ("" when they are).
+  std::string unusable;
   bool empty() const { return chains.empty(); }
 };
 
-/// Most joints one file may ask for across all chains (a VRM 0 group per node listing the scene
-/// root would otherwise expand quadratically). Beyond it: Error(Unsupported) naming the path.
-constexpr std::size_t kMaxSpringJoints = std::size_t(1) << 20;
+/// Most joints one file may ask for across all chains: every substep of a bake or head turn
+/// moves each of them, and a VRM 0 group per node listing the scene root would expand
+/// quadratically. Beyond it: Error(Unsupported) naming the path.
+constexpr std::size_t kMaxSpringJoints = 4096;
+
+/// The most spring work per solver substep retail simulates for one file: over its chains, the
+/// links times one plus the colliders each chain is tested against. A substep's cost follows it,
+/// so a bake or head turn costs at most this times its substeps.
+constexpr std::size_t kMaxSpringWork = std::size_t(1) << 15;
+
+/// The spring work per substep of `springs` (see kMaxSpringWork).
+std::size_t spring_work(const VrmSprings& springs);
 
 /// Reads the file's spring rigs. VRM 1 (`VRMC_springBone`) wins when both are present (as in
 /// three-vrm; a warning says the VRM 0 data was not read). No spring metadata: an empty result.
@@ -98,7 +109,13 @@ constexpr std::size_t kMaxSpringJoints = std::size_t(1) << 20;
 /// Failure: Error(InvalidInput) naming the JSON path for a wrong type, an index out of range, a
 /// negative radius or stiffness, a dragForce outside [0, 1], a non-finite number, a joint that is
 /// not below the joint before it (this includes a node listed twice: a cycle), a VRM 0 root listed
-/// twice in one group; Error(Unsupported) past kMaxSpringJoints.
+/// twice in one group; Error(Unsupported) past kMaxSpringJoints or kMaxSpringWork (naming the
+/// spring or bone group with the most work).
 VrmSprings read_vrm_springs(const Document& doc, const Model& model);
+
+/// The springs every command uses (the re-rig's spring bake, the VRM spring export, the --hair
+/// colliders, `report --head-turn`): read_vrm_springs, or when that fails (malformed, past a
+/// limit) none, with `unusable` saying why; the caller warns and goes on without them.
+VrmSprings usable_vrm_springs(const Document& doc, const Model& model);
 
 } // namespace retail
