@@ -88,8 +88,8 @@ void HairBakeParams::validate() const {
   auto require = [](double v, const char* what) {
     if (!(v >= 0 && std::isfinite(v)))
       throw Error(ExitCode::Usage, std::string("hair solver: ") + what +
-                                       " must be a finite number >= 0 (got " +
-                                       std::to_string(v) + ")");
+                                       " must be a finite number >= 0 (got " + std::to_string(v) +
+                                       ")");
   };
   require(stiffness_per_s2, "stiffness");
   require(damping_per_s, "damping");
@@ -101,7 +101,8 @@ void BakeParams::validate() const {
   spring.validate();
   hair.validate();
   if (!(fps > 0 && fps <= 1000))
-    throw Error(ExitCode::Usage, "--fps must be within (0, 1000] (got " + std::to_string(fps) + ")");
+    throw Error(ExitCode::Usage,
+                "--fps must be within (0, 1000] (got " + std::to_string(fps) + ")");
   if (max_warmup_cycles < 1)
     throw Error(ExitCode::Usage,
                 "--max-warmup must be >= 1 (got " + std::to_string(max_warmup_cycles) + ")");
@@ -109,8 +110,8 @@ void BakeParams::validate() const {
     throw Error(ExitCode::Usage, "--loop-tolerance must be a finite number > 0 (got " +
                                      std::to_string(loop_tolerance_deg) + ")");
   if (std::isinf(floor_y))
-    throw Error(ExitCode::Usage, "--floor must be a finite height (got " +
-                                     std::to_string(floor_y) + ")");
+    throw Error(ExitCode::Usage,
+                "--floor must be a finite height (got " + std::to_string(floor_y) + ")");
 }
 
 bool is_one_shot(const std::string& name) {

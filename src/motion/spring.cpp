@@ -109,16 +109,15 @@ namespace {
 /// Error(Usage) naming the option unless `ok` (and the value finite).
 void require_option(bool ok, double value, const char* option, const char* rule) {
   if (ok && std::isfinite(value)) return;
-  throw Error(ExitCode::Usage, std::string(option) + " must be " + rule + " (got " +
-                                   std::to_string(value) + ")");
+  throw Error(ExitCode::Usage,
+              std::string(option) + " must be " + rule + " (got " + std::to_string(value) + ")");
 }
 
 } // namespace
 
 void SpringParams::validate() const {
   require_option(root_frequency_hz > 0, root_frequency_hz, "--frequency", "a finite number > 0");
-  require_option(tip_frequency_hz > 0, tip_frequency_hz, "--tip-frequency",
-                 "a finite number > 0");
+  require_option(tip_frequency_hz > 0, tip_frequency_hz, "--tip-frequency", "a finite number > 0");
   require_option(damping_ratio >= 0, damping_ratio, "--damping", "a finite number >= 0");
   require_option(gravity_mps2 >= 0, gravity_mps2, "--gravity", "a finite number >= 0");
   require_option(true, carry_deg, "--carry", "a finite number");
@@ -132,8 +131,8 @@ void SpringParams::validate() const {
                  "a finite number >= 0");
   require_option(min_skin_ratio >= 0 && min_skin_ratio < 1, min_skin_ratio, "--min-skin-ratio",
                  "within [0, 1)");
-  require_option(rest_skin_share >= 0 && rest_skin_share <= 1, rest_skin_share,
-                 "--rest-skin-share", "within [0, 1]");
+  require_option(rest_skin_share >= 0 && rest_skin_share <= 1, rest_skin_share, "--rest-skin-share",
+                 "within [0, 1]");
   require_option(substep_s > 0 && substep_s <= 0.1, substep_s, "--substep", "within (0, 0.1]");
 }
 
