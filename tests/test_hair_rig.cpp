@@ -303,3 +303,52 @@ TEST_CASE("retail --hair beside a tail: the tail's output is what it is without 
       CHECK(sa.world(ma, tail, t).isApprox(sb.world(mb, tail, t), 0));
   }
 }
+
+TEST_CASE("hair: do no harm - a clump that is the body, or whose head turn tears, is left as it "
+          "was",
+          "[hair][cli]") {
+  std::string dir = test::temp_dir(), err;
+  RigOptions o = ponytail_rig();
+  o.cape = true; // "Fur and cloth": a cape on the back, which tears as a hair chain
+  const std::string in = dir + "/in.glb";
+  test::write_bytes(in, serialize_document(test::make_rig(o).doc));
+  auto report = [&](const std::string& out) {
+    std::ifstream f(dir + "/" + out + ".report.json");
+    return Json::parse(std::string(std::istreambuf_iterator<char>(f), {}));
+  };
+  auto hair_nodes = [&](const std::string& out) {
+    std::size_t n = 0;
+    const Document doc = read_document(dir + "/" + out + ".glb");
+    for (const auto& node : doc.gltf["nodes"]) n += node.value("name", "").rfind("Hair_", 0) == 0;
+    return n;
+  };
+  // The body (by mesh, by material, every mesh): implausible, left as it was, exit 0.
+  for (const std::vector<std::string>& sel : {std::vector<std::string>{"--hair", "Character"},
+                                              {"--hair", "Skin"},
+                                              {"--hair", "Character", "--hair", "Ponytail"}}) {
+    std::vector<std::string> args = {in, dir + "/body.glb"};
+    args.insert(args.end(), sel.begin(), sel.end());
+    INFO(sel[1]);
+    REQUIRE(test::run_retail(args, nullptr, &err) == 0);
+    CHECK(err.find("--hair " + sel[1] + ": implausible for a hair clump (") != std::string::npos);
+    CHECK(err.find("left as it was") != std::string::npos);
+    const Json left = report("body")["characters"][0]["hair"]["left"];
+    REQUIRE(left.size() == 1);
+    CHECK(left[0]["selector"] == sel[1]);
+    CHECK(left[0]["reason"].get<std::string>().find("implausible for a hair clump") == 0);
+    CHECK(hair_nodes("body") == (sel.size() == 4 ? 7u : 0u)); // the ponytail alone is rebuilt
+  }
+  // The cape: plausible by size, but its head turn tears its skin; left as it was.
+  REQUIRE(test::run_retail({in, dir + "/cape.glb", "--hair", "Fur and cloth"}, nullptr, &err) == 0);
+  CHECK(err.find("--hair Fur and cloth: the head turn tears its skin") != std::string::npos);
+  const Json left = report("cape")["characters"][0]["hair"]["left"];
+  REQUIRE(left.size() == 1);
+  CHECK(left[0]["reason"].get<std::string>().find("the head turn tears its skin") == 0);
+  CHECK(hair_nodes("cape") == 0);
+  CHECK(read_document(dir + "/cape.glb").gltf["meshes"] == read_document(in).gltf["meshes"]);
+  // The harm check off: what was asked is done.
+  REQUIRE(test::run_retail(
+              {in, dir + "/asked.glb", "--hair", "Character", "--no-harm-check", "--no-bake"},
+              nullptr, &err) == 0);
+  CHECK(hair_nodes("asked") == 7u);
+}

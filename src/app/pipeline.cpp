@@ -53,8 +53,9 @@ Container check_output_path(const std::string& in_path, const std::string& out_p
   const Container container = container_for_path(out_path);
   fs::path dir = fs::path(out_path).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw Error(ExitCode::OutputFailed, "the output folder '" + dir.string() + "' " +
-                                            (fs::exists(dir, ec) ? "is not a folder" : "does not exist"));
+    throw Error(ExitCode::OutputFailed,
+                "the output folder '" + dir.string() + "' " +
+                    (fs::exists(dir, ec) ? "is not a folder" : "does not exist"));
   if (fs::is_directory(out_path, ec))
     throw Error(ExitCode::OutputFailed, "the output '" + out_path + "' is a folder");
   return container;
@@ -169,7 +170,9 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp,
                                         k < tears.size() ? tears[k] : TearProbe{});
     if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
-      HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, params.hair);
+      HairRigParams hp = params.hair;
+      hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
+      HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp);
       plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
       hair_chains += hair.result.chains.size();
       for (const auto& w : hair.result.warnings) result.warnings.push_back(w);
@@ -437,20 +440,6 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
   }
 }
 
-/// The head turn on the --hair chains of the re-rigged document (hair_qa.h): one stage line
-/// with the worst figures over the chains; nothing without hair chains.
-void hair_qa_stage(const Document& doc, const RunParams& params, RunResult& result) {
-  std::size_t chains = 0;
-  for (const HairResult& h : result.hair) chains += h.chains.size();
-  if (chains == 0) return;
-  auto t0 = Clock::now();
-  result.hair_qa.solver = params.bake.hair;
-  result.hair_qa.bind = params.bind;
-  result.hair_head_turn = hair_head_turn(doc, result.hair, result.hair_qa);
-  result.stages.push_back({"head-turn", ms_since(t0),
-                           hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
-}
-
 /// Writes OUT (converted to `out_container`), then its report and page: all of them or, on a
 /// failure, none (OUT and the sidecars it created are removed, also on a signal).
 void write_run(Input& in, const std::string& out_path, Container out_container,
@@ -524,35 +513,28 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
 
   std::vector<int> clips = select_clips(in.model, params.clips);
   // The input document as read, to re-plan from (harm check) and for the page's input rigs.
-  const bool rewind =
-      (params.harm_check && params.rerig.mode == Mode::Chain) || !params.html_path.empty();
+  const bool rewind = (params.harm_check && params.rerig.mode == Mode::Chain) ||
+                      !params.html_path.empty() || !params.hair.hair.empty();
   const DocumentMark as_read = rewind ? mark_document(in.doc) : DocumentMark{};
+  const RunResult before = result;
   rerig_with_harm_check(in, as_read, clips, params, result);
   find_left_torn(in, params, result);
-  auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
-  SpringBakeParams sb;
-  sb.bake = params.bake;
-  sb.stretch = params.stretch;
-  sb.harm_check = params.harm_check;
-  sb.threads = params.threads;
-  sb.enabled = params.spring_bake && params.bake_enabled && params.rerig.mode == Mode::Chain;
-  result.spring_bake = spring_bake(in.doc, in.model, in.characters, clips, sb);
-  write_spring_bake(in.doc, result.spring_bake);
-  const auto& sbw = result.spring_bake.warnings;
-  result.warnings.insert(result.warnings.end(), sbw.begin(), sbw.end());
-  if (!result.spring_bake.status.empty())
-    result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
-  t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
-  VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
-                                          params.bake, params.vrm_springs);
-  result.vrm_springs = vrm.characters;
-  result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
-  if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
-  hair_qa_stage(in.doc, params, result);
+  after_rerig_stages(in, clips, params, result);
+  // Do no harm: a --hair clump whose head turn tears its skin is left as it was (the job again
+  // without it, from the document as read).
+  if (const std::vector<HairLeftIn> torn = torn_hair(result, params); !torn.empty()) {
+    rewind_document(in.doc, as_read);
+    result = before;
+    const RunParams again = without_hair(params, torn);
+    rerig_with_harm_check(in, as_read, clips, again, result);
+    find_left_torn(in, again, result);
+    after_rerig_stages(in, clips, again, result);
+    record_hair_left(torn, in.characters.size(), result);
+  }
 
   PageData page; // everything the page shows but the report, before anything is written
   if (!params.html_path.empty()) {
-    t0 = Clock::now();
+    const auto t0 = Clock::now();
     page = rerig_page(in, as_read, clips, params, result);
     result.page_ms = ms_since(t0);
   }

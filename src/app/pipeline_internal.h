@@ -1,8 +1,9 @@
-// retail — the driver's private parts (src/app only): the QA page's share (pipeline_page.cpp) and
-// the harm check's (pipeline_harm.cpp).
+// retail — the driver's private parts (src/app only): the QA page's share (pipeline_page.cpp),
+// the harm check's (pipeline_harm.cpp) and the stages after the re-rig (pipeline_hair.cpp).
 // What `--html` adds to a run: the page's path checked up front, its three rigs built before
 // anything is written (the input as read, the rigid reference and the output, all in memory), and
-// the page written after the report.
+// the page written after the report. The stages after the re-rig (springs, the VRM export, the
+// --hair head turn) and the judgement of the --hair clumps.
 #pragma once
 
 #include "retail/app/pipeline.h"
@@ -40,6 +41,35 @@ void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
 /// params.left_torn_ratio times the rest of the character (or, with no clip to measure by, that
 /// detection would have taken as a tail). Returns how many welded vertices were left torn.
 std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& result);
+
+/// The stages after the re-rig, on the re-rigged `in.doc`: the input's own VRM springs baked
+/// into `clips` (spring_bake.h), the grown chains appended to its springs (vrm_spring_export.h),
+/// the head turn on the --hair chains (hair_qa.h); their results, stage lines and warnings go
+/// into `result`.
+void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
+                        RunResult& result);
+
+/// A --hair edge-max p99 under the head turn above this tears the clump's skin far past the
+/// input's (the clump on the head as it was stretches by about 0%): twice the report's torn
+/// ratio of 1.5 (docs/hair.md).
+constexpr double kHairTornP99Percent = 100;
+
+/// A --hair clump left as it was, and its character.
+struct HairLeftIn {
+  std::size_t character = 0;
+  HairLeft left;
+};
+
+/// The --hair chains of `result` (after after_rerig_stages) whose head turn tears their skin
+/// (kHairTornP99Percent), to be left as they were; none when the harm check is off.
+std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& params);
+
+/// `params` without the --hair selectors of `left`.
+RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& left);
+
+/// Records `left` in result.hair (one entry per character at least) with a warning each.
+void record_hair_left(const std::vector<HairLeftIn>& left, std::size_t characters,
+                      RunResult& result);
 
 /// The page with the run's report (its timings left out: the page is deterministic), written
 /// atomically to `path`; the time it took is added to result.page_ms.

@@ -36,8 +36,9 @@ void check_page_path(const std::string& page) {
   std::error_code ec;
   fs::path dir = fs::path(page).parent_path();
   if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw Error(ExitCode::OutputFailed, "the page's folder '" + dir.string() + "' " +
-                                            (fs::exists(dir, ec) ? "is not a folder" : "does not exist"));
+    throw Error(ExitCode::OutputFailed,
+                "the page's folder '" + dir.string() + "' " +
+                    (fs::exists(dir, ec) ? "is not a folder" : "does not exist"));
   if (fs::is_directory(page, ec))
     throw Error(ExitCode::OutputFailed, "the page '" + page + "' is a folder");
 }

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -166,6 +167,35 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   return true;
 }
 
+/// Do no harm: a clump with more than half the character's welded vertices, or one that would
+/// take the clumps rebuilt so far (`taken`) past half, is left as it was (recorded in `out`).
+/// Otherwise its vertices join `taken`.
+bool implausible_clump(const HairContext& x, const std::string& sel,
+                       const std::vector<bool>& selected, std::vector<bool>& taken,
+                       std::size_t& taken_count, HairResult& out) {
+  const std::vector<int> clump = clump_of(x, selected);
+  std::size_t added = 0;
+  for (int w : clump) added += taken[std::size_t(w)] ? 0 : 1;
+  const std::size_t all = x.mesh.size();
+  if (2 * clump.size() <= all && 2 * (taken_count + added) <= all) {
+    for (int w : clump) taken[std::size_t(w)] = true;
+    taken_count += added;
+    return false;
+  }
+  char why[200];
+  if (2 * clump.size() > all)
+    std::snprintf(why, sizeof why, "implausible for a hair clump (%zu of %zu vertices)",
+                  clump.size(), all);
+  else
+    std::snprintf(why, sizeof why,
+                  "implausible for a hair clump (%zu of %zu vertices, with the clumps before it "
+                  "%zu)",
+                  clump.size(), all, taken_count + added);
+  out.left.push_back({sel, clump.size(), why});
+  out.warnings.push_back("--hair " + sel + ": " + why + ": left as it was");
+  return true;
+}
+
 /// Per skin: its joints, the prior edit's, then the head (if missing) and `binds` appended.
 /// Returns each skin's node -> joint index after both edits.
 std::map<int, std::map<int, int>>
@@ -257,8 +287,13 @@ HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
     x.originals[std::size_t(mesh.weld_of[v])].push_back(v);
   std::map<std::size_t, NodeInfluences> changed;
   std::vector<std::pair<int, Eigen::Matrix4d>> binds;
+  std::vector<bool> taken(mesh.size(), false); // welded vertices of the clumps rebuilt so far
+  std::size_t taken_count = 0;
   for (std::size_t i = 0; i < params.hair.size(); ++i) {
     if (!plan.result.matched[i]) continue;
+    if (params.judge &&
+        implausible_clump(x, params.hair[i], selected[i], taken, taken_count, plan.result))
+      continue;
     HairChainResult r;
     if (plan_one(x, params.hair[i], selected[i], plan.result.chains.size() + 1, prior, plan.edit, r,
                  binds, changed, plan.result.warnings))

@@ -175,7 +175,10 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
     }
     chains.push_back(cj);
   }
-  Json out = {{"chains", chains}};
+  Json left = Json::array();
+  for (const HairLeft& l : h.left)
+    left.push_back({{"selector", l.selector}, {"vertices", l.vertices}, {"reason", l.reason}});
+  Json out = {{"chains", chains}, {"left", left}};
   if (k < rec.hair_head_turn.size() && rec.hair_head_turn[k].samples > 0) {
     const HeadTurnParams& p = rec.hair_qa.turn;
     const HairBakeParams& solver = rec.hair_qa.solver;

@@ -37,6 +37,7 @@ struct HairRigParams {
   double attach_fraction = 0.05; ///< attachment band: this share of the clump nearest the head
   double pin_fraction = 0.05;    ///< pinned band: g <= this × L, weight 1 on the head
   int smoothing_passes = 2;      ///< as ChainParams
+  bool judge = true; ///< do no harm: implausible clumps left as they were (the run's harm check)
   WeldParams weld;
   void validate() const; ///< Failure: Error(Usage) naming the option
 };
@@ -65,11 +66,19 @@ struct TrunkSkin {
   int carrier = -1; ///< node the capsule rides: the chest, else the top spine joint, else hips
 };
 
+/// A selected clump left as it was (do no harm, as a tail the harm check leaves).
+struct HairLeft {
+  std::string selector;
+  std::size_t vertices = 0; ///< the clump's welded vertices
+  std::string reason;       ///< "implausible for a hair clump (N of M vertices)", ...
+};
+
 /// What the plan found and decided for one character (kept in the run record).
 struct HairResult {
   std::vector<HairChainResult> chains;
-  TrunkSkin trunk;           ///< filled when there is a chain
-  std::vector<bool> matched; ///< per selector: did it name any of this character's geometry
+  std::vector<HairLeft> left; ///< selected clumps not rebuilt, with why (also in `warnings`)
+  TrunkSkin trunk;            ///< filled when there is a chain
+  std::vector<bool> matched;  ///< per selector: did it name any of this character's geometry
   std::vector<std::string> warnings;
 };
 
@@ -85,10 +94,13 @@ struct HairPlan {
 ChainWeight hair_chain_weight(double g, double length, int bones, double pin);
 
 /// Plans the hair chains of one character (see the top). Reads doc; changes nothing.
-/// Pre: model = parse_model(doc); character from build_characters with roles resolved (a head);
-/// prior: the edit already planned for this character (its first_node the document's node
-/// count). Deterministic. Failure: Error(Usage) for bad params; Error(Unsupported) when a
-/// selector names geometry but the character has no head role.
+/// Do no harm (params.judge): a clump holding more than half the character's welded vertices, or
+/// that would bring the clumps rebuilt so far past half, is implausible for hair (a body, every
+/// mesh, every material): it is left as it was, in `left` and `warnings` with its counts. Pre:
+/// model = parse_model(doc); character from build_characters with roles resolved (a head); prior:
+/// the edit already planned for this character (its first_node the document's node count).
+/// Deterministic. Failure: Error(Usage) for bad params; Error(Unsupported) when a selector names
+/// geometry but the character has no head role.
 HairPlan plan_hair(const Document& doc, const Model& model, const Character& character,
                    const RigEdit& prior, const HairRigParams& params);
 

@@ -1,0 +1,101 @@
+// The driver's stages after the re-rig (pipeline_internal.h): the input's VRM springs baked, the
+// grown chains exported into them, the --hair head turn, and the judgement that leaves a --hair
+// clump as it was when its head turn tears its skin.
+#include "app/pipeline_internal.h"
+
+#include "retail/motion/hair_qa.h"
+#include "retail/motion/spring_bake.h"
+#include "retail/motion/vrm_spring_export.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+namespace retail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// The head turn on the --hair chains of the re-rigged document (hair_qa.h): one stage line
+/// with the worst figures over the chains; nothing without hair chains.
+void hair_qa_stage(const Document& doc, const RunParams& params, RunResult& result) {
+  std::size_t chains = 0;
+  for (const HairResult& h : result.hair) chains += h.chains.size();
+  if (chains == 0) return;
+  auto t0 = Clock::now();
+  result.hair_qa.solver = params.bake.hair;
+  result.hair_qa.bind = params.bind;
+  result.hair_head_turn = hair_head_turn(doc, result.hair, result.hair_qa);
+  result.stages.push_back({"head-turn", ms_since(t0),
+                           hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
+}
+
+} // namespace
+
+void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
+                        RunResult& result) {
+  auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
+  SpringBakeParams sb;
+  sb.bake = params.bake;
+  sb.stretch = params.stretch;
+  sb.harm_check = params.harm_check;
+  sb.threads = params.threads;
+  sb.enabled = params.spring_bake && params.bake_enabled && params.rerig.mode == Mode::Chain;
+  result.spring_bake = spring_bake(in.doc, in.model, in.characters, clips, sb);
+  write_spring_bake(in.doc, result.spring_bake);
+  const auto& sbw = result.spring_bake.warnings;
+  result.warnings.insert(result.warnings.end(), sbw.begin(), sbw.end());
+  if (!result.spring_bake.status.empty())
+    result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
+  t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
+  VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
+                                          params.bake, params.vrm_springs);
+  result.vrm_springs = vrm.characters;
+  result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
+  if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
+  hair_qa_stage(in.doc, params, result);
+}
+
+std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& params) {
+  std::vector<HairLeftIn> out;
+  if (!params.harm_check) return out;
+  for (std::size_t k = 0; k < result.hair.size() && k < result.hair_head_turn.size(); ++k) {
+    const HairResult& h = result.hair[k];
+    const auto& turned = result.hair_head_turn[k].chains;
+    for (std::size_t i = 0; i < h.chains.size() && i < turned.size(); ++i) {
+      const double p99 = turned[i].edge_max_p99_percent;
+      if (!(p99 > kHairTornP99Percent)) continue;
+      char why[200];
+      std::snprintf(why, sizeof why,
+                    "the head turn tears its skin (edge-max p99 %.4g%%, above %.4g%%; on the "
+                    "head as it was, about 0%%)",
+                    p99, kHairTornP99Percent);
+      out.push_back({k, {h.chains[i].selector, h.chains[i].vertices, why}});
+    }
+  }
+  return out;
+}
+
+RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& left) {
+  RunParams out = params;
+  auto& sel = out.hair.hair;
+  for (const HairLeftIn& l : left)
+    sel.erase(std::remove(sel.begin(), sel.end(), l.left.selector), sel.end());
+  return out;
+}
+
+void record_hair_left(const std::vector<HairLeftIn>& left, std::size_t characters,
+                      RunResult& result) {
+  if (result.hair.size() < characters) result.hair.resize(characters);
+  for (const HairLeftIn& l : left) {
+    result.hair[l.character].left.push_back(l.left);
+    result.warnings.push_back("--hair " + l.left.selector + ": " + l.left.reason +
+                              ": left as it was");
+  }
+}
+
+} // namespace retail
