@@ -50,4 +50,8 @@ bool no_temp_files(const std::string& dir);
 int run_retail_with(const std::string& prefix, const std::vector<std::string>& args,
                     std::string* out, std::string* err);
 
+/// Peak resident memory (KB) of `retail args...` run as a child (stderr to /dev/null), and its
+/// exit code in `code`; -1 when it cannot be started.
+long peak_kb(const std::vector<std::string>& args, int& code);
+
 } // namespace test

@@ -186,7 +186,7 @@ TEST_CASE("page writer: the models, heat maps and report embedded, names escaped
   page.title = "<tri>.glb";
   page.clips = retail::page_clips(doc, model, {0});
   page.views.push_back(
-      retail::make_view("rig", "Rig", doc, model, test::characters_of(doc), {0}, 3, 1));
+      retail::make_view("rig", "Rig", doc, model, test::characters_of(doc), {0}, 3, 1, page.blobs));
   page.tail = {{2}};
   page.report = {{"schema", "retail.stretch/1"}, {"file", "</script>"}};
   const std::string html = retail::make_page(page);
@@ -207,10 +207,18 @@ TEST_CASE("page writer: the models, heat maps and report embedded, names escaped
   CHECK(heat[0]["clips"][0] == retail::base64(want, 3));
   const std::uint8_t flags[3] = {0, 0, 1};
   CHECK(data["tail"][0]["vertices"] == retail::base64(flags, 3));
-  // The model, whole, in its own element.
-  const Bytes glb = retail::embeddable_model(doc);
-  CHECK(html.find("id=\"retail-model-0\">" + retail::base64(glb.data(), glb.size()) +
-                  "</script>") != std::string::npos);
+  // The model: its JSON without buffer data, each buffer view's bytes in a blob element.
+  const Json& view = data["views"][0];
+  CHECK(view["gltf"]["buffers"] == Json::array({{{"byteLength", doc.buffers[0].size()}}}));
+  REQUIRE(view["blobs"].size() == doc.gltf["bufferViews"].size());
+  for (std::size_t i = 0; i < view["blobs"].size(); ++i) {
+    const Json& bv = doc.gltf["bufferViews"][i];
+    const std::uint8_t* at = doc.buffers[0].data() + bv.value("byteOffset", 0);
+    const std::string id =
+        "id=\"retail-blob-" + std::to_string(view["blobs"][i].get<int>()) + "\">";
+    CHECK(html.find(id + retail::base64(at, bv["byteLength"].get<std::size_t>()) + "</script>") !=
+          std::string::npos);
+  }
   // A wrong clip count is a caller's bug.
   page.clips.push_back(page.clips[0]);
   CHECK_THROWS_AS(retail::make_page(page), std::invalid_argument);

@@ -382,30 +382,6 @@ TEST_CASE("robust: control characters in names never reach the terminal", "[robu
   }
 }
 
-namespace {
-
-/// Peak resident memory (KB) of `retail args...` run as a child, and its exit code.
-long peak_kb(const std::vector<std::string>& args, int& code) {
-  std::vector<std::string> all = {RETAIL_BIN};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  if (::posix_spawn(&pid, RETAIL_BIN, &files, nullptr, argv.data(), environ) != 0) return -1;
-  posix_spawn_file_actions_destroy(&files);
-  int status = 0;
-  struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
-  code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return usage.ru_maxrss;
-}
-
-} // namespace
-
 TEST_CASE("robust: memory per node is what the data needs", "[robust]") {
   retail::Document base = test::small_rig();
   std::string dir = test::temp_dir(), err;
@@ -426,8 +402,9 @@ TEST_CASE("robust: memory per node is what the data needs", "[robust]") {
     std::string in = dir + "/" + shape + ".glb";
     retail::write_document(doc, in);
     int code = -1, base_code = -1;
-    long with = peak_kb({in, dir + "/out.glb", "-q", "--threads", "1"}, code);
-    long without = peak_kb({dir + "/base.glb", dir + "/b.glb", "-q", "--threads", "1"}, base_code);
+    long with = test::peak_kb({in, dir + "/out.glb", "-q", "--threads", "1"}, code);
+    long without =
+        test::peak_kb({dir + "/base.glb", dir + "/b.glb", "-q", "--threads", "1"}, base_code);
     REQUIRE(code == 0);
     REQUIRE(base_code == 0);
     double per_node = double(with - without) * 1024 / extra;

@@ -23,7 +23,7 @@ void write_page(PageData& page, const Json& report, const std::string& path, Run
   page.report.erase("timings_ms");
   page.report.erase("work_ms");
   const std::string text = make_page(page);
-  write_file_atomic(path, Bytes(text.begin(), text.end()));
+  write_file_atomic(path, std::string_view(text));
   result.page_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   result.page_bytes = text.size();
@@ -56,8 +56,8 @@ PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vec
     Document orig = in.doc;
     rewind_document(orig, as_read);
     page.clips = page_clips(orig, in.model, clips);
-    page.views.push_back(
-        make_view("input", "Input rig", orig, in.model, in.characters, clips, samples, threads));
+    page.views.push_back(make_view("input", "Input rig", orig, in.model, in.characters, clips,
+                                   samples, threads, page.blobs));
   }
   {
     Document rigid = in.doc;
@@ -68,13 +68,13 @@ PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vec
     const Model model = parse_model(rigid);
     page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid, model,
                                    build_characters(rigid, model, params.bind), clips, samples,
-                                   threads));
+                                   threads, page.blobs));
   }
   const Document& out = in.doc;
   const Model model = parse_model(out);
   page.views.push_back(make_view("output", "Re-rigged output", out, model,
-                                 build_characters(out, model, params.bind), clips, samples,
-                                 threads));
+                                 build_characters(out, model, params.bind), clips, samples, threads,
+                                 page.blobs));
   for (const CharacterResult& c : result.characters) {
     page.tail.emplace_back();
     for (const ChainResult& ch : c.chains) {
@@ -99,8 +99,8 @@ std::string report_page(const Input& in, const std::vector<int>& clips,
   page.torn_above = stretch.torn_above;
   page.torn_below = stretch.torn_below;
   page.clips = page_clips(in.doc, in.model, clips);
-  page.views.push_back(
-      make_view("rig", "Rig", in.doc, in.model, in.characters, clips, stretch.samples, threads));
+  page.views.push_back(make_view("rig", "Rig", in.doc, in.model, in.characters, clips,
+                                 stretch.samples, threads, page.blobs));
   const std::regex pattern(region_bones, std::regex::icase);
   std::vector<bool> joint(in.model.nodes.size(), false);
   for (const Character& c : in.characters)

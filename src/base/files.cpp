@@ -82,10 +82,10 @@ int create_temp(const fs::path& dir, const fs::path& target, fs::path& tmp) {
   return -1;
 }
 
-bool write_all(int fd, const Bytes& bytes) {
+bool write_all(int fd, const std::uint8_t* data, std::size_t size) {
   std::size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  while (done < size) {
+    ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     done += std::size_t(n);
@@ -125,7 +125,9 @@ Bytes read_file(const std::string& path, std::size_t max_bytes) {
   return bytes;
 }
 
-void write_file_atomic(const std::string& path, const Bytes& bytes) {
+namespace {
+
+void write_bytes_atomic(const std::string& path, const std::uint8_t* data, std::size_t size) {
   fs::path target(path);
   fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::error_code ec;
@@ -145,7 +147,7 @@ void write_file_atomic(const std::string& path, const Bytes& bytes) {
   }
   RemoveOnSignal guard(tmp.string());
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  bool ok = write_all(fd, bytes);
+  bool ok = write_all(fd, data, size);
   int err = ok ? 0 : errno;
   if (::close(fd) != 0 && ok) ok = false, err = errno;
   if (!ok) {
@@ -157,6 +159,16 @@ void write_file_atomic(const std::string& path, const Bytes& bytes) {
     ::unlink(tmp.c_str());
     fail_output("cannot write '" + path + "': " + std::strerror(err));
   }
+}
+
+} // namespace
+
+void write_file_atomic(const std::string& path, const Bytes& bytes) {
+  write_bytes_atomic(path, bytes.data(), bytes.size());
+}
+
+void write_file_atomic(const std::string& path, std::string_view text) {
+  write_bytes_atomic(path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
 }
 
 std::string resolved_path(const std::string& path) {

@@ -18,10 +18,11 @@ bool page_supported() {
   return html_assets::three_module_count > 0;
 }
 
-std::string base64(const std::uint8_t* data, std::size_t size) {
+namespace {
+
+/// Appends the base64 of `size` bytes at `data` to `out`.
+void append_base64(std::string& out, const std::uint8_t* data, std::size_t size) {
   static const char* digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((size + 2) / 3 * 4);
   for (std::size_t i = 0; i < size; i += 3) {
     const std::uint32_t a = data[i], b = i + 1 < size ? data[i + 1] : 0,
                         c = i + 2 < size ? data[i + 2] : 0, v = (a << 16) | (b << 8) | c;
@@ -30,6 +31,14 @@ std::string base64(const std::uint8_t* data, std::size_t size) {
     out += i + 1 < size ? digits[(v >> 6) & 63] : '=';
     out += i + 2 < size ? digits[v & 63] : '=';
   }
+}
+
+} // namespace
+
+std::string base64(const std::uint8_t* data, std::size_t size) {
+  std::string out;
+  out.reserve((size + 2) / 3 * 4);
+  append_base64(out, data, size);
   return out;
 }
 
@@ -96,6 +105,9 @@ std::string json_in_script(const Json& j) {
 
 std::string fill_template(std::string_view tmpl, const std::map<std::string, std::string>& values) {
   std::string out;
+  std::size_t size = tmpl.size();
+  for (const auto& [name, value] : values) size += value.size();
+  out.reserve(size); // each value once: the page's models are most of it
   std::size_t at = 0;
   while (true) {
     const std::size_t open = tmpl.find("{{", at);
@@ -129,43 +141,116 @@ std::string image_mime(const std::string& uri) {
   return "image/png";
 }
 
-std::string data_uri(const std::string& mime, const Bytes& bytes) {
-  return "data:" + mime + ";base64," + base64(bytes.data(), bytes.size());
+} // namespace
+
+int PageBlobs::add(const std::uint8_t* data, std::size_t size) {
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (std::size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  h ^= size;
+  for (auto [it, end] = by_hash_.equal_range(h); it != end; ++it) {
+    const Bytes& b = blobs_[std::size_t(it->second)];
+    if (b.size() == size && (size == 0 || std::memcmp(b.data(), data, size) == 0))
+      return it->second;
+  }
+  blobs_.emplace_back(data, data + size);
+  by_hash_.emplace(h, int(blobs_.size()) - 1);
+  return int(blobs_.size()) - 1;
+}
+
+namespace {
+
+/// Marks the buffer view `j[key]` names (when it is an index in range) in `used`.
+void mark_view(const Json& j, const char* key, std::vector<bool>& used) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number_integer()) return;
+  const std::int64_t v = j[key].get<std::int64_t>(); // an int the rig edit wrote, or unsigned
+  if (v >= 0 && std::uint64_t(v) < used.size()) used[std::size_t(v)] = true;
+}
+
+/// The buffer views accessors (their sparse parts too) and images read.
+std::vector<bool> used_views(const Json& gltf) {
+  std::vector<bool> used(gltf.contains("bufferViews") ? gltf["bufferViews"].size() : 0, false);
+  for (const char* list : {"accessors", "images"}) {
+    if (!gltf.contains(list) || !gltf[list].is_array()) continue;
+    for (const Json& item : gltf[list]) {
+      mark_view(item, "bufferView", used);
+      if (item.is_object() && item.contains("sparse") && item["sparse"].is_object()) {
+        for (const char* part : {"indices", "values"})
+          if (item["sparse"].contains(part)) mark_view(item["sparse"][part], "bufferView", used);
+      }
+    }
+  }
+  return used;
+}
+
+/// The bytes of image `image`'s uri: a sidecar read with `doc`, or a data URI; false when
+/// neither (its uri is then dropped and the image shows nothing).
+bool image_bytes(const Document& doc, const Json& image, Bytes& bytes, std::string& mime) {
+  const std::string uri = image["uri"].get<std::string>();
+  mime = image_mime(uri);
+  if (uri.rfind("data:", 0) == 0) {
+    std::string type;
+    if (!decode_data_uri(uri, bytes, &type)) return false;
+    if (type.rfind("image/", 0) == 0) mime = type;
+    return true;
+  }
+  for (const ExternalFile& f : doc.external)
+    if (f.uri == uri) return bytes = f.bytes, true;
+  return false;
+}
+
+/// Every image with a uri moved into a new buffer view of `view` (its bytes a blob).
+void embed_images(const Document& doc, PageBlobs& blobs, PageView& view) {
+  Json& gltf = view.gltf;
+  if (!gltf.contains("images") || !gltf["images"].is_array()) return;
+  for (Json& image : gltf["images"]) {
+    if (!image.is_object() || !image.contains("uri") || !image["uri"].is_string()) continue;
+    Bytes bytes;
+    std::string mime;
+    const bool found = image_bytes(doc, image, bytes, mime);
+    image.erase("uri");
+    if (!found) continue;
+    if (!image.contains("mimeType")) image["mimeType"] = mime;
+    if (!gltf.contains("bufferViews")) gltf["bufferViews"] = Json::array();
+    image["bufferView"] = gltf["bufferViews"].size();
+    gltf["bufferViews"].push_back({{"buffer", 0}, {"byteLength", bytes.size()}});
+    view.blobs.push_back(blobs.add(bytes.data(), bytes.size()));
+  }
 }
 
 } // namespace
 
-Bytes embeddable_model(const Document& doc) {
-  if (doc.container == Container::Glb) return serialize_document(doc);
-  Json gltf = doc.gltf;
+void embed_model(const Document& doc, PageBlobs& blobs, PageView& view) {
+  view.gltf = doc.gltf;
+  Json& gltf = view.gltf;
+  const std::vector<bool> used = used_views(gltf);
+  view.blobs.assign(used.size(), -1);
+  for (std::size_t v = 0; v < used.size(); ++v) {
+    Json& bv = gltf["bufferViews"][v];
+    for (const char* ext : {"EXT_meshopt_compression", "KHR_meshopt_compression"})
+      if (bv.contains("extensions") && bv["extensions"].is_object()) bv["extensions"].erase(ext);
+    if (!used[v]) continue;
+    const std::size_t b = bv.value("buffer", std::size_t(0)),
+                      offset = bv.value("byteOffset", std::size_t(0)),
+                      length = bv.value("byteLength", std::size_t(0));
+    if (b >= doc.buffers.size() || offset > doc.buffers[b].size() ||
+        length > doc.buffers[b].size() - offset)
+      continue; // validated input never gets here
+    view.blobs[v] = blobs.add(doc.buffers[b].data() + offset, length);
+  }
   if (gltf.contains("buffers"))
-    for (std::size_t i = 0; i < gltf["buffers"].size() && i < doc.buffers.size(); ++i)
-      if (gltf["buffers"][i].contains("uri")) {
-        // The bytes the buffer declares (a sidecar may hold more).
-        Bytes bytes = doc.buffers[i];
-        const std::size_t length = gltf["buffers"][i].value("byteLength", bytes.size());
-        if (bytes.size() > length) bytes.resize(length);
-        gltf["buffers"][i]["uri"] = data_uri("application/octet-stream", bytes);
-      }
-  if (gltf.contains("images"))
-    for (auto& image : gltf["images"]) {
-      if (!image.contains("uri") || !image["uri"].is_string()) continue;
-      const std::string uri = image["uri"].get<std::string>();
-      for (const ExternalFile& f : doc.external)
-        if (f.uri == uri) image["uri"] = data_uri(image_mime(uri), f.bytes);
-    }
-  const std::string text = gltf.dump(-1, ' ', false, Json::error_handler_t::replace);
-  return Bytes(text.begin(), text.end());
+    for (std::size_t i = 0; i < gltf["buffers"].size(); ++i)
+      gltf["buffers"][i] = {
+          {"byteLength", i < doc.buffers.size() ? doc.buffers[i].size() : std::size_t(0)}};
+  embed_images(doc, blobs, view);
 }
 
 PageView make_view(const std::string& key, const std::string& label, const Document& doc,
                    const Model& model, const std::vector<Character>& characters,
-                   const std::vector<int>& clips, int samples, int threads) {
+                   const std::vector<int>& clips, int samples, int threads, PageBlobs& blobs) {
   PageView v;
   v.key = key;
   v.label = label;
-  v.model = embeddable_model(doc);
-  v.gltf = doc.container == Container::Gltf;
+  embed_model(doc, blobs, v);
   v.heat = heat_map(doc, model, characters, clips, samples, threads);
   return v;
 }
@@ -192,7 +277,7 @@ Json where_json(const SourcePrimitive& s) {
 
 /// A view's entry in the page data: its model's element id, chain nodes and per primitive the
 /// heat map of every clip (heat_code bytes, base64).
-Json view_json(const PageView& v, std::size_t index, std::size_t clips) {
+Json view_json(const PageView& v, std::size_t clips) {
   Json heat = Json::array();
   for (const CharacterHeat& c : v.heat) {
     if (c.worst.size() != clips)
@@ -211,8 +296,8 @@ Json view_json(const PageView& v, std::size_t index, std::size_t clips) {
   }
   return {{"key", v.key},
           {"label", v.label},
-          {"format", v.gltf ? "gltf" : "glb"},
-          {"model", "retail-model-" + std::to_string(index)},
+          {"gltf", v.gltf},
+          {"blobs", v.blobs},
           {"chain_nodes", v.chain_nodes},
           {"heat", heat}};
 }
@@ -245,7 +330,7 @@ Json data_json(const PageData& data) {
   for (const PageClip& c : data.clips)
     clips.push_back({{"index", c.index}, {"name", c.name}, {"duration", c.duration}});
   for (std::size_t i = 0; i < data.views.size(); ++i)
-    views.push_back(view_json(data.views[i], i, data.clips.size()));
+    views.push_back(view_json(data.views[i], data.clips.size()));
   return {{"schema", "retail.page/1"},
           {"kind", data.kind},
           {"title", data.title},
@@ -265,10 +350,7 @@ std::string make_page(const PageData& data) {
     throw Error(ExitCode::Unsupported,
                 "this retail was built without three.js, which --html inlines into the page "
                 "(run scripts/setup.sh, then configure and build again)");
-  std::string models, modules;
-  for (std::size_t i = 0; i < data.views.size(); ++i)
-    models += "<script type=\"text/plain\" id=\"retail-model-" + std::to_string(i) + "\">" +
-              base64(data.views[i].model.data(), data.views[i].model.size()) + "</script>\n";
+  std::string modules;
   for (int i = 0; i < html_assets::three_module_count; ++i) {
     const html_assets::Module& m = html_assets::three_modules[i];
     modules += "<script type=\"text/plain\" data-specifier=\"" + std::string(m.specifier) + "\">" +
@@ -276,14 +358,25 @@ std::string make_page(const PageData& data) {
   }
   modules += "<script type=\"text/plain\" data-specifier=\"retail/report\">" +
              script_safe(std::string(html_assets::report_js)) + "</script>\n";
-  return fill_template(html_assets::page_html,
-                       {{"title", html_text(data.title)},
-                        {"style", std::string(html_assets::page_css)},
-                        {"data", json_in_script(data_json(data))},
-                        {"models", models},
-                        {"modules", modules},
-                        {"app", script_safe(std::string(html_assets::page_js))},
-                        {"boot", script_safe(std::string(html_assets::boot_js))}});
+  std::map<std::string, std::string> values = {
+      {"title", html_text(data.title)},
+      {"style", std::string(html_assets::page_css)},
+      {"data", json_in_script(data_json(data))},
+      {"modules", std::move(modules)},
+      {"app", script_safe(std::string(html_assets::page_js))},
+      {"boot", script_safe(std::string(html_assets::boot_js))}};
+  // The blobs, written once each straight into their element (no copy of the page's bulk).
+  std::string& models = values["models"];
+  std::size_t size = 0;
+  for (const Bytes& b : data.blobs.all()) size += 64 + (b.size() + 2) / 3 * 4;
+  models.reserve(size);
+  for (std::size_t i = 0; i < data.blobs.all().size(); ++i) {
+    const Bytes& b = data.blobs.all()[i];
+    models += "<script type=\"text/plain\" id=\"retail-blob-" + std::to_string(i) + "\">";
+    append_base64(models, b.data(), b.size());
+    models += "</script>\n";
+  }
+  return fill_template(html_assets::page_html, values);
 }
 
 } // namespace retail

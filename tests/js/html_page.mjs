@@ -1,6 +1,6 @@
 // The QA pages in a real browser (docs/html-page.md): headless Debian Chromium driven by
 // playwright-core (never a downloaded browser).
-//   node html_page.mjs --retail PATH --out DIR [--shared SHARED_DIR]
+//   node html_page.mjs --retail PATH --out DIR [--shared SHARED_DIR] [--make-rig PATH]
 // For every shared auto-rigged file (../shared/data/auto-rigged and ../shared/animals/
 // auto-rigged; skipped with a message when absent): `retail IN OUT --html PAGE`, then the page
 // loads with every request but the page itself aborted (any such request fails the test) and no
@@ -11,7 +11,9 @@
 // among those the report says the output's tail does not tear. Then `retail batch --html` over a
 // folder of the same files: the index lists every file, links each page, and its "needs a look"
 // filter keeps exactly the rows the index data marks. `retail report IN --html` gets the load
-// check too.
+// check too. Every view of every page shows a mesh. With --make-rig, generated rigs the test
+// builds itself: a .gltf input (its pages single and through batch) and a GLB whose texture is a
+// relative uri (embedded: no request but the page's own).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +25,7 @@ const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1
 const retail = opt('--retail');
 const outDir = opt('--out');
 const shared = opt('--shared');
+const makeRig = opt('--make-rig');
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
@@ -34,7 +37,7 @@ for (const sub of ['data/auto-rigged', 'animals/auto-rigged']) {
       .map((f) => path.join(dir, f)));
   } else console.log(`SKIPPED ${sub}: ${dir} does not exist`);
 }
-if (!inputs.length) {
+if (!inputs.length && !makeRig) {
   console.log('SKIPPED: no shared auto-rigged models (../shared is missing); nothing to check');
   process.exit(0);
 }
@@ -156,6 +159,12 @@ async function checkPage(name, file, { player = true, heat = true } = {}) {
   const { page, problems } = await open(file);
   const error = await ready(page);
   check(!error, `${name}: the page reports: ${error}`);
+  if (!error) {
+    for (const key of await page.evaluate(() => window.retailTest.views())) {
+      const meshes = await page.evaluate((k) => window.retailTest.meshes?.(k) ?? 0, key);
+      check(meshes > 0, `${name}: the ${key} view shows no mesh`);
+    }
+  }
   if (!error && player) await checkPlayer(name, page);
   if (!error && heat) await checkHeat(name, page);
   await page.waitForTimeout(100);
@@ -171,8 +180,71 @@ for (const file of inputs) {
   run(['-q', file, out, '--html', html]);
   await checkPage(name, html);
 }
+// Generated rigs (--make-rig), built here: a skinned .gltf input (its views carried a buffer
+// without data) and a GLB whose image is a relative uri (it was embedded as a uri, and fetched).
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==', 'base64');
+/// `src` (a GLB) written to `dst` with its JSON changed by `edit`.
+function editGlb(src, dst, edit) {
+  const b = fs.readFileSync(src);
+  const jsonLength = b.readUInt32LE(12);
+  const json = JSON.parse(b.subarray(20, 20 + jsonLength).toString('utf8'));
+  edit(json);
+  let text = Buffer.from(JSON.stringify(json));
+  text = Buffer.concat([text, Buffer.alloc((4 - (text.length % 4)) % 4, 0x20)]);
+  const rest = b.subarray(20 + jsonLength);
+  const head = Buffer.alloc(20);
+  head.writeUInt32LE(0x46546c67, 0);
+  head.writeUInt32LE(2, 4);
+  head.writeUInt32LE(20 + text.length + rest.length, 8);
+  head.writeUInt32LE(text.length, 12);
+  head.writeUInt32LE(0x4e4f534a, 16);
+  fs.writeFileSync(dst, Buffer.concat([head, text, rest]));
+}
+if (makeRig) {
+  const dir = path.join(outDir, 'generated');
+  const glb = path.join(dir, 'rig.glb'), gltfDir = path.join(dir, 'gltf-in');
+  const texDir = path.join(dir, 'texture-in');
+  for (const d of [gltfDir, texDir]) fs.mkdirSync(d, { recursive: true });
+  execFileSync(makeRig, ['--tail', 'carried', glb], { stdio: 'ignore' });
+  run(['-q', '--mode', 'detect', glb, path.join(gltfDir, 'rig.gltf')]);
+  fs.rmSync(path.join(gltfDir, 'rig.report.json'));
+  const gltf = path.join(gltfDir, 'rig.gltf');
+  run(['-q', gltf, path.join(dir, 'gltf-out.glb'), '--html', path.join(dir, 'gltf-glb.html')]);
+  await checkPage('generated .gltf -> .glb', path.join(dir, 'gltf-glb.html'));
+  run(['-q', gltf, path.join(dir, 'gltf-out.gltf'), '--html', path.join(dir, 'gltf-gltf.html')]);
+  await checkPage('generated .gltf -> .gltf', path.join(dir, 'gltf-gltf.html'), { heat: false });
+  const bout = path.join(dir, 'gltf-batch');
+  run(['batch', '-q', gltfDir, bout, '--html']);
+  await checkPage('generated .gltf (batch)', path.join(bout, 'rig.html'), { player: false, heat: false });
+  const { page, problems } = await open(path.join(bout, 'index.html'));
+  await page.waitForTimeout(100);
+  for (const p of problems) fail(`generated .gltf (batch) index: ${p}`);
+  await page.close();
+  run(['report', '-q', gltf, '--html', path.join(dir, 'gltf-report.html')]);
+  await checkPage('report generated .gltf', path.join(dir, 'gltf-report.html'),
+    { player: false, heat: false });
+  // The GLB whose every material's base colour is an image beside it ('tex.png').
+  editGlb(glb, path.join(texDir, 'rig.glb'), (j) => {
+    j.images = [{ uri: 'tex.png' }];
+    j.textures = [{ source: 0 }];
+    for (const m of j.materials) m.pbrMetallicRoughness.baseColorTexture = { index: 0 };
+  });
+  fs.writeFileSync(path.join(texDir, 'tex.png'), PNG);
+  run(['-q', path.join(texDir, 'rig.glb'), path.join(dir, 'tex-out.glb'), '--html',
+    path.join(dir, 'tex.html')]);
+  await checkPage('GLB with a relative image uri', path.join(dir, 'tex.html'), { heat: false });
+  const textured = await (async () => {
+    const { page: p } = await open(path.join(dir, 'tex.html'));
+    await ready(p);
+    const n = await p.evaluate(() => window.retailTest.textured?.() ?? 0);
+    await p.close();
+    return n;
+  })();
+  check(textured === 3, `GLB with a relative image uri: ${textured} of 3 views show the texture`);
+}
+
 // retail report IN --html: the one rig (the first output, which has a tail chain).
-{
+if (inputs.length) {
   const name = path.basename(inputs[0]).replace(/\.[^.]+$/, '');
   const html = path.join(outDir, `${name}.stretch.html`);
   run(['report', '-q', path.join(outDir, `${name}${path.extname(inputs[0])}`), '--html', html]);
@@ -180,7 +252,7 @@ for (const file of inputs) {
 }
 
 // The batch index over a folder of every input.
-{
+if (inputs.length) {
   const inDir = path.join(outDir, 'batch-in'), bout = path.join(outDir, 'batch-out');
   fs.mkdirSync(inDir, { recursive: true });
   for (const f of inputs) fs.copyFileSync(f, path.join(inDir, path.basename(f)));
@@ -213,5 +285,6 @@ for (const file of inputs) {
 
 await browser.close();
 fs.rmSync(profile, { recursive: true, force: true });
-console.log(failures ? `${failures} check(s) failed` : `html pages: ${inputs.length} files checked`);
+console.log(failures ? `${failures} check(s) failed`
+  : `html pages: ${inputs.length} files checked${makeRig ? ', and the generated rigs' : ''}`);
 process.exit(failures ? 1 : 0);

@@ -1,7 +1,8 @@
 // retail QA page (docs/html-page.md): the rigs side by side on one camera, the clip player, the
 // bones, tail motion off and the edge-stretch heat map retail computed, then the report.
-// Everything comes from this file: the data (#retail-data), the models (#retail-model-N) and
-// three.js (inlined modules, named by the import map boot.js makes).
+// Everything comes from this file: the data (#retail-data, with each view's glTF JSON), the bytes
+// its buffer views point at (#retail-blob-N) and three.js (inlined modules, named by the import
+// map boot.js makes).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/gltf';
 import { OrbitControls } from 'three/addons/orbit';
@@ -35,10 +36,30 @@ function heatColor(code) {
 }
 const HEAT_LUT = Array.from({ length: 256 }, (_, c) => heatColor(c));
 
+// The byte runs the views' buffer views point at (#retail-blob-N), each decoded once.
+const blobs = new Map();
+function blob(i) {
+  if (!blobs.has(i)) blobs.set(i, bytesOf($(`retail-blob-${i}`).textContent));
+  return blobs.get(i);
+}
+
+/// A view's model: its glTF JSON, every buffer view read from its blob (a copy each, as the
+/// loader's own slices); nothing is fetched.
 function parseModel(view) {
-  const bytes = bytesOf($(view.model).textContent);
-  const payload = view.format === 'gltf' ? new TextDecoder().decode(bytes) : bytes.buffer;
-  return new Promise((resolve, reject) => new GLTFLoader().parse(payload, '', resolve, reject));
+  const loader = new GLTFLoader();
+  loader.register(() => ({
+    name: 'retail_blobs',
+    loadBufferView(index) {
+      const b = view.blobs[index];
+      if (b === undefined || b < 0) {
+        return Promise.reject(new Error(`bufferViews[${index}] is not in the page`));
+      }
+      const bytes = blob(b);
+      return Promise.resolve(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+    },
+  }));
+  return new Promise((resolve, reject) => loader.parse(JSON.stringify(view.gltf), '', resolve,
+    reject));
 }
 
 const keyOf = (e) => `${e.node}/${e.mesh}/${e.primitive}`;
@@ -347,6 +368,15 @@ window.retailTest = {
   data,
   renders: () => renders,
   views: () => views.map((v) => v.def.key),
+  /// The meshes of view `key` with vertices (0 when it shows none).
+  meshes(key) {
+    const v = views.find((w) => w.def.key === key);
+    return v ? v.meshes.filter((m) => m.mesh.geometry.getAttribute('position')?.count > 0).length
+      : 0;
+  },
+  /// How many views show a mesh whose material has a texture image loaded.
+  textured: () => views.filter((v) => v.meshes.some((m) => (m.material?.map?.image?.width ?? 0) > 0))
+    .length,
   state: () => ({ ...state, frames: frameCount(), duration: clipDef()?.duration ?? 0 }),
   /// The tail's screen box in view `key`: page CSS pixels (x, y, width, height) and the same
   /// box in canvas pixels (`canvas`), or null.
@@ -373,6 +403,7 @@ async function main() {
   renderReport(data, $('report'), $('subtitle'));
   bindControls();
   const loaded = await Promise.all(data.views.map(parseModel));
+  blobs.clear(); // every view holds its own copies now
   views = data.views.map((def, i) => new View(def, loaded[i]));
   $('labels').replaceChildren(...data.views.map((d) => {
     const el = document.createElement('div');

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace retail {
@@ -77,6 +78,9 @@ bool decode_data_uri(const std::string& uri, Bytes& out, std::string* media_type
 
 /// Writes `bytes` to `path` atomically (temp file in the same folder, then rename).
 void write_file_atomic(const std::string& path, const Bytes& bytes);
+
+/// The same for text (a page written without another copy of it).
+void write_file_atomic(const std::string& path, std::string_view text);
 
 /// Reads a whole file. Failure: Error InvalidInput ("cannot read").
 Bytes read_file(const std::string& path);
