@@ -86,9 +86,9 @@ TEST_CASE("names: a URI holding NUL once percent-decoded is refused - exit 2 nam
 TEST_CASE("names: bidirectional controls and line separators are escaped like C0 and C1",
           "[robust][names]") {
   // U+202E (right-to-left override), U+2066 (isolate), U+200F, U+2028, U+2029.
-  for (const std::string& c : {std::string("\xe2\x80\xae"), std::string("\xe2\x81\xa6"),
-                               std::string("\xe2\x80\x8f"), std::string("\xe2\x80\xa8"),
-                               std::string("\xe2\x80\xa9"), std::string("\xd8\x9c")}) {
+  for (const std::string& c :
+       {std::string("\xe2\x80\xae"), std::string("\xe2\x81\xa6"), std::string("\xe2\x80\x8f"),
+        std::string("\xe2\x80\xa8"), std::string("\xe2\x80\xa9"), std::string("\xd8\x9c")}) {
     const std::string safe = retail::terminal_safe("a" + c + "b");
     CHECK(safe.find(c) == std::string::npos);
     CHECK(safe.find("\\x") == 1);
@@ -129,14 +129,22 @@ TEST_CASE("flags: infinite, not-a-number and out-of-range values are refused nam
   std::string dir = test::temp_dir(), err;
   retail::write_document(test::small_rig(), dir + "/in.glb");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--frequency", "inf"}, "--frequency"},   {{"--gravity", "inf"}, "--gravity"},
-      {{"--gravity", "nan"}, "--gravity"},       {{"--damping", "-inf"}, "--damping"},
-      {{"--frequency", "1e999"}, "--frequency"}, {{"--far", "inf"}, "--far"},
-      {{"--segment", "nan"}, "--segment"},       {{"--floor", "inf"}, "--floor"},
-      {{"--fps", "0"}, "--fps"},                 {{"--max-warmup", "0"}, "--max-warmup"},
-      {{"--bend-limit", "200"}, "--bend-limit"}, {{"--samples", "200000"}, "--samples"},
-      {{"--samples", "1"}, "--samples"},         {{"--reference-height", "inf"}, "--reference-height"},
-      {{"--substep", "1"}, "--substep"},         {{"--loop-tolerance", "0"}, "--loop-tolerance"},
+      {{"--frequency", "inf"}, "--frequency"},
+      {{"--gravity", "inf"}, "--gravity"},
+      {{"--gravity", "nan"}, "--gravity"},
+      {{"--damping", "-inf"}, "--damping"},
+      {{"--frequency", "1e999"}, "--frequency"},
+      {{"--far", "inf"}, "--far"},
+      {{"--segment", "nan"}, "--segment"},
+      {{"--floor", "inf"}, "--floor"},
+      {{"--fps", "0"}, "--fps"},
+      {{"--max-warmup", "0"}, "--max-warmup"},
+      {{"--bend-limit", "200"}, "--bend-limit"},
+      {{"--samples", "200000"}, "--samples"},
+      {{"--samples", "1"}, "--samples"},
+      {{"--reference-height", "inf"}, "--reference-height"},
+      {{"--substep", "1"}, "--substep"},
+      {{"--loop-tolerance", "0"}, "--loop-tolerance"},
   };
   for (const auto& [flags, name] : cases) {
     std::vector<std::string> args = {dir + "/in.glb", dir + "/out.glb", "-q"};

@@ -33,14 +33,14 @@ void check_stretch_work(std::size_t edges, std::size_t nodes, int samples) {
   const bool edges_ok = edges == 0 || s <= kMaxEdgeSamples / edges;
   const bool nodes_ok = nodes == 0 || s <= kMaxNodeSamples / nodes;
   if (edges_ok && nodes_ok) return;
-  throw Error(ExitCode::Usage,
-              "--samples " + std::to_string(samples) + ": measuring " +
-                  (edges_ok ? std::to_string(nodes) + " posed nodes" : std::to_string(edges) +
-                                                                           " edges") +
-                  " at that many samples per clip keeps " +
-                  std::to_string(s * (edges_ok ? nodes : edges)) + " values, beyond the limit of " +
-                  std::to_string(edges_ok ? kMaxNodeSamples : kMaxEdgeSamples) +
-                  " (docs/robustness.md); lower --samples");
+  throw Error(
+      ExitCode::Usage,
+      "--samples " + std::to_string(samples) + ": measuring " +
+          (edges_ok ? std::to_string(nodes) + " posed nodes" : std::to_string(edges) + " edges") +
+          " at that many samples per clip keeps " + std::to_string(s * (edges_ok ? nodes : edges)) +
+          " values, beyond the limit of " +
+          std::to_string(edges_ok ? kMaxNodeSamples : kMaxEdgeSamples) +
+          " (docs/robustness.md); lower --samples");
 }
 
 namespace {

@@ -37,8 +37,9 @@ std::string printable(const std::string& text);
 /// `text` safe to print on a terminal: control characters (C0 including newline and ESC, DEL,
 /// and C1 in their UTF-8 form), bidirectional controls (U+061C, U+200E, U+200F, U+202A..U+202E,
 /// U+2066..U+2069), the line and paragraph separators (U+2028, U+2029) and bytes that are not
-/// valid UTF-8 are written as \xNN (each byte); other UTF-8 is kept. With `keep_newlines`, '\n' stays (multi-line tables). Names in files can
-/// hold anything; every message and log line goes through this before it is printed.
+/// valid UTF-8 are written as \xNN (each byte); other UTF-8 is kept. With `keep_newlines`, '\n'
+/// stays (multi-line tables). Names in files can hold anything; every message and log line goes
+/// through this before it is printed.
 std::string terminal_safe(const std::string& text, bool keep_newlines = false);
 
 [[noreturn]] void fail_invalid(const std::string& message);
