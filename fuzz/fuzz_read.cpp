@@ -1,9 +1,12 @@
-// libFuzzer target: reading + validation + the skeleton + `retail info` on arbitrary bytes, and
-// on small rigs (under 256 KB with resolvable roles) the re-rig, the spring bake and the stretch
-// of every clip, then serialising the result: one-pose, negative, huge and odd key times reach
-// the bake (seeds from fuzz/odd_clips.py). Every input must end in a result or a retail::Error;
-// anything else (a crash, a sanitizer report, another exception) is a bug. Build and run:
-// fuzz/run.sh (docs/robustness.md).
+// libFuzzer target: reading + validation + the skeleton + `retail info` on arbitrary bytes, the
+// import of the file's VRM springs (VRM 0 secondaryAnimation and VRMC_springBone) and, on small
+// rigs (under 256 KB with resolvable roles), the re-rig, the spring bake and the stretch of every
+// clip, then serialising the result: one-pose, negative, huge and odd key times reach the bake
+// (seeds from fuzz/odd_clips.py). With RETAIL_FUZZ_BASE set to a folder, every input is read as
+// a file in it, so buffer and image URIs of a .gltf (or a GLB) are resolved against real files
+// (fuzz/run.sh makes the folder: sidecars, a sub-folder, links leading out and looping, a FIFO).
+// Every input must end in a result or a retail::Error; anything else (a crash, a sanitizer
+// report, another exception) is a bug. Build and run: fuzz/run.sh (docs/robustness.md).
 #include "retail/app/info.h"
 #include "retail/base/document.h"
 #include "retail/base/error.h"
@@ -11,10 +14,13 @@
 #include "retail/grow/rerig.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
+#include "retail/motion/vrm_springs.h"
 #include "retail/rig/skeleton.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -47,13 +53,35 @@ void rerig_and_bake(retail::Document& doc, const retail::Model& model,
   (void)retail::serialize_document(doc);
 }
 
+/// The folder URIs resolve against (RETAIL_FUZZ_BASE), or "" (every sidecar URI refused).
+const std::string& base_dir() {
+  static const std::string dir = [] {
+    const char* env = std::getenv("RETAIL_FUZZ_BASE");
+    return std::string(env ? env : "");
+  }();
+  return dir;
+}
+
+/// The springs as every command reads them: the import, then its bounded work.
+void import_springs(const retail::Document& doc, const retail::Model& model) {
+  const retail::VrmSprings springs = retail::usable_vrm_springs(doc, model);
+  if (springs.unusable.empty() && retail::spring_work(springs) > retail::kMaxSpringWork)
+    __builtin_trap(); // usable springs past the limit: the limit is not applied
+  try {
+    (void)retail::read_vrm_springs(doc, model);
+  } catch (const retail::Error&) {
+    if (springs.unusable.empty()) __builtin_trap(); // the two readers must agree
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
     retail::Bytes bytes(data, data + size);
-    retail::Document doc = retail::parse_document(bytes, "");
+    retail::Document doc = retail::parse_document(bytes, base_dir());
     retail::Model model = retail::parse_model(doc);
+    import_springs(doc, model);
     std::vector<retail::Character> characters = retail::build_characters(doc, model, {});
     retail::Json info = retail::make_info("fuzz.glb", doc, model, characters);
     (void)retail::format_info(info);
