@@ -12,6 +12,7 @@
 #include "retail/base/error.h"
 #include "retail/base/model.h"
 #include "retail/grow/rerig.h"
+#include "retail/grow/rig_edit.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/vrm_springs.h"
@@ -24,22 +25,29 @@
 
 namespace {
 
-/// The driver's stages after reading (pipeline.cpp's run), on one thread, without files. The
+/// The driver's stages after reading (pipeline.cpp's rerig_and_measure), on one thread, without
+/// files: each character planned and its edit applied, the clip pass on the merged plan. The
 /// bake runs one warm-up cycle at a coarse substep so a unit stays fast.
 void rerig_and_bake(retail::Document& doc, const retail::Model& model,
                     const std::vector<retail::Character>& characters) {
   std::vector<retail::CharacterResult> results;
   std::size_t chains = 0;
+  retail::RigEdit plans; // what the clip pass reads, numbered from the input's nodes
+  plans.first_node = int(model.nodes.size());
   for (const auto& c : characters) {
     retail::require_roles(model, c);
     retail::require_measurable(c);
-    results.push_back(retail::rerig_character(doc, model, c, retail::RerigParams{}));
+    retail::CharacterPlan plan = retail::plan_character(doc, model, c, retail::RerigParams{});
+    retail::apply_rig_edit(doc, model, plan.edit);
+    plans = retail::merge_rig_edits(std::move(plans), plan.edit);
+    results.push_back(std::move(plan.result));
     chains += results.back().chains.size();
   }
   if (chains == 0 || model.animations.empty()) return;
   retail::ClipPassInput in;
   in.doc = &doc;
   in.input_model = &model;
+  in.plan = &plans;
   in.input_characters = &characters;
   in.results = &results;
   for (std::size_t i = 0; i < model.animations.size(); ++i) in.clips.push_back(int(i));
