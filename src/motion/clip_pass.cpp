@@ -457,13 +457,19 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
   params.validate();
   const std::size_t characters = in.results->size();
   Rigged rigged;
-  PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
-  rigged.model = std::move(planned.model);
-  rigged.held = std::move(planned.held);
-  rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
   std::vector<CharacterWork> works;
-  for (std::size_t k = 0; k < characters; ++k)
-    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  // The output rig and the input rigs need nothing of each other: built side by side.
+  parallel_for(2, params.threads, [&](std::size_t task) {
+    if (task == 0) {
+      PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
+      rigged.model = std::move(planned.model);
+      rigged.held = std::move(planned.held);
+      rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
+      return;
+    }
+    for (std::size_t k = 0; k < characters; ++k)
+      if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  });
   for (CharacterWork& w : works)
     prepare_output_rig(in, rigged.model, rigged.held, rigged.characters[w.character], params, w);
   const std::vector<HairWork> hair_works = prepare_hair(in, rigged, params);
