@@ -113,6 +113,9 @@ struct CharacterWork {
     std::vector<std::pair<int, int>> edges;
     std::vector<bool> ends; ///< the edges' vertices
     std::unique_ptr<StretchMeter> input, output;
+    /// The tier's edges are the tail region's and its rigid reference the character's: its
+    /// masks are those of input_rigs and output_rig (no meters of its own).
+    bool shared = false;
   };
   std::vector<std::array<Tier, 2>> judge;
   /// Per chain, when the character has several: the input with only that chain's piece pinned
@@ -137,6 +140,15 @@ std::array<CharacterWork::Tier, 2> judged_edges(const ChainResult& ch,
     t.edges.push_back(e);
     t.ends[std::size_t(e.first)] = t.ends[std::size_t(e.second)] = true;
   }
+  return out;
+}
+
+/// The edges with both ends in `tail`, in edge-list order.
+std::vector<std::pair<int, int>> tail_edges(const std::vector<std::pair<int, int>>& edges,
+                                            const std::vector<bool>& tail) {
+  std::vector<std::pair<int, int>> out;
+  for (const auto& e : edges)
+    if (tail[std::size_t(e.first)] && tail[std::size_t(e.second)]) out.push_back(e);
   return out;
 }
 
@@ -170,6 +182,7 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
     }
   w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
   const auto& chains = (*in.results)[k].chains;
+  bool shared = false;
   for (const auto& ch : chains) {
     const SkinSampler* rigid = w.rigid.get();
     if (chains.size() > 1) {
@@ -178,15 +191,19 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
       rigid = w.piece_rigid.back().get();
     }
     w.judge.push_back(judged_edges(ch, w.edges, w.original->size()));
+    CharacterWork::Tier& own = w.judge.back()[0];
+    own.shared = chains.size() == 1 && own.edges == tail_edges(w.edges, w.tail);
+    shared = shared || own.shared;
     for (CharacterWork::Tier& t : w.judge.back())
-      t.input = std::make_unique<StretchMeter>(
-          std::vector<StretchRig>{{in.input_model, w.original.get(), false, true},
-                                  {in.input_model, rigid, false, true}},
-          t.edges, t.ends, params.stretch);
+      if (!t.shared)
+        t.input = std::make_unique<StretchMeter>(
+            std::vector<StretchRig>{{in.input_model, w.original.get(), false, true, false},
+                                    {in.input_model, rigid, false, true, false}},
+            t.edges, t.ends, params.stretch);
   }
   w.input_rigs = std::make_unique<StretchMeter>(
-      std::vector<StretchRig>{{in.input_model, w.original.get(), false},
-                              {in.input_model, w.rigid.get(), false}},
+      std::vector<StretchRig>{{in.input_model, w.original.get(), false, shared},
+                              {in.input_model, w.rigid.get(), false, shared}},
       w.edges, w.tail, params.stretch);
   return w;
 }
@@ -196,14 +213,17 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
                         const Character& rigged, const ClipPassParams& params, CharacterWork& w) {
   const CharacterResult& cr = (*in.results)[w.character];
   w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged, &held);
-  w.output_rig =
-      std::make_unique<StretchMeter>(std::vector<StretchRig>{{&rigged_model, w.result.get(), true}},
-                                     w.edges, w.tail, params.stretch);
+  bool shared = false;
+  for (const auto& tiers : w.judge) shared = shared || tiers[0].shared;
+  w.output_rig = std::make_unique<StretchMeter>(
+      std::vector<StretchRig>{{&rigged_model, w.result.get(), true, shared}}, w.edges, w.tail,
+      params.stretch);
   for (auto& tiers : w.judge)
     for (CharacterWork::Tier& t : tiers)
-      t.output = std::make_unique<StretchMeter>(
-          std::vector<StretchRig>{{&rigged_model, w.result.get(), false, true}}, t.edges, t.ends,
-          params.stretch);
+      if (!t.shared)
+        t.output = std::make_unique<StretchMeter>(
+            std::vector<StretchRig>{{&rigged_model, w.result.get(), false, true, false}}, t.edges,
+            t.ends, params.stretch);
   if (params.bake) {
     w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
                                                         : body_floor(*w.result, rigged, cr);
@@ -275,18 +295,27 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
     }
   }
   auto t2 = Clock::now();
-  for (const CharacterWork& w : works) {
+  for (std::size_t wi = 0; wi < works.size(); ++wi) {
+    const CharacterWork& w = works[wi];
     out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
     out.judge.emplace_back();
     for (const auto& tiers : w.judge) {
       out.judge.back().emplace_back();
       for (std::size_t t = 0; t < 2; ++t) {
-        const std::vector<ClipStretch> in_rigs = tiers[t].input->measure(input_clip, clip, scratch);
-        const ClipStretch result = tiers[t].output->measure(output_clip, clip, scratch)[0];
+        std::vector<ClipStretch> own_in;
+        ClipStretch own_out;
+        if (!tiers[t].shared) {
+          own_in = tiers[t].input->measure(input_clip, clip, scratch);
+          own_out = tiers[t].output->measure(output_clip, clip, scratch)[0];
+        }
+        const std::vector<ClipStretch>& in_rigs = tiers[t].shared ? out.input_rigs[wi] : own_in;
+        const ClipStretch& result = tiers[t].shared ? out.output_rig[wi] : own_out;
         out.judge.back().back()[t] = {count_flips(in_rigs[0].tail_torn, result.tail_torn),
                                       count_flips(in_rigs[0].tail_torn, in_rigs[1].tail_torn)};
       }
     }
+    for (ClipStretch& cs : out.input_rigs[wi]) std::vector<std::uint8_t>().swap(cs.tail_torn);
+    std::vector<std::uint8_t>().swap(out.output_rig[wi].tail_torn);
   }
   auto t3 = Clock::now();
   out.bake_ms = ms_between(t1, t2);
@@ -433,13 +462,19 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
   params.validate();
   const std::size_t characters = in.results->size();
   Rigged rigged;
-  PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
-  rigged.model = std::move(planned.model);
-  rigged.held = std::move(planned.held);
-  rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
   std::vector<CharacterWork> works;
-  for (std::size_t k = 0; k < characters; ++k)
-    if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  // The output rig and the input rigs need nothing of each other: built side by side.
+  parallel_for(2, params.threads, [&](std::size_t task) {
+    if (task == 0) {
+      PlannedRig planned = planned_rig(*in.doc, *in.input_model, in.plan ? *in.plan : RigEdit{});
+      rigged.model = std::move(planned.model);
+      rigged.held = std::move(planned.held);
+      rigged.characters = build_characters(*in.doc, rigged.model, params.bind, &rigged.held);
+      return;
+    }
+    for (std::size_t k = 0; k < characters; ++k)
+      if (!(*in.results)[k].chains.empty()) works.push_back(prepare_input_rigs(in, k, params));
+  });
   for (CharacterWork& w : works)
     prepare_output_rig(in, rigged.model, rigged.held, rigged.characters[w.character], params, w);
   const std::vector<HairWork> hair_works = prepare_hair(in, rigged, params);

@@ -43,20 +43,101 @@ std::vector<double> select_ranks(std::vector<double>& w, const std::vector<std::
   return out;
 }
 
-/// Order statistics `ranks` (ascending, each < v.size()) of v, whose values lie in [lo, hi], by
+/// The values a selection reads: all of a vector, or only those in [lo, hi] (a bin of a wider
+/// pass, read in place rather than copied).
+struct Values {
+  const std::vector<double>* all = nullptr;
+  bool filtered = false;
+  double lo = 0, hi = 0;
+  std::size_t size = 0; ///< how many values there are
+  template <class F> void each(F f) const {
+    if (!filtered) {
+      for (double x : *all) f(x);
+      return;
+    }
+    for (double x : *all)
+      if (x >= lo && x <= hi) f(x);
+  }
+  std::vector<double> copy() const {
+    if (!filtered) return *all;
+    std::vector<double> out;
+    out.reserve(size);
+    each([&](double x) { out.push_back(x); });
+    return out;
+  }
+};
+
+/// A bin holding more values than this is not copied: its values are read in place, by their
+/// range, from the values it came from (the range holds exactly the bin's values, since the bin
+/// index is monotonic in the value).
+constexpr std::size_t kCopiedBin = std::size_t(1) << 20;
+
+/// The bins holding the wanted `ranks` (ascending) of values counted into bins `count`: a
+/// slot per distinct such bin (its bin and count), and per rank its slot and its rank inside
+/// that bin.
+struct WantedBins {
+  std::vector<int> slot_of_bin, slot;
+  std::vector<std::size_t> within, bin, count;
+};
+
+WantedBins wanted_bins(const std::vector<std::uint32_t>& count,
+                       const std::vector<std::size_t>& ranks) {
+  WantedBins w;
+  w.slot_of_bin.assign(count.size(), -1);
+  w.slot.resize(ranks.size());
+  w.within.resize(ranks.size());
+  std::size_t below = 0, r = 0;
+  for (std::size_t b = 0; b < count.size() && r < ranks.size(); ++b) {
+    for (; r < ranks.size() && ranks[r] < below + count[b]; ++r) {
+      if (w.slot_of_bin[b] < 0) {
+        w.slot_of_bin[b] = int(w.bin.size());
+        w.bin.push_back(b);
+        w.count.push_back(count[b]);
+      }
+      w.slot[r] = w.slot_of_bin[b];
+      w.within[r] = ranks[r] - below;
+    }
+    below += count[b];
+  }
+  return w;
+}
+
+std::vector<double> order_statistics(const Values& v, const std::vector<std::size_t>& ranks,
+                                     double lo, double hi);
+
+/// The order statistics `mine` of one wanted bin's values `own`: copied into `g`, or read in
+/// place (own.filtered, its range [own.lo, own.hi]). By selection when the bin is small, else by
+/// the histogram over the bin's own range when narrower than `range` (at most 1/256 of it, so a
+/// few levels at most). Heavy tails need it: a torn edge at ratio^2 1e5 puts nearly every other
+/// value in bin 0.
+std::vector<double> bin_statistics(const Values& own, std::vector<double>& g,
+                                   const std::vector<std::size_t>& mine, double range) {
+  if (own.size > (std::size_t(1) << 14)) {
+    double glo = own.lo, ghi = own.hi;
+    if (!own.filtered) {
+      const auto [a, b] = std::minmax_element(g.begin(), g.end());
+      glo = *a, ghi = *b;
+    }
+    if (ghi - glo < range) return order_statistics(own, mine, glo, ghi);
+  }
+  if (own.filtered) g = own.copy();
+  return select_ranks(g, mine);
+}
+
+/// Order statistics `ranks` (ascending, each < v.size) of v, whose values lie in [lo, hi], by
 /// a histogram: one pass counts values into equal bins over [lo, hi] (about 16 values a bin,
 /// 2^8 to 2^16 bins; the bin index is monotonic in the value, so rank k lies in the bin where
-/// the running count passes k), one pass gathers the few bins holding the wanted ranks, and a
-/// selection inside each finds the exact value.
-std::vector<double> order_statistics(const std::vector<double>& v,
-                                     const std::vector<std::size_t>& ranks, double lo, double hi) {
+/// the running count passes k), one pass gathers the few bins holding the wanted ranks (or, for
+/// a bin too large to copy, finds its range), and a selection inside each finds the exact value.
+std::vector<double> order_statistics(const Values& v, const std::vector<std::size_t>& ranks,
+                                     double lo, double hi) {
   std::vector<double> out(ranks.size(), lo);
   if (!(hi > lo)) return out;
   std::size_t bins = 1 << 8;
-  while (bins < (1 << 16) && bins * 16 < v.size()) bins *= 2;
+  while (bins < (1 << 16) && bins * 16 < v.size) bins *= 2;
   const double scale = double(bins) / (hi - lo);
   if (!(scale < 1e300)) { // a range too narrow to scale (denormal): select on a copy
-    std::vector<double> w = v;
+    std::vector<double> w = v.copy();
     return select_ranks(w, ranks);
   }
   // The scaled offset clamped to [0, bins - 1] before the conversion (a NaN, from a pose that
@@ -70,55 +151,43 @@ std::vector<double> order_statistics(const std::vector<double>& v,
     return std::size_t(std::int64_t(t));
   };
   std::vector<std::uint32_t> count(bins, 0);
-  for (double x : v) ++count[bin(x)];
-  // The bin of each wanted rank, its rank inside that bin, and a slot per distinct such bin.
-  std::vector<int> slot_of_bin(bins, -1), slot(ranks.size());
-  std::vector<std::size_t> within(ranks.size());
-  std::vector<std::vector<double>> gathered;
-  std::size_t below = 0, r = 0;
-  for (std::size_t b = 0; b < bins && r < ranks.size(); ++b) {
-    for (; r < ranks.size() && ranks[r] < below + count[b]; ++r) {
-      if (slot_of_bin[b] < 0) {
-        slot_of_bin[b] = int(gathered.size());
-        gathered.emplace_back().reserve(count[b]);
-      }
-      slot[r] = slot_of_bin[b];
-      within[r] = ranks[r] - below;
-    }
-    below += count[b];
+  v.each([&](double x) { ++count[bin(x)]; });
+  const WantedBins w = wanted_bins(count, ranks);
+  const std::size_t slots = w.bin.size();
+  std::vector<std::vector<double>> gathered(slots);
+  std::vector<char> in_place(slots); // the last bin (where a NaN goes) is always copied
+  for (std::size_t k = 0; k < slots; ++k) {
+    in_place[k] = w.count[k] > kCopiedBin && w.bin[k] + 1 < bins;
+    if (!in_place[k]) gathered[k].reserve(w.count[k]);
   }
   // Only values in or next to the wanted bins can be wanted: the value range of the first to
   // last wanted bin, widened by a bin on each side against rounding, rejects the rest before
   // their bin is looked up.
-  std::size_t first = 0, last = bins - 1; // every rank found a bin: both exist
-  while (slot_of_bin[first] < 0) ++first;
-  while (slot_of_bin[last] < 0) --last;
-  const double near_lo = lo + (double(first) - 1) / scale,
-               near_hi = lo + (double(last) + 2) / scale;
-  for (double x : v) {
-    if (!(x >= near_lo && x <= near_hi)) continue;
-    int k = slot_of_bin[bin(x)];
-    if (k >= 0) gathered[std::size_t(k)].push_back(x);
-  }
-  // Each bin's wanted values: by selection when the bin is small, else by the same histogram
-  // over the bin's own, narrower range (at most 1/256 of this one, so a few levels at most).
-  // Heavy tails need it: a torn edge at ratio^2 1e5 puts nearly every other value in bin 0.
-  for (std::size_t k = 0; k < gathered.size(); ++k) {
-    std::vector<double>& g = gathered[k];
+  const double near_lo = lo + (double(w.bin.front()) - 1) / scale,
+               near_hi = lo + (double(w.bin.back()) + 2) / scale;
+  std::vector<double> bin_lo(slots, INFINITY), bin_hi(slots, -INFINITY);
+  v.each([&](double x) {
+    if (!(x >= near_lo && x <= near_hi)) return;
+    const int k = w.slot_of_bin[bin(x)];
+    if (k < 0) return;
+    const std::size_t i = std::size_t(k);
+    if (!in_place[i]) return gathered[i].push_back(x);
+    bin_lo[i] = std::min(bin_lo[i], x);
+    bin_hi[i] = std::max(bin_hi[i], x);
+  });
+  for (std::size_t k = 0; k < slots; ++k) {
     std::vector<std::size_t> mine; // this bin's wanted ranks (ascending, as `ranks`)
     for (std::size_t i = 0; i < ranks.size(); ++i)
-      if (std::size_t(slot[i]) == k) mine.push_back(within[i]);
+      if (std::size_t(w.slot[i]) == k) mine.push_back(w.within[i]);
     mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    std::vector<double> got;
-    if (g.size() > (std::size_t(1) << 14)) {
-      const auto [glo, ghi] = std::minmax_element(g.begin(), g.end());
-      if (*ghi - *glo < hi - lo) got = order_statistics(g, mine, *glo, *ghi);
-    }
-    if (got.empty()) got = select_ranks(g, mine);
+    std::vector<double>& g = gathered[k];
+    const Values own = in_place[k] ? Values{v.all, true, bin_lo[k], bin_hi[k], w.count[k]}
+                                   : Values{&g, false, 0, 0, g.size()};
+    const std::vector<double> got = bin_statistics(own, g, mine, hi - lo);
     for (std::size_t i = 0; i < ranks.size(); ++i)
-      if (std::size_t(slot[i]) == k)
-        out[i] =
-            got[std::size_t(std::lower_bound(mine.begin(), mine.end(), within[i]) - mine.begin())];
+      if (std::size_t(w.slot[i]) == k)
+        out[i] = got[std::size_t(std::lower_bound(mine.begin(), mine.end(), w.within[i]) -
+                                 mine.begin())];
   }
   return out;
 }
@@ -151,7 +220,7 @@ std::vector<double> percentiles_of(const std::vector<double>& v, const std::vect
       const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
       lo = *lo_it, hi = *hi_it;
     }
-    stats = order_statistics(v, ranks, lo, hi);
+    stats = order_statistics(Values{&v, false, 0, 0, v.size()}, ranks, lo, hi);
   }
   for (double& x : stats) x = f(x);
   auto at = [&](std::size_t r) {

@@ -87,8 +87,10 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
       bind_inverse_.push_back(m_inv);
     }
   }
-  bind_.resize(first);
-  skin_pos_.resize(first);
+  auto data = std::make_shared<Vertices>();
+  Vertices& d = *data;
+  d.bind.resize(first);
+  d.skin_pos.resize(first);
   // Influences as (vertex, slot, weight) in the order for_each_influence gives them (vertex by
   // vertex within a weight set), then grouped by vertex.
   std::vector<RawInfluence> raw;
@@ -104,8 +106,8 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     for (std::size_t v = 0; v < src.count; ++v) {
       Eigen::Vector4d x(pos(Eigen::Index(v), 0), pos(Eigen::Index(v), 1), pos(Eigen::Index(v), 2),
                         1.0);
-      skin_pos_[src.first + v] = x.head<3>();
-      bind_[src.first + v] = (to_world * x).head<3>();
+      d.skin_pos[src.first + v] = x.head<3>();
+      d.bind[src.first + v] = (to_world * x).head<3>();
     }
     auto add = [&](std::size_t v, int, std::uint32_t ji, double wv) {
       if (ji < joints) raw.push_back({std::uint32_t(src.first + v), base + int(ji), wv});
@@ -117,7 +119,8 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
     else
       for_each_influence(doc, model, prim, add);
   }
-  group_influences(raw, first, influence_start_, influence_joint_, influence_weight_);
+  group_influences(raw, first, d.influence_start, d.influence_joint, d.influence_weight);
+  data_ = std::move(data);
 }
 
 bool SkinSampler::pin(std::size_t vertex, int node) {
@@ -224,15 +227,15 @@ __attribute__((target("avx2"))) void skin_avx2(const SkinInputs& in,
 
 std::vector<int> SkinSampler::slots_used(const std::vector<int>* only) const {
   std::vector<char> used(joint_node_.size(), 0);
-  const std::size_t count = only ? only->size() : bind_.size();
+  const std::size_t count = only ? only->size() : data_->bind.size();
   for (std::size_t k = 0; k < count; ++k) {
     const std::size_t v = only ? std::size_t((*only)[k]) : k;
     if (pinned_slot_[v] >= 0) {
       used[std::size_t(pinned_slot_[v])] = 1;
       continue;
     }
-    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
-      used[std::size_t(influence_joint_[i])] = 1;
+    for (std::uint32_t i = data_->influence_start[v]; i < data_->influence_start[v + 1]; ++i)
+      used[std::size_t(data_->influence_joint[i])] = 1;
   }
   std::vector<int> slots;
   for (std::size_t s = 0; s < used.size(); ++s)
@@ -255,24 +258,25 @@ std::vector<int> SkinSampler::representatives(const std::vector<int>& only) cons
   };
   auto hash = [&](std::size_t v) {
     std::uint64_t h = 0;
-    for (int c = 0; c < 3; ++c) h = mix(h, bits(skin_pos_[v][c]));
+    for (int c = 0; c < 3; ++c) h = mix(h, bits(data_->skin_pos[v][c]));
     h = mix(h, std::uint64_t(std::int64_t(pinned_slot_[v])));
     if (pinned_slot_[v] < 0)
-      for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
-        h = mix(mix(h, std::uint64_t(influence_joint_[i])), bits(influence_weight_[i]));
+      for (std::uint32_t i = data_->influence_start[v]; i < data_->influence_start[v + 1]; ++i)
+        h = mix(mix(h, std::uint64_t(data_->influence_joint[i])), bits(data_->influence_weight[i]));
     return h;
   };
   auto same = [&](std::size_t a, std::size_t b) {
-    if (std::memcmp(skin_pos_[a].data(), skin_pos_[b].data(), 3 * sizeof(double)) != 0 ||
+    if (std::memcmp(data_->skin_pos[a].data(), data_->skin_pos[b].data(), 3 * sizeof(double)) !=
+            0 ||
         pinned_slot_[a] != pinned_slot_[b])
       return false;
     if (pinned_slot_[a] >= 0) return true;
-    const std::uint32_t a0 = influence_start_[a], a1 = influence_start_[a + 1],
-                        b0 = influence_start_[b];
-    if (a1 - a0 != influence_start_[b + 1] - b0) return false;
+    const std::uint32_t a0 = data_->influence_start[a], a1 = data_->influence_start[a + 1],
+                        b0 = data_->influence_start[b];
+    if (a1 - a0 != data_->influence_start[b + 1] - b0) return false;
     for (std::uint32_t i = 0; i < a1 - a0; ++i)
-      if (influence_joint_[a0 + i] != influence_joint_[b0 + i] ||
-          bits(influence_weight_[a0 + i]) != bits(influence_weight_[b0 + i]))
+      if (data_->influence_joint[a0 + i] != data_->influence_joint[b0 + i] ||
+          bits(data_->influence_weight[a0 + i]) != bits(data_->influence_weight[b0 + i]))
         return false;
     return true;
   };
@@ -282,7 +286,8 @@ std::vector<int> SkinSampler::representatives(const std::vector<int>& only) cons
   for (std::size_t k = 0; k < only.size(); ++k) {
     const std::size_t v = std::size_t(only[k]);
     rep[k] = int(v);
-    const bool skinned = pinned_slot_[v] >= 0 || influence_start_[v] < influence_start_[v + 1];
+    const bool skinned =
+        pinned_slot_[v] >= 0 || data_->influence_start[v] < data_->influence_start[v + 1];
     if (!skinned) continue; // no influences: its bind position, kept as it is
     for (std::size_t slot = std::size_t(hash(v)) & (size - 1);; slot = (slot + 1) & (size - 1)) {
       if (table[slot] < 0) {
@@ -317,15 +322,15 @@ void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std
     for (int s : *slots) compose(std::size_t(s));
   else
     for (std::size_t s = 0; s < joint_node_.size(); ++s) compose(s);
-  out.resize(bind_.size());
+  out.resize(data_->bind.size());
   SkinInputs in{&joint,
                 only,
-                &skin_pos_,
-                &bind_,
+                &data_->skin_pos,
+                &data_->bind,
                 &pinned_slot_,
-                &influence_start_,
-                influence_joint_.data(),
-                influence_weight_.data()};
+                &data_->influence_start,
+                data_->influence_joint.data(),
+                data_->influence_weight.data()};
 #ifdef RETAIL_AVX2_KERNELS
   if (allow_avx2 && cpu_has_avx2()) return skin_avx2(in, out);
 #endif
@@ -334,12 +339,13 @@ void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std
 }
 
 std::vector<int> SkinSampler::dominant_node() const {
-  std::vector<int> out(bind_.size(), -1);
-  for (std::size_t v = 0; v < bind_.size(); ++v) {
+  std::vector<int> out(data_->bind.size(), -1);
+  for (std::size_t v = 0; v < data_->bind.size(); ++v) {
     double best = 0;
-    for (std::uint32_t i = influence_start_[v]; i < influence_start_[v + 1]; ++i)
-      if (influence_weight_[i] > best)
-        best = influence_weight_[i], out[v] = joint_node_[std::size_t(influence_joint_[i])];
+    for (std::uint32_t i = data_->influence_start[v]; i < data_->influence_start[v + 1]; ++i)
+      if (data_->influence_weight[i] > best)
+        best = data_->influence_weight[i],
+        out[v] = joint_node_[std::size_t(data_->influence_joint[i])];
   }
   return out;
 }

@@ -241,6 +241,7 @@ struct detail::StretchPlan {
   std::vector<int> slots; ///< the joint slots `skinned` reads (SkinSampler::slots_used)
   int uniform_slot = -1;  ///< the slot every measured vertex is pinned to, if one (uniform_clip)
   bool tail_mask = false; ///< keep the tail's torn mask (StretchRig::tail_mask)
+  bool figures = true;    ///< compute the regions' figures (StretchRig::figures)
 };
 
 namespace {
@@ -439,8 +440,10 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
       acc[r].max = tally.max;
     }
   }
-  cs.tail = finish(acc[0], plan.region[0].ends, skin);
-  cs.body = finish(acc[1], plan.region[1].ends, skin);
+  if (plan.figures) {
+    cs.tail = finish(acc[0], plan.region[0].ends, skin);
+    cs.body = finish(acc[1], plan.region[1].ends, skin);
+  }
   if (plan.tail_mask) {
     const std::vector<double>& r = scratch.region[0].ratios;
     cs.tail_torn.resize(r.size());
@@ -464,6 +467,7 @@ StretchMeter::StretchMeter(const std::vector<StretchRig>& rigs,
     skins_.push_back(rig.skin);
     plans_.push_back(plan_rig(*rig.skin, edges, tail, rig.body, params));
     plans_.back().tail_mask = rig.tail_mask;
+    plans_.back().figures = rig.figures;
   }
   if (!model_) return;
   std::vector<char> posed(model_->nodes.size(), 0);

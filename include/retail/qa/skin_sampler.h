@@ -11,6 +11,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,8 +30,8 @@ public:
   /// node's inverse bind matrix in the vertex's own skin. Returns false when the skin lacks it.
   bool pin(std::size_t vertex, int node);
 
-  std::size_t size() const { return bind_.size(); }
-  const std::vector<Eigen::Vector3d>& bind() const { return bind_; }
+  std::size_t size() const { return data_->bind.size(); }
+  const std::vector<Eigen::Vector3d>& bind() const { return data_->bind; }
   const std::vector<SourcePrimitive>& sources() const { return sources_; }
 
   /// World positions of every vertex for node world matrices `world` (one per node).
@@ -74,16 +75,21 @@ public:
 
 private:
   std::vector<SourcePrimitive> sources_;
-  std::vector<Eigen::Vector3d> bind_;          ///< world at bind
-  std::vector<Eigen::Vector3d> skin_pos_;      ///< skin space
-  std::vector<std::uint32_t> influence_start_; ///< #V+1: vertex v's influences are
-                                               ///< [start[v], start[v+1]) of the two below
-  std::vector<int> influence_joint_;           ///< slot (index into joint_node_/ibm_)
-  std::vector<double> influence_weight_;       ///< normalised weight
-  std::vector<int> joint_node_;                ///< per (skin, joint) slot: node index
-  std::vector<Eigen::Matrix4d> ibm_;           ///< per slot
-  std::vector<Eigen::Matrix3d> bind_inverse_;  ///< per slot: M^-1 of its skin (NaN: none)
-  std::vector<int> pinned_slot_;               ///< per vertex: slot it is pinned to, or -1
+  /// The per-vertex data, fixed once built: copies of a sampler share it (pin() changes only
+  /// pinned_slot_).
+  struct Vertices {
+    std::vector<Eigen::Vector3d> bind;          ///< world at bind
+    std::vector<Eigen::Vector3d> skin_pos;      ///< skin space
+    std::vector<std::uint32_t> influence_start; ///< #V+1: vertex v's influences are
+                                                ///< [start[v], start[v+1]) of the two below
+    std::vector<int> influence_joint;           ///< slot (index into joint_node_/ibm_)
+    std::vector<double> influence_weight;       ///< normalised weight
+  };
+  std::shared_ptr<const Vertices> data_;
+  std::vector<int> joint_node_;               ///< per (skin, joint) slot: node index
+  std::vector<Eigen::Matrix4d> ibm_;          ///< per slot
+  std::vector<Eigen::Matrix3d> bind_inverse_; ///< per slot: M^-1 of its skin (NaN: none)
+  std::vector<int> pinned_slot_;              ///< per vertex: slot it is pinned to, or -1
   std::vector<std::pair<int, int>>
       vertex_slots_; ///< per source: [first slot, end slot) of its skin
 };

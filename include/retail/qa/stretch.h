@@ -94,6 +94,7 @@ struct StretchRig {
   const SkinSampler* skin = nullptr; ///< its influences
   bool body = true;                  ///< also measure the body (false: the tail only)
   bool tail_mask = false;            ///< also keep the tail's torn mask (ClipStretch::tail_torn)
+  bool figures = true; ///< false: the torn mask only (the regions' figures left at their defaults)
 };
 
 /// A worker's memory for StretchMeter::measure, reused from clip to clip (every field is
