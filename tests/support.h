@@ -1,6 +1,18 @@
 // Helpers shared by the tests: generated rigs, temp folders, running the CLI, shared models.
 #pragma once
 
+// Built under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__, clang has the feature test).
+#if defined(__SANITIZE_ADDRESS__)
+#define RETAIL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RETAIL_TEST_ASAN 1
+#endif
+#endif
+#ifndef RETAIL_TEST_ASAN
+#define RETAIL_TEST_ASAN 0
+#endif
+
 #include "retail/base/document.h"
 #include "retail/base/model.h"
 #include "retail/io/validate.h"

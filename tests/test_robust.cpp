@@ -22,18 +22,6 @@ namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
 
-// Built under AddressSanitizer (GCC defines __SANITIZE_ADDRESS__, clang has the feature test).
-#if defined(__SANITIZE_ADDRESS__)
-#define RETAIL_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RETAIL_TEST_ASAN 1
-#endif
-#endif
-#ifndef RETAIL_TEST_ASAN
-#define RETAIL_TEST_ASAN 0
-#endif
-
 namespace {
 
 const char* kGuard = "timeout -s KILL 300"; // a hang fails the case instead of the suite

@@ -241,8 +241,10 @@ void check_dead_view(const std::string& in) {
           << " MB with; page " << page / 1e6 << " MB, " << plain / 1e6 << " MB without the view");
   CHECK(page < plain + 64e3); // 171 MB before
   // The page may copy the document once (the rigid view); the dead bytes are not embedded.
+#if !RETAIL_TEST_ASAN // the sanitizer's shadow memory and quarantine say nothing of retail's
   CHECK(double(with - without) * 1024 < 2.5 * double(dead.size())); // 24 times before
   CHECK(double(with) * 1024 < 1e9);
+#endif
 }
 
 } // namespace
