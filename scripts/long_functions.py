@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Lists C++ functions longer than a limit (default 80 lines, signature to closing brace).
+"""Lists C++ functions longer than a limit (default 80 lines, signature to closing brace) and
+C++ files longer than a file limit (default 600 lines).
 
-Usage: scripts/long_functions.py [--limit N] [ROOT...]   (default roots: src tools testing include)
+Usage: scripts/long_functions.py [--limit N] [--file-limit N] [ROOT...]
+(default roots: src tools testing include tests; node_modules skipped; a Catch2 TEST_CASE body
+is a test, not a helper, and is not counted)
 Brace counting after stripping comments and string/char literals: a block opened after
 `namespace`, `struct`, `class`, `union` or `enum` is a container, any other top-level block
 in a container is a function (lambdas count towards their enclosing function). Exits 1 when
@@ -88,22 +91,31 @@ def pending_name(text, start):
 
 def main():
     args = sys.argv[1:]
-    limit = 80
-    if args[:1] == ["--limit"]:
-        limit, args = int(args[1]), args[2:]
-    roots = [Path(a) for a in (args or ["src", "tools", "testing", "include"])]
-    long_ones = []
+    limit, file_limit = 80, 600
+    while args[:1] in (["--limit"], ["--file-limit"]):
+        if args[0] == "--limit":
+            limit = int(args[1])
+        else:
+            file_limit = int(args[1])
+        args = args[2:]
+    roots = [Path(a) for a in (args or ["src", "tools", "testing", "include", "tests"])]
+    long_ones, long_files = [], []
     for root in roots:
         files = [root] if root.is_file() else sorted(root.rglob("*"))
         for f in files:
-            if f.suffix not in (".cpp", ".h", ".hpp", ".cc"):
+            if f.suffix not in (".cpp", ".h", ".hpp", ".cc") or "node_modules" in f.parts:
                 continue
+            lines = f.read_text(errors="replace").count("\n")
+            if lines > file_limit:
+                long_files.append((lines, str(f)))
             for start, end, name in functions(f):
-                if end - start + 1 > limit:
+                if end - start + 1 > limit and name not in ("TEST_CASE", "SCENARIO"):
                     long_ones.append((end - start + 1, f"{f}:{start}", name))
     for n, where, name in sorted(long_ones, reverse=True):
         print(f"{n:4d} lines  {where}  {name}")
-    return 1 if long_ones else 0
+    for n, where in sorted(long_files, reverse=True):
+        print(f"{n:4d} lines  {where}  (file)")
+    return 1 if long_ones or long_files else 0
 
 
 if __name__ == "__main__":

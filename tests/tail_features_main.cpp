@@ -30,6 +30,46 @@ std::vector<int> joint_sides(const retail::Character& c) {
   return side;
 }
 
+/// The artist's tail per original vertex: from ORIGINAL's tail bones, or `prims:MESH/P,...`.
+std::vector<bool> read_truth(const std::string& truth_arg, const std::string& input) {
+  if (truth_arg.rfind("prims:", 0) != 0) return test::artist_tail(truth_arg);
+  std::vector<std::pair<std::string, int>> prims;
+  std::stringstream ss(truth_arg.substr(6));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    auto slash = item.rfind('/');
+    prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
+  }
+  return test::primitive_tail(input, prims);
+}
+
+/// Tearing under the input's clips (24 samples each): per original vertex, its torn edge-samples
+/// (`torn`) and edge-samples (`seen`).
+void input_tears(const retail::Input& in, const retail::Character& c, std::vector<double>& torn,
+                 std::vector<double>& seen) {
+  retail::SkinSampler skin(in.doc, in.model, c);
+  auto edges = retail::mesh_edges(in.doc, in.model, skin);
+  torn.assign(skin.size(), 0);
+  seen.assign(skin.size(), 0);
+  const auto& bind = skin.bind();
+  for (std::size_t a = 0; a < in.model.animations.size(); ++a) {
+    retail::ClipSampler clip(in.doc, in.model, int(a));
+    for (int s = 0; s < 24; ++s) {
+      double t = clip.duration() * s / 23.0;
+      auto world = retail::compose_world(in.model, clip.locals(in.model, t));
+      auto pos = skin.pose(world);
+      for (const auto& [u, v] : edges) {
+        double b = (bind[std::size_t(u)] - bind[std::size_t(v)]).norm();
+        if (!(b > 0)) continue;
+        double r = (pos[std::size_t(u)] - pos[std::size_t(v)]).norm() / b;
+        double bad = r > 1.5 || r < 0.67;
+        torn[std::size_t(u)] += bad, torn[std::size_t(v)] += bad;
+        seen[std::size_t(u)] += 1, seen[std::size_t(v)] += 1;
+      }
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -38,20 +78,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    std::string truth_arg = argv[1], input = argv[2];
-    std::vector<bool> truth;
-    if (truth_arg.rfind("prims:", 0) == 0) {
-      std::vector<std::pair<std::string, int>> prims;
-      std::stringstream ss(truth_arg.substr(6));
-      std::string item;
-      while (std::getline(ss, item, ',')) {
-        auto slash = item.rfind('/');
-        prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
-      }
-      truth = test::primitive_tail(input, prims);
-    } else {
-      truth = test::artist_tail(truth_arg);
-    }
+    std::string input = argv[2];
+    std::vector<bool> truth = read_truth(argv[1], input);
     std::vector<retail::StageStat> st;
     retail::Input in = retail::load_input(input, retail::BindParams{}, st);
     const retail::Character& c = in.characters.at(0);
@@ -69,27 +97,8 @@ int main(int argc, char** argv) {
     for (std::size_t s = 0; s < det.segments.size(); ++s)
       if (det.segments[s].joint >= 0)
         of_joint[std::size_t(det.segments[s].joint)].push_back(int(s));
-    // Tearing under the input's clips: per original vertex, torn edge-samples / edge-samples.
-    retail::SkinSampler skin(in.doc, in.model, c);
-    auto edges = retail::mesh_edges(in.doc, in.model, skin);
-    std::vector<double> torn(skin.size(), 0), seen(skin.size(), 0);
-    const auto& bind = skin.bind();
-    for (std::size_t a = 0; a < in.model.animations.size(); ++a) {
-      retail::ClipSampler clip(in.doc, in.model, int(a));
-      for (int s = 0; s < 24; ++s) {
-        double t = clip.duration() * s / 23.0;
-        auto world = retail::compose_world(in.model, clip.locals(in.model, t));
-        auto pos = skin.pose(world);
-        for (const auto& [u, v] : edges) {
-          double b = (bind[std::size_t(u)] - bind[std::size_t(v)]).norm();
-          if (!(b > 0)) continue;
-          double r = (pos[std::size_t(u)] - pos[std::size_t(v)]).norm() / b;
-          double bad = r > 1.5 || r < 0.67;
-          torn[std::size_t(u)] += bad, torn[std::size_t(v)] += bad;
-          seen[std::size_t(u)] += 1, seen[std::size_t(v)] += 1;
-        }
-      }
-    }
+    std::vector<double> torn, seen;
+    input_tears(in, c, torn, seen);
     std::vector<char> truth_w(m.size(), 0);
     std::vector<double> torn_w(m.size(), 0), seen_w(m.size(), 0);
     for (std::size_t v = 0; v < truth.size() && v < m.weld_of.size(); ++v) {
