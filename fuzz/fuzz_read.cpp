@@ -13,6 +13,7 @@
 #include "retail/base/model.h"
 #include "retail/grow/rerig.h"
 #include "retail/grow/rig_edit.h"
+#include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/vrm_springs.h"

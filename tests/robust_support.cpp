@@ -3,6 +3,7 @@
 #include "retail/base/model.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
+#include "retail/io/io.h"
 #include "retail/rig_generator.h"
 
 #include <Eigen/Dense>

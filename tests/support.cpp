@@ -3,6 +3,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/detect/distance.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 
 #include <algorithm>
 #include <atomic>

@@ -2,6 +2,7 @@
 #include "tail_eval.h"
 
 #include "retail/app/pipeline.h"
+#include "retail/base/files.h"
 #include "retail/qa/harm.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/animation.h"

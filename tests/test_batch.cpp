@@ -4,6 +4,8 @@
 // outputs skipped unless --force; one summary line per file in list order.
 #include "retail/app/batch.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -4,6 +4,8 @@
 // entry named like a model is listed, the ones that cannot be read as failed with their reason.
 #include "retail/app/batch.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,8 @@
 // The command line: exit codes, streams, faithful copies, refusal to touch the input.
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

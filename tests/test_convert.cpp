@@ -2,8 +2,10 @@
 // lossless (images byte for byte, the same JSON but for the references, the same report
 // figures), deterministic, and nothing left behind on failure.
 #include "retail/app/pipeline.h"
+#include "retail/base/files.h"
 #include "retail/io/builder.h"
 #include "retail/io/container.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
 // The test-rig generator: ground truth, auto-rigger weights, determinism, every variant valid.
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -2,9 +2,10 @@
 // a 1.8 m model's ponytail (sample-rate independence, settling, determinism, a real swing) and on
 // godette's VRM 0 springs, and the torso capsule fit for the Back Flip case.
 #include "retail/base/error.h"
+#include "retail/detect/weld.h"
+#include "retail/io/io.h"
 #include "retail/motion/hair_measure.h"
 #include "retail/motion/vrm_springs.h"
-#include "retail/rig/mesh.h"
 #include "retail/rig/skinning.h"
 #include "retail/rig/transform.h"
 #include "support.h"

@@ -4,6 +4,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/base/document.h"
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/motion/hair_qa.h"
 #include "support.h"

@@ -5,6 +5,7 @@
 #include "retail/grow/hair_rig.h"
 #include "retail/grow/rerig.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "retail/rig/animation.h"
 #include "support.h"
 

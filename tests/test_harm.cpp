@@ -2,6 +2,7 @@
 // any clip is stepped down before anything is written, and the report says why.
 #include "retail/app/pipeline.h"
 #include "retail/detect/distance.h"
+#include "retail/io/io.h"
 #include "retail/qa/harm.h"
 #include "support.h"
 

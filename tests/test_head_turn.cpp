@@ -2,6 +2,7 @@
 // sample-rate independence, the torso capsule rule and determinism on godette's VRM 0 springs, the
 // CLI.
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/motion/head_turn.h"
 #include "support.h"

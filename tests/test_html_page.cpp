@@ -2,6 +2,7 @@
 // writer's escaping and embedding, and --html on the command line (OUT and its report unchanged,
 // no partial output). The page in a browser: tests/js/html_page.mjs.
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/qa/heat_map.h"
 #include "retail/qa/stretch.h"

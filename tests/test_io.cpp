@@ -1,7 +1,9 @@
 // Container I/O: GLB/.gltf parsing and lossless, deterministic, atomic writing.
 #include "retail/base/error.h"
+#include "retail/base/files.h"
 #include "retail/base/sha256.h"
 #include "retail/io/builder.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

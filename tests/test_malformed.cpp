@@ -3,6 +3,8 @@
 // generated rig so the corpus needs no binary fixtures; fuzz crashers go to tests/malformed/.
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -49,107 +51,119 @@ void put_u32(Bytes& b, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + std::size_t(i)] = std::uint8_t(v >> (8 * i));
 }
 
-std::vector<Case> corpus() {
-  std::vector<Case> c;
-  auto json = [&](std::string name, std::function<void(Json&)> f, int code, std::string msg) {
+/// Appends cases to `cases`: one edit of the parsed JSON, of the document, or of the file bytes.
+struct Adder {
+  std::vector<Case>& c;
+  void json(std::string name, std::function<void(Json&)> f, int code, std::string msg) {
     c.push_back({name, [f](retail::Document& d) { f(d.gltf); }, nullptr, code, msg});
-  };
-  auto data = [&](std::string name, std::function<void(retail::Document&)> f, int code,
-                  std::string msg) {
+  }
+  void data(std::string name, std::function<void(retail::Document&)> f, int code, std::string msg) {
     c.push_back({name, f, nullptr, code, msg});
-  };
-  auto file = [&](std::string name, std::function<void(Bytes&)> f, int code, std::string msg) {
+  }
+  void file(std::string name, std::function<void(Bytes&)> f, int code, std::string msg) {
     c.push_back({name, nullptr, f, code, msg});
-  };
-  file(
+  }
+};
+
+/// The container's cases.
+void container_cases(Adder add) {
+  add.file(
       "wrong magic", [](Bytes& b) { b[0] = 'X'; }, 2, "not a glTF file");
-  file( // found by the fuzzer: the parser's excerpt of the bad bytes went into the message raw
+  add.file( // found by the fuzzer: the parser's excerpt of the bad bytes went into the message raw
       "a stray byte in a JSON key", [](Bytes& b) { b[22] = 0xC6; }, 2, "JSON: ");
-  file(
+  add.file(
       "GLB version 1", [](Bytes& b) { put_u32(b, 4, 1); }, 3, "GLB header: container version 1");
-  file(
+  add.file(
       "length past the end", [](Bytes& b) { put_u32(b, 8, std::uint32_t(b.size() + 100)); }, 2,
       "GLB header: declares");
-  file(
+  add.file(
       "JSON chunk past the end", [](Bytes& b) { put_u32(b, 12, 0x7FFFFFF0u); }, 2,
       "GLB chunk 0: declares");
-  file(
+  add.file(
       "truncated in half", [](Bytes& b) { b.resize(b.size() / 2); }, 2, "GLB header: declares");
-  file(
+  add.file(
       "truncated header", [](Bytes& b) { b.resize(10); }, 2, "GLB header: file is 10 bytes");
-  file(
+  add.file(
       "broken JSON", [](Bytes& b) { b[20] = '['; }, 2, "JSON: ");
-  json(
+}
+
+/// The JSON's cases.
+void json_cases(Adder add) {
+  add.json(
       "accessor bufferView out of range", [](Json& g) { g["accessors"][0]["bufferView"] = 999; }, 2,
       "accessors[0] (inverseBindMatrices of skins[0]).bufferView: bufferView 999 out of range");
-  json(
+  add.json(
       "huge accessor count", [](Json& g) { g["accessors"][1]["count"] = std::uint64_t(1) << 40; },
       2, "accessors[1] (POSITION of meshes[0].primitives[0]): count 1099511627776 is too large");
-  json(
+  add.json(
       "accessor count past its view", [](Json& g) { g["accessors"][1]["count"] = 100000; }, 2,
       "accessors[1] (POSITION of meshes[0].primitives[0]): needs 1200000 bytes, bufferViews[1] "
       "has");
-  json(
+  add.json(
       "huge implicit accessor",
       [](Json& g) {
         g["accessors"][1].erase("bufferView");
         g["accessors"][1]["count"] = 1u << 31;
       },
       3, "accessors[1] (POSITION of meshes[0].primitives[0]): 2147483648 implicit elements");
-  json(
+  add.json(
       "buffer view past the buffer", [](Json& g) { g["bufferViews"][2]["byteLength"] = 1u << 30; },
       2, "bufferViews[2]: bytes");
-  json(
+  add.json(
       "buffer longer than the BIN chunk", [](Json& g) { g["buffers"][0]["byteLength"] = 1u << 30; },
       2, "buffers[0]: byteLength 1073741824 but the data has");
-  json(
+  add.json(
       "mesh index out of range", [](Json& g) { g["nodes"].back()["mesh"] = 99; }, 2,
       ".mesh: mesh 99 out of range (1 meshs)");
-  json(
+  add.json(
       "skin index out of range", [](Json& g) { g["nodes"].back()["skin"] = 5; }, 2,
       ".skin: skin 5 out of range");
-  json(
+  add.json(
       "joint index out of range", [](Json& g) { g["skins"][0]["joints"][3] = 500; }, 2,
       "skins[0].joints[3]: node 500 out of range");
-  json(
+  add.json(
       "material index out of range",
       [](Json& g) { g["meshes"][0]["primitives"][0]["material"] = 7; }, 2,
       "meshes[0].primitives[0].material: material 7 out of range");
-  json(
+  add.json(
       "animation sampler out of range",
       [](Json& g) { g["animations"][0]["channels"][0]["sampler"] = 99; }, 2,
       "animations[0].channels[0].sampler: sampler 99 out of range");
-  json(
+  add.json(
       "animation target node out of range",
       [](Json& g) { g["animations"][1]["channels"][0]["target"]["node"] = 1000; }, 2,
       "animations[1].channels[0].target.node: node 1000 out of range");
-  json(
+  add.json(
       "node cycle", [](Json& g) { g["nodes"][1]["children"].push_back(0); }, 2,
       "the node hierarchy has a cycle");
-  json(
+  add.json(
       "node with two parents", [](Json& g) { g["nodes"][0]["children"].push_back(2); }, 2,
       "already has parent");
-  json(
+  add.json(
       "scene root out of range", [](Json& g) { g["scenes"][0]["nodes"].push_back(4000); }, 2,
       "scenes[0].nodes[2]: node 4000 out of range");
-  json(
+  add.json(
       "missing inverse bind matrices", [](Json& g) { g["skins"][0].erase("inverseBindMatrices"); },
       3, "skins[0]: no inverseBindMatrices");
-  json(
+  add.json(
       "too few inverse bind matrices", [](Json& g) { g["accessors"][0]["count"] = 3; }, 2,
       "accessors[0] (inverseBindMatrices of skins[0]): 3 matrices for 23 joints");
-  json(
+  add.json(
       "JOINTS as signed bytes", [](Json& g) { g["accessors"][3]["componentType"] = 5120; }, 2,
       "accessors[3] (JOINTS_0 of meshes[0].primitives[0]): JOINTS must be");
-  json(
+  add.json(
       "unknown accessor type", [](Json& g) { g["accessors"][2]["type"] = "VEC5"; }, 2,
       "accessors[2] (TEXCOORD_0 of meshes[0].primitives[0]): type 'VEC5'");
-  json(
+  add.json(
       "Draco required", [](Json& g) { g["extensionsRequired"] = {"KHR_draco_mesh_compression"}; },
       3, "extensionsRequired: KHR_draco_mesh_compression");
-  json(
+  add.json(
       "glTF 1.0 asset", [](Json& g) { g["asset"]["version"] = "1.0"; }, 3, "asset.version: '1.0'");
-  data(
+}
+
+/// The cases in the buffers' data.
+void data_cases(Adder add) {
+  add.data(
       "NaN position",
       [](retail::Document& d) {
         float nan = std::numeric_limits<float>::quiet_NaN();
@@ -157,7 +171,7 @@ std::vector<Case> corpus() {
                     &nan, 4);
       },
       2, "(POSITION of meshes[0].primitives[0]): element 7 is not finite");
-  data(
+  add.data(
       "all-zero weights",
       [](retail::Document& d) {
         int w = attribute(d, "WEIGHTS_0");
@@ -165,7 +179,7 @@ std::vector<Case> corpus() {
         std::memset(d.buffers[0].data() + data_offset(d, w), 0, count * 4);
       },
       2, "(WEIGHTS_0 of meshes[0].primitives[0]): all weights are zero");
-  data(
+  add.data(
       "vertex index out of range",
       [](retail::Document& d) {
         int i = d.gltf["meshes"][0]["primitives"][0]["indices"].get<int>();
@@ -173,18 +187,25 @@ std::vector<Case> corpus() {
         std::memcpy(d.buffers[0].data() + data_offset(d, i) + 2 * 5, &bad, 2);
       },
       2, "(indices of meshes[0].primitives[0]): index 5 is vertex 65000");
-  data(
+  add.data(
       "joint index past the skin",
       [](retail::Document& d) {
         d.buffers[0][data_offset(d, attribute(d, "JOINTS_0")) + 4 * 3] = 200;
       },
       2, "(JOINTS_0 of meshes[0].primitives[0]): vertex 3 uses joint 200, skins[0] has 23");
-  data(
+  add.data(
       "singular inverse bind matrix",
       [](retail::Document& d) {
         std::memset(d.buffers[0].data() + data_offset(d, 0) + 64 * 2, 0, 64);
       },
       2, "(inverseBindMatrices of skins[0]): matrix 2 is singular");
+}
+
+std::vector<Case> corpus() {
+  std::vector<Case> c;
+  container_cases(Adder{c});
+  json_cases(Adder{c});
+  data_cases(Adder{c});
   return c;
 }
 

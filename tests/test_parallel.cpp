@@ -2,7 +2,9 @@
 // and outputs that do not depend on the thread count (bake, stretch, the whole CLI run).
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
 #include "retail/base/parallel.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <atomic>

@@ -2,6 +2,7 @@
 // left alone keep their weights, --rigid-worn pins the sheath to its bone.
 #include "retail/app/pipeline.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "retail/reference_skinning.h"
 #include "retail/rig/animation.h"
 #include "support.h"

@@ -5,6 +5,7 @@
 #include "retail/grow/rerig.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
+#include "retail/io/io.h"
 #include "retail/qa/skin_sampler.h"
 #include "retail/rig/transform.h"
 #include "retail/rig_generator.h"

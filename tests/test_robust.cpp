@@ -3,8 +3,10 @@
 // Every case: the documented exit code, one line on stderr, no output, the input untouched, no
 // temporary file; runs are guarded by `timeout` so a hang fails instead of blocking the suite.
 #include "retail/base/error.h"
+#include "retail/base/files.h"
 #include "retail/base/model.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

@@ -4,6 +4,7 @@
 // item that has only one of them).
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

@@ -4,6 +4,7 @@
 // not a number or past their range (each refused naming the flag).
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "retail/motion/bake.h"
 #include "retail/motion/spring.h"
 #include "retail/qa/stretch.h"

@@ -4,6 +4,7 @@
 // memory. Read back here as the page's loader reads them (tools/html/page.js: each view's glTF
 // JSON, its buffer views from the blobs); the page in Chromium: tests/js/html_page.mjs.
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/record/html_page.h"
 #include "robust_support.h"
 

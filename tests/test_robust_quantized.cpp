@@ -5,6 +5,7 @@
 // (metres, a centimetre armature, a rotated armature, an animated root frame) and encodings.
 // The shared models and three.js: tests/js/quantized_parity.mjs (clients).
 #include "retail/app/pipeline.h"
+#include "retail/io/io.h"
 #include "robust_support.h"
 
 #include <catch2/catch.hpp>

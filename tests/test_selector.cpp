@@ -2,6 +2,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
 #include "retail/detect/selector.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <algorithm>

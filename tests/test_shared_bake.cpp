@@ -5,6 +5,8 @@
 // baseline; the hanging tail never passes the forward plane; outputs are byte-identical.
 #include "retail/app/pipeline.h"
 #include "retail/base/document.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/animation.h"
 #include "support.h"

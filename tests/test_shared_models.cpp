@@ -1,7 +1,9 @@
 // The shared real models (../shared/data), read in place: faithful copies, roles, and an
 // independent reader (tinygltf) agreeing with ours. Skipped, and said so, without the folder.
 #include "retail/app/pipeline.h"
+#include "retail/base/files.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/animation.h"
 #include "support.h"

@@ -4,6 +4,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/detect/distance.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "retail/qa/harm.h"
 #include "retail/rig/transform.h"
 #include "support.h"

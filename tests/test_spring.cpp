@@ -4,6 +4,7 @@
 // the output frame rate.
 #include "retail/app/pipeline.h"
 #include "retail/grow/rerig.h"
+#include "retail/io/io.h"
 #include "retail/motion/bake.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/spring.h"

@@ -8,6 +8,7 @@
 #include "retail/base/document.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
+#include "retail/io/io.h"
 #include "retail/motion/spring_bake.h"
 #include "retail/motion/vrm_springs.h"
 #include "support.h"

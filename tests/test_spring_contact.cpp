@@ -3,6 +3,7 @@
 // contact lifts through the joints above within their skin limits, and the hanging tail stays
 // behind the forward plane, also when the hips lurch back.
 #include "retail/app/pipeline.h"
+#include "retail/io/io.h"
 #include "retail/motion/spring.h"
 #include "retail/rig/animation.h"
 #include "spring_support.h"

@@ -4,6 +4,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
 #include "retail/io/builder.h"
+#include "retail/io/io.h"
 #include "retail/qa/order_stats.h"
 #include "retail/qa/stretch.h"
 #include "retail/reference_skinning.h"

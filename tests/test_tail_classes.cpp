@@ -8,6 +8,7 @@
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/io/accessor.h"
+#include "retail/io/io.h"
 #include "retail/qa/harm.h"
 #include "retail/rig/animation.h"
 #include "support.h"

@@ -11,6 +11,7 @@
 // judged the same way: how a previous release is checked against these cases.
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/qa/harm.h"
 #include "support.h"
 

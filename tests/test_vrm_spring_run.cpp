@@ -4,6 +4,7 @@
 // get none; godette.vrm and the springbone fixtures round-trip untouched when nothing grows.
 #include "retail/app/pipeline.h"
 #include "retail/base/document.h"
+#include "retail/io/io.h"
 #include "retail/motion/vrm_spring_export.h"
 #include "retail/motion/vrm_springs.h"
 #include "retail/rig/transform.h"

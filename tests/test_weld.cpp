@@ -1,8 +1,8 @@
 // Weld and adjacency: hand-made meshes and the generated rigs' seams.
 #include "retail/detect/geodesic.h"
+#include "retail/detect/weld.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
-#include "retail/rig/mesh.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

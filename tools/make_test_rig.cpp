@@ -6,6 +6,8 @@
 //                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail] [--vrm 0|1]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/base/error.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "retail/rig_generator.h"
 
 #include <CLI/CLI.hpp>

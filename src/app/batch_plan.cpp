@@ -4,6 +4,7 @@
 
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/io/io.h"
 
 #include <algorithm>
 #include <filesystem>

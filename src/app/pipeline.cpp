@@ -8,6 +8,7 @@
 #include "retail/detect/selector.h"
 #include "retail/io/builder.h"
 #include "retail/io/container.h"
+#include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/hair_qa.h"

@@ -1,7 +1,8 @@
 // weld_character: gather skinned primitives in world space, weld by position, build adjacency.
+#include "retail/detect/weld.h"
+
 #include "retail/base/error.h"
 #include "retail/io/accessor.h"
-#include "retail/rig/mesh.h"
 
 #include <algorithm>
 #include <cmath>

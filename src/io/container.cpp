@@ -1,6 +1,7 @@
 // Container conversion, GLB <-> .gltf (see container.h).
 #include "retail/io/container.h"
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 
 #include <algorithm>
 #include <cctype>

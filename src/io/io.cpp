@@ -1,4 +1,6 @@
 // Container I/O: GLB chunks, .gltf JSON with data-URI or sidecar resources, atomic writes.
+#include "retail/io/io.h"
+
 #include "retail/base/document.h"
 #include "retail/base/error.h"
 #include "retail/base/files.h"

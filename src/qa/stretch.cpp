@@ -5,6 +5,7 @@
 
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
+#include "retail/detect/weld.h"
 #include "retail/io/accessor.h"
 #include "retail/qa/order_stats.h"
 #include "retail/rig/animation.h"

@@ -5,6 +5,7 @@
 #include "record/html_assets.h"
 
 #include "retail/base/error.h"
+#include "retail/io/io.h"
 #include "retail/rig/animation.h"
 
 #include <cctype>

@@ -11,6 +11,7 @@
 #include "retail/base/document.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace retail {
@@ -64,5 +65,18 @@ void remove_registered_files();
 /// Installs handlers for SIGINT, SIGTERM and SIGHUP that remove the registered paths, then
 /// end the process with the same signal (default action). Call once, from main.
 void install_signal_cleanup();
+
+/// Writes `bytes` to `path` atomically (temp file in the same folder, then rename).
+void write_file_atomic(const std::string& path, const Bytes& bytes);
+
+/// The same for text (a page written without another copy of it).
+void write_file_atomic(const std::string& path, std::string_view text);
+
+/// Reads a whole file. Failure: Error InvalidInput ("cannot read").
+Bytes read_file(const std::string& path);
+
+/// Reads at most `max_bytes` from the start of a regular file (all of it when shorter).
+/// Failure: as read_file.
+Bytes read_file(const std::string& path, std::size_t max_bytes);
 
 } // namespace retail

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "retail/detect/distance.h"
+#include "retail/detect/weld.h"
 #include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 

@@ -1,4 +1,4 @@
-// retail — planning a hair chain for a selected clump (SPEC §10, issue 17 point 1).
+// retail — planning a hair chain for a selected clump (docs/hair.md).
 //
 // `--hair SELECTOR` names geometry (selector.h: `M/P`, a mesh name or a material name). Per
 // selector and character, the clump's old weights are erased and it is re-rigged onto the head:
@@ -20,9 +20,9 @@
 
 #include "retail/base/document.h"
 #include "retail/base/model.h"
+#include "retail/detect/weld.h"
 #include "retail/grow/chain.h"
 #include "retail/grow/rig_edit.h"
-#include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 
 #include <Eigen/Core>

@@ -12,10 +12,10 @@
 #include "retail/base/document.h"
 #include "retail/base/model.h"
 #include "retail/detect/detect.h"
+#include "retail/detect/weld.h"
 #include "retail/grow/chain.h"
 #include "retail/grow/rig_edit.h"
 #include "retail/grow/root_band.h"
-#include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 
 #include <map>

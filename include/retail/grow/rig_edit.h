@@ -1,4 +1,5 @@
-// retail — a re-rig as a value, and the one step that writes it (issue 15: plan, then apply).
+// retail — a re-rig as a value, and the one step that writes it (plan, then apply:
+// docs/pipeline.md).
 //
 // A RigEdit lists everything a re-rig adds to or changes in a document: new nodes (the chain's
 // bones), joints appended to skins with their bind transforms, and new influences per vertex

@@ -1,5 +1,5 @@
 // retail — hair measurements that need no mesh: the article's controlled head-turn sequence and
-// the torso capsule for chains whose colliders leave the trunk uncovered (SPEC §10, issue 17).
+// the torso capsule for chains whose colliders leave the trunk uncovered (docs/hair.md).
 // Plain data in, plain data out; deterministic; no file I/O. Mesh edge stretch comes with the
 // CLI wiring (it needs the skinned hair mesh).
 #pragma once

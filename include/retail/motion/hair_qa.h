@@ -1,4 +1,4 @@
-// retail — the head-turn QA of the chains `--hair` grew (SPEC §10, issue 17; docs/hair.md): after
+// retail — the head-turn QA of the chains `--hair` grew (docs/hair.md): after
 // the re-rig, head_turn.h's controlled sequence (4 s of head turns, 8 s still, the solver at
 // 120 Hz, the skinned mesh sampled at 30 Hz) run on each character's hair chains as the bake
 // solves them (bake.h's hair_bake_rig on clip_pass.h's hair_chain_spec, against the same

@@ -1,5 +1,5 @@
 // retail — `retail report IN --head-turn`: the article's controlled head-turn sequence on a file's
-// own spring chains, measured on the skinned mesh (SPEC §10, issue 17 point 6; docs/hair.md).
+// own spring chains, measured on the skinned mesh (docs/hair.md).
 //
 // The file's VRM springs (vrm_springs.h) become a HairRig (hair_solver.h); the head turns as in
 // hair_measure.h (4 s of turns, 8 s still, the body never moves, solver at 120 Hz); at every

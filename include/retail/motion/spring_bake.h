@@ -1,5 +1,5 @@
-// retail — the input's own VRM spring chains baked into its clips (SPEC §8, §10; issue 17
-// points 3-4; docs/hair.md "Baking the file's own springs").
+// retail — the input's own VRM spring chains baked into its clips (SPEC §8, §10; docs/hair.md
+// "Baking the file's own springs").
 //
 // Every chain of the file's VRM springs (vrm_springs.h: VRM 0.x secondaryAnimation or VRM 1
 // VRMC_springBone) is re-simulated by the arc-preserving solver (hair_solver.h) with its own

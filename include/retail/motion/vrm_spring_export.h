@@ -1,4 +1,4 @@
-// retail — chains retail grows, written into a VRM file's own spring metadata (issue 17 point 5).
+// retail — chains retail grows, written into a VRM file's own spring metadata (docs/hair.md).
 //
 // Live runtimes (three-vrm, UniVRM, VSeeFace) swing a VRM's springs themselves. So that a tail or
 // hair chain retail grew swings there too, it is described as one more VRM 1 spring
@@ -102,7 +102,7 @@ struct VrmSpringStage {
   std::vector<std::string> warnings;
 };
 
-/// The stage after the re-rig (issue 17 point 5): on a VRM `doc` (vrm_spring_target non-empty)
+/// The stage after the re-rig: on a VRM `doc` (vrm_spring_target non-empty)
 /// with `enabled`, every grown chain of every character (tails[k], hair[k] when present) is
 /// planned and appended by apply_vrm_spring_plan; otherwise nothing changes. Pre: doc is the
 /// re-rigged document (the chains' nodes exist), characters the input's (roles, scale).

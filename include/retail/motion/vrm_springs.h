@@ -1,4 +1,4 @@
-// retail — existing spring rigs read from VRM metadata (SPEC §10, issue 17).
+// retail — existing spring rigs read from VRM metadata (docs/hair.md).
 //
 // Reads VRM 0.x `extensions.VRM.secondaryAnimation` and VRM 1 `extensions.VRMC_springBone`
 // (with `VRMC_springBone_extended_collider` on colliders where present) into one neutral

@@ -5,6 +5,7 @@
 // face graph. All skinned primitives of a character are gathered in world space at bind,
 // welded by position (within `weld_tolerance_h * H`), and connected by their triangles' edges.
 // Results computed per welded vertex are written back per original vertex through `weld_of`.
+// This header holds the types; welding them is detect/weld.h.
 #pragma once
 
 #include "retail/base/document.h"
@@ -18,11 +19,6 @@
 #include <vector>
 
 namespace retail {
-
-struct WeldParams {
-  double weld_tolerance_h = 1e-5; ///< positions closer than this × H are one vertex
-  void validate() const;          ///< Failure: Error(Usage) when negative
-};
 
 /// One skinned primitive's original vertices.
 struct SourcePrimitive {
@@ -44,19 +40,5 @@ struct WeldedMesh {
 
   std::size_t size() const { return std::size_t(welded.rows()); }
 };
-
-/// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
-std::vector<int> first_originals(const WeldedMesh& mesh);
-
-/// Sorts edges (pairs a < b, both < `vertices`) ascending and drops repeats, in linear time: a
-/// counting pass by a, then each a's short list of b sorted. The same result as std::sort and
-/// std::unique.
-void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices);
-
-/// Gathers, welds and connects the character's skinned primitives. Deterministic: welded ids
-/// are assigned in primitive, then vertex order; a vertex joins the first earlier welded vertex
-/// within tolerance. Pre: model from parse_model(doc); character from build_characters.
-WeldedMesh weld_character(const Document& doc, const Model& model, const Character& character,
-                          const WeldParams& params);
 
 } // namespace retail

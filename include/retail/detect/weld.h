@@ -1,0 +1,34 @@
+// retail — welding a character's skinned primitives into one graph (rig/mesh.h's WeldedMesh;
+// SPEC §3), and the small helpers on that graph.
+#pragma once
+
+#include "retail/base/document.h"
+#include "retail/base/model.h"
+#include "retail/rig/mesh.h"
+#include "retail/rig/skeleton.h"
+
+#include <utility>
+#include <vector>
+
+namespace retail {
+
+struct WeldParams {
+  double weld_tolerance_h = 1e-5; ///< positions closer than this × H are one vertex
+  void validate() const;          ///< Failure: Error(Usage) when negative
+};
+
+/// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
+std::vector<int> first_originals(const WeldedMesh& mesh);
+
+/// Sorts edges (pairs a < b, both < `vertices`) ascending and drops repeats, in linear time: a
+/// counting pass by a, then each a's short list of b sorted. The same result as std::sort and
+/// std::unique.
+void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices);
+
+/// Gathers, welds and connects the character's skinned primitives. Deterministic: welded ids
+/// are assigned in primitive, then vertex order; a vertex joins the first earlier welded vertex
+/// within tolerance. Pre: model from parse_model(doc); character from build_characters.
+WeldedMesh weld_character(const Document& doc, const Model& model, const Character& character,
+                          const WeldParams& params);
+
+} // namespace retail
