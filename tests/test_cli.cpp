@@ -130,7 +130,7 @@ TEST_CASE("cli: retail batch - exit 5 with a failed file - no progress bar off a
   CHECK(code == 5);
   CHECK(err.find('\r') == std::string::npos); // stderr is not a terminal here
   CHECK(err.find("error: b.glb: not a glTF file") != std::string::npos);
-  CHECK(err.find("1 re-rigged, 0 up to date, 1 failed") != std::string::npos);
+  CHECK(err.find("0 up to date, 1 failed; 1 needs a look:") != std::string::npos);
   // stdout: the summary only, one JSON line per file in list order.
   std::istringstream lines(out);
   std::string first, second, extra;

@@ -1,6 +1,7 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
 #include "cli_options.h"
 #include "retail/app/batch.h"
+#include "retail/app/batch_progress.h"
 #include "retail/app/info.h"
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
@@ -8,6 +9,7 @@
 #include "retail/motion/head_turn.h"
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -125,34 +127,32 @@ int report_error(const std::string& file, const retail::Error& e) {
   return int(e.code());
 }
 
-/// `retail batch`: a progress bar on a terminal (none otherwise), one error line per failed
-/// file, exit 5 when any failed.
+/// `retail batch`: on a terminal a live progress line, redrawn in place and cleared at the end;
+/// with -v one line per file (terminal or not); one error line per failed file; the summary
+/// naming the files that need a look (batch_progress.h); exit 5 when any failed.
 int run_batch_command(const std::string& in_dir, const std::string& out_dir,
                       const std::string& shard, const retail::RunParams& run,
-                      retail::BatchParams batch, bool quiet) {
+                      retail::BatchParams batch, bool quiet, bool verbose) {
   try {
     std::tie(batch.shard_index, batch.shard_count) = retail::parse_shard(shard);
     batch.run = run;
-    bool bar = !quiet && ::isatty(STDERR_FILENO);
-    auto progress = [&](std::size_t done, std::size_t total, std::size_t failed) {
-      if (!bar) return;
-      int width = 30, filled = total ? int(width * done / total) : width;
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu files, %zu failed",
-                   std::string(std::size_t(filled), '#').c_str(),
-                   std::string(std::size_t(width - filled), '.').c_str(), done, total, failed);
-      if (done == total) std::fprintf(stderr, "\n");
+    const bool live = !quiet && ::isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    auto progress = [&](const retail::BatchEntry* e, const retail::BatchTally& tally) {
+      if (live) std::fputs("\r\033[K", stderr);
+      if (e && verbose && !quiet) spdlog::info("{}", retail::batch_file_line(*e, tally));
+      if (!live) return;
+      const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+      std::fputs(retail::batch_progress_line(tally, elapsed.count()).c_str(), stderr);
+      std::fflush(stderr);
     };
     retail::BatchResult r = retail::run_batch(in_dir, out_dir, batch, progress);
-    std::size_t ok = 0, skipped = 0;
-    for (const auto& e : r.entries) {
-      ok += e.status == "ok", skipped += e.status == "skipped";
+    if (live) std::fputs("\r\033[K", stderr);
+    for (const auto& e : r.entries)
       if (e.status == "failed")
         std::fprintf(stderr, "error: %s: %s\n", retail::terminal_safe(e.path).c_str(),
                      retail::terminal_safe(e.error).c_str());
-    }
-    spdlog::info("batch: {} file(s): {} re-rigged, {} up to date, {} failed; {} with a piece the "
-                 "harm check stepped down (see their reports)",
-                 r.entries.size(), ok, skipped, r.failed, r.stepped_down);
+    for (const auto& line : retail::batch_summary_lines(r)) spdlog::info("{}", line);
     return r.exit_code;
   } catch (const retail::Error& e) {
     return report_error(in_dir, e);
@@ -327,7 +327,7 @@ int main(int argc, char** argv) {
   if (sub.info->parsed()) return info_command(cli);
   if (sub.batch->parsed())
     return run_batch_command(cli.batch_in, cli.batch_out, cli.shard, cli.params, cli.batch,
-                             cli.quiet);
+                             cli.quiet, cli.verbose > 0);
   if (sub.report->parsed()) return report_command(cli);
   return rerig_command(cli);
 }

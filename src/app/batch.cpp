@@ -162,6 +162,25 @@ std::string link_problem(const fs::path& in) {
   return "a symbolic link that cannot be followed ('" + target + "'): " + std::strerror(err);
 }
 
+/// What the harm check did in the end, from its verdict ("harm check: WHY: STEP"): "left as it
+/// was", "rigid on the hips instead", "a root band twice as wide".
+std::string step_taken(const std::string& verdict) {
+  const std::size_t colon = verdict.rfind(": ");
+  std::string step = colon == std::string::npos ? verdict : verdict.substr(colon + 2);
+  const std::string trying = "trying ";
+  return step.compare(0, trying.size(), trying) == 0 ? step.substr(trying.size()) : step;
+}
+
+/// The index row's copy of the entry's own fields.
+void fill_row(BatchEntry& e) {
+  e.row.path = e.path;
+  e.row.status = e.status;
+  e.row.error = e.error;
+  e.row.stepped_down = e.stepped_down;
+  e.row.left_torn = e.left_torn;
+  e.row.ms = e.ms;
+}
+
 /// One file: skipped when up to date (its output and its report both newer than it: a run
 /// killed between writing the two left an incomplete item, which is redone), else run; every
 /// failure becomes the entry's status.
@@ -170,6 +189,7 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
   e.path = item.rel;
   if (!item.refused.empty()) { // a path it would write clashes (plan_batch): never run
     e.status = "failed", e.exit_code = int(ExitCode::Usage), e.error = item.refused;
+    fill_row(e);
     return e;
   }
   const fs::path in = item.in, out = item.out;
@@ -179,6 +199,7 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
   if (!params.force && newer_than(out, in) && newer_than(report_path, in) &&
       (!params.html || newer_than(page_path, in))) {
     e.status = "skipped";
+    fill_row(e);
     return e;
   }
   try {
@@ -196,9 +217,13 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
     e.row.found = found_text(r);
     e.row.warnings = r.warnings;
     index_figures(r, e.row);
-    for (const auto& c : r.characters) e.chains += c.chains.size();
+    for (const auto& c : r.characters)
+      for (const auto& ch : c.chains) ++e.chains, e.rigid += ch.rigid;
     for (const auto& pieces : r.judge)
-      for (const auto& pj : pieces) e.stepped_down += pj.verdict != "kept";
+      for (const auto& pj : pieces)
+        if (pj.verdict != "kept")
+          ++e.stepped_down, e.steps.push_back("piece " + std::to_string(pj.piece) + ": " +
+                                              step_taken(pj.verdict));
     for (const auto& left : r.left_torn)
       for (const auto& t : left) e.left_torn += t.vertices;
     e.row.left_torn = e.left_torn;
@@ -217,6 +242,7 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
   }
   e.ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  fill_row(e);
   return e;
 }
 
@@ -227,11 +253,6 @@ void write_index(const std::string& in_dir, const std::string& out_dir,
   std::vector<IndexRow> rows;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     BatchEntry& e = entries[i];
-    e.row.path = e.path;
-    e.row.status = e.status;
-    e.row.error = e.error;
-    e.row.stepped_down = e.stepped_down;
-    e.row.ms = e.ms;
     std::error_code ec;
     if (e.status != "failed" && fs::exists(pages[i], ec))
       e.row.page = fs::relative(pages[i], out_dir, ec).generic_string();
@@ -242,6 +263,26 @@ void write_index(const std::string& in_dir, const std::string& out_dir,
 }
 
 } // namespace
+
+std::vector<std::string> look_reasons(const BatchEntry& e) {
+  std::vector<std::string> out;
+  if (e.status == "failed")
+    out.push_back("failed (exit " + std::to_string(e.exit_code) + "): " + e.error);
+  else if (!e.error.empty())
+    out.push_back("--fail-on: " + e.error);
+  for (const auto& step : e.steps) out.push_back("stepped down by the harm check, " + step);
+  if (e.left_torn > 0) {
+    const std::string n = std::to_string(e.left_torn) + " vertices of torn skin left as they came";
+    out.push_back(e.chains == 0 && e.stepped_down == 0 ? "nothing found while the input tears: " + n
+                                                       : n);
+  }
+  if (e.row.worse) out.push_back("the output's tail tears more than the input's in some clip");
+  if (out.empty() && !e.row.warnings.empty())
+    out.push_back(std::to_string(e.row.warnings.size()) +
+                  (e.row.warnings.size() == 1 ? " warning: " : " warnings, the first: ") +
+                  e.row.warnings.front());
+  return out;
+}
 
 std::vector<std::string> batch_report_paths(const std::vector<std::string>& outs) {
   std::vector<std::string> paths;
@@ -279,8 +320,7 @@ std::ostream* open_summary(const std::string& path, std::unique_ptr<std::ofstrea
 }
 
 BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
-                      const BatchParams& params,
-                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress) {
+                      const BatchParams& params, const BatchProgress& progress) {
   const BatchPlan plan = plan_batch(in_dir, out_dir, params); // before anything is written
   std::vector<const BatchItem*> files;
   for (std::size_t i = 0; i < plan.items.size(); ++i)
@@ -304,18 +344,24 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   result.entries.resize(files.size());
   std::vector<bool> done(files.size(), false);
   std::mutex mutex;
-  std::size_t finished = 0, flushed = 0;
+  std::size_t flushed = 0;
+  BatchTally tally;
+  tally.total = files.size();
+  if (progress) progress(nullptr, tally);
   parallel_for(files.size(), int(n), [&](std::size_t i) {
     BatchEntry e = process(*files[i], per_file, in_dir);
+    const bool look = !look_reasons(e).empty();
     std::lock_guard<std::mutex> lock(mutex);
     result.entries[i] = std::move(e);
     done[i] = true;
-    ++finished;
+    ++tally.done;
     if (result.entries[i].status == "failed") ++result.failed;
     if (result.entries[i].stepped_down > 0) ++result.stepped_down;
+    result.look += look;
+    tally.failed = result.failed, tally.look = result.look;
     for (; flushed < files.size() && done[flushed]; ++flushed)
       if (summary) *summary << summary_line(result.entries[flushed]) << "\n" << std::flush;
-    if (progress) progress(finished, files.size(), result.failed);
+    if (progress) progress(&result.entries[i], tally);
   });
   if (summary_file && !*summary_file)
     throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");

@@ -70,13 +70,16 @@ BatchPlan plan_batch(const std::string& in_dir, const std::string& out_dir,
                      const BatchParams& params);
 
 struct BatchEntry {
-  std::string path;              ///< relative to IN_DIR
-  std::string status;            ///< "ok", "skipped" (output up to date), "failed"
-  int exit_code = 0;             ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
-  std::size_t chains = 0;        ///< tail chains grown
-  std::size_t stepped_down = 0;  ///< pieces the harm check stepped down (rigid or left as it was)
-  std::size_t left_torn = 0;     ///< welded vertices of torn skin left as it was (pipeline.h)
-  Json stretch = Json::object(); ///< worst result tail over the clips: p99, torn_percent, clip
+  std::string path;               ///< relative to IN_DIR
+  std::string status;             ///< "ok", "skipped" (output up to date), "failed"
+  int exit_code = 0;              ///< as `retail IN OUT` would exit (6: a --fail-on check failed)
+  std::size_t chains = 0;         ///< tail chains grown
+  std::size_t stepped_down = 0;   ///< pieces the harm check stepped down (rigid or left as it was)
+  std::size_t rigid = 0;          ///< of `chains`, those rigid on the hips (no bones)
+  std::vector<std::string> steps; ///< per stepped piece, what became of it: "piece 1: rigid on
+                                  ///< the hips instead" (its full reason is in the report)
+  std::size_t left_torn = 0;      ///< welded vertices of torn skin left as it was (pipeline.h)
+  Json stretch = Json::object();  ///< worst result tail over the clips: p99, torn_percent, clip
   double ms = 0;
   std::string error; ///< the message when failed, and failed checks
   IndexRow row;      ///< its row of the index (--html; filled whatever the params)
@@ -86,8 +89,26 @@ struct BatchResult {
   std::vector<BatchEntry> entries; ///< this shard's files in list order
   std::size_t failed = 0;
   std::size_t stepped_down = 0; ///< files with a piece the harm check stepped down
+  std::size_t look = 0;         ///< files that need a look (look_reasons not empty)
   int exit_code = 0;            ///< 0, or 5 when any file failed
 };
+
+/// Why a file needs a look, one short reason each (empty: it does not): failed (exit code and
+/// message), failed --fail-on checks, each piece the harm check stepped down, torn skin left as
+/// it came (said as "nothing found while the input tears" when no chain grew and nothing was
+/// stepped down), an output whose tail tears more than the input's in some clip; else, when the
+/// run warned, its warnings. Not empty exactly when the index row's needs_look holds.
+std::vector<std::string> look_reasons(const BatchEntry& e);
+
+/// Where a batch stands, handed to the progress callback.
+struct BatchTally {
+  std::size_t done = 0, total = 0;  ///< files finished (skipped included), files of this shard
+  std::size_t failed = 0, look = 0; ///< of those done: failed; needing a look (failed included)
+};
+
+/// Called from the workers, serialised: once before the first file (entry null, done 0), then
+/// after each file with its entry.
+using BatchProgress = std::function<void(const BatchEntry* entry, const BatchTally& tally)>;
 
 /// One summary line (without the newline).
 std::string summary_line(const BatchEntry& e);
@@ -101,15 +122,14 @@ std::vector<std::string> batch_report_paths(const std::vector<std::string>& outs
 std::vector<std::string> page_paths(const std::vector<std::string>& outs,
                                     const std::string& out_dir);
 
-/// Runs the batch. `progress(done, total, failed)` is called from the workers, serialised, after
-/// each file (may be empty). Summary lines are written in list order as files complete.
+/// Runs the batch. `progress` (may be empty) hears of every file as it finishes, in the order
+/// files finish; nothing here prints. Summary lines are written in list order as files complete.
 /// With params.html each file's page is written beside its output and, after every file,
 /// OUT_DIR/index.html (atomically) lists them all.
 /// Failure: Error(Usage) for bad params or OUT_DIR inside IN_DIR's files, Error(InvalidInput)
 /// when IN_DIR cannot be listed, Error(OutputFailed) when OUT_DIR, the summary or the index
 /// cannot be made.
 BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
-                      const BatchParams& params,
-                      const std::function<void(std::size_t, std::size_t, std::size_t)>& progress);
+                      const BatchParams& params, const BatchProgress& progress);
 
 } // namespace retail
