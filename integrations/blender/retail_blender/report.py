@@ -86,13 +86,19 @@ def outcome(summary):
     check (with why); no tail found; skin left torn; hair chains grown or not."""
     parts, level = [], 'INFO'
     chains = [ch for c in summary["characters"] for ch in c["chains"]]
-    if chains:
-        names = []
-        for ch in chains:
-            bones = [b for b in ch["bones"] if b != "Tail_End"]
-            names.append("rigid on the hips" if ch["rigid"] or not bones else
-                         "%s..%s" % (bones[0], bones[-1]))
-        parts.append("added the tail chain %s" % ", ".join(names))
+    pieces = {p["id"]: p for c in summary["characters"] for p in c["pieces"]}
+    for ch in chains:
+        bones = [b for b in ch["bones"] if b != "Tail_End"]
+        piece = pieces.get(ch["piece"], {})
+        if not ch["rigid"] and bones:
+            parts.append("added the tail chain %s..%s" % (bones[0], bones[-1]))
+        elif summary["mode"] == "chain" and piece.get("decision") == "tail_rigid":
+            # The harm check stepped the chain down: the tail rides the hips whole.
+            level = 'WARNING'
+            parts.append("the harm check stepped the tail's chain (piece %d) down to rigid on "
+                         "the hips: %s" % (ch["piece"], _why(piece.get("reason", ""))))
+        else:
+            parts.append("put the tail (piece %d) rigid on the hips" % ch["piece"])
     for p in rejected(summary):
         level = 'WARNING'
         parts.append("found a tail (piece %d) but the harm check rejected its chain, left as it "
@@ -157,11 +163,11 @@ def _character_lines(c):
         else:
             bones = [b for b in ch["bones"] if b != "Tail_End"]
             span = "%s..%s" % (bones[0], bones[-1]) if bones else "no bones"
-            rows.append(("Chain on piece %d: %s, length %.3g" %
+            rows.append(("Chain on piece %d: %s, length %.3g m" %
                          (ch["piece"], span, ch["length"]), 'BONE_DATA'))
     for h in c["hair_chains"]:
         span = "%s..%s" % (h["bones"][0], h["bones"][-1]) if h["bones"] else "no bones"
-        rows.append(("Hair %s: %s, length %.3g" % (h["selector"], span, h["length"]),
+        rows.append(("Hair %s: %s, length %.3g m" % (h["selector"], span, h["length"]),
                      'OUTLINER_OB_CURVES'))
     for h in c["hair_left"]:
         rows.append(("Hair %s not rebuilt: %s" % (h["selector"], h["reason"]), 'ERROR'))
@@ -175,6 +181,7 @@ def _character_lines(c):
         rows.append(("Skin left torn: piece %s, %d verts" % (t["piece"], t["vertices"]),
                      'ERROR'))
     for v in c["verdicts"]:
-        if v != "kept":
+        # A rejection already has its row (with the verdict as its reason).
+        if v != "kept" and not v.endswith(": left as it was"):
             rows.append((v, 'INFO'))
     return rows
