@@ -312,8 +312,25 @@ def generated_case(prefs, retail, path, keep):
           "%s: hair bones %s" % (name, [(b.name, b.parent and b.parent.name) for b in hair]))
     check("hair chain" in settings.last_message and "harm check rejected" in settings.last_message,
           "%s: hair run message: %s" % (name, settings.last_message))
+    # A retail built without three.js refuses --html (exit 3, saying so): the run still
+    # imports its result, without a page, and says so.
+    no_three = os.path.join(keep, "retail-without-three")
+    with open(no_three, "w") as f:
+        f.write('#!/bin/sh\nfor a in "$@"; do [ "$a" = --html ] && { echo "error: x.glb: this '
+                'retail was built without three.js, which --html inlines into the page" >&2; '
+                'exit 3; }; done\nexec "%s" "$@"\n' % retail)
+    os.chmod(no_three, 0o755)
+    prefs.retail_path = no_three
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: run without three.js: %s" %
+          (name, settings.last_error))
+    check("no QA page" in settings.last_message and not settings.last_page and
+          "--html" not in settings.last_command and scene_counts() == first,
+          "%s: run without three.js: message %r, page %r, command %s" %
+          (name, settings.last_message, settings.last_page, settings.last_command))
     print("addon-test: ok: %s: the harm check's rejection and why reported, no duplicate after "
-          "re-running, Add adds '%s', %d hair bones under %s, QA page opened (%s)" %
+          "re-running, Add adds '%s', %d hair bones under %s, QA page opened (%s), a retail "
+          "without three.js imports without a page" %
           (name, want[1], len(hair), hair[0].parent.name, opened[0]), flush=True)
 
 

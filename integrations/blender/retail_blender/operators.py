@@ -207,8 +207,10 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
     bl_idname = "retail.fix_tail"
     bl_label = "Fix tail with retail"
     bl_options = {'REGISTER', 'UNDO'}
+    page_note = ""
 
     def execute(self, context):
+        self.page_note = ""
         settings = context.scene.retail
         settings.last_command = ""
         settings.last_message = ""
@@ -233,6 +235,8 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
         what = "imported the re-rigged character" if report.tail_found(summary) or any(
             c["hair_chains"] for c in summary["characters"]) else "imported a faithful copy"
         settings.last_message = "%s; %s into '%s'" % (message, what, collection.name)
+        if self.page_note:
+            settings.last_message += "; " + self.page_note
         self.report({level}, settings.last_message)
         return {'FINISHED'}
 
@@ -274,7 +278,19 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
                                      hair=runner.selector_list(settings.hair), page=page)
             settings.last_command = " ".join(args)
             print("retail: running", settings.last_command)
-            log = runner.run(args, prefs.timeout)
+            try:
+                log = runner.run(args, prefs.timeout)
+            except runner.RetailError as e:
+                # A retail built without three.js cannot write the page (exit 3, saying so):
+                # the re-rig itself is still wanted, so run again without --html.
+                if not page or "without three.js" not in str(e):
+                    raise
+                page = None
+                self.page_note = "no QA page: this retail was built without three.js"
+                i = args.index("--html")
+                args = args[:i] + args[i + 2:]
+                settings.last_command = " ".join(args)
+                log = runner.run(args, prefs.timeout)
             print(log, end="")
             with open(report_path, encoding="utf-8") as f:
                 text = f.read()
