@@ -371,7 +371,8 @@ function tick(now) {
 function floorHeight(box) {
   const ys = (data.report?.characters ?? []).map((c) => c.bake?.floor_y)
     .filter((y) => typeof y === 'number');
-  return ys.length ? { y: Math.min(...ys), source: 'report' } : { y: box.min.y, source: 'lowest point' };
+  if (ys.length) return { y: Math.min(...ys), source: 'report' };
+  return { y: box.min.y, source: 'lowest point' };
 }
 
 function addFloors() {
