@@ -141,7 +141,9 @@ async function checkDimmedBody(name, page, clip) {
 
 /// The floor: an object in every view's scene at the report's floor height (the bake's
 /// floor_y, the lowest of the characters'; the rig's lowest point when no bake ran), visible,
-/// and drawn (the picture changes when the Floor toggle hides it).
+/// and drawn (the picture changes when the Floor toggle hides it: checked on the first page
+/// only, to keep the test short).
+let floorPixelsChecked = false;
 async function checkFloor(name, page) {
   const want = await page.evaluate(() => {
     const ys = (window.retailTest.data.report?.characters ?? []).map((c) => c.bake?.floor_y)
@@ -156,6 +158,8 @@ async function checkFloor(name, page) {
         `${name}: the ${key} view's floor is at ${f.y} (${f.source}), the report's at ${want}`);
     } else check(f.source === 'lowest point', `${name}: floor from ${f.source} without a bake`);
   }
+  if (floorPixelsChecked) return;
+  floorPixelsChecked = true;
   const on = await page.locator('#canvas').screenshot();
   await toggle(page, '#floor', false);
   const off = await page.locator('#canvas').screenshot();
