@@ -4,13 +4,19 @@
 # there stops with "AttributeError: module 'numpy' has no attribute 'bool'" (retail runs, the
 # import of its output fails). Blender's own builds bundle an older numpy and later importers
 # no longer use the alias, so the shim below does nothing there.
+import warnings
+
 import numpy
 
 
 def ensure_numpy_bool():
     """Put back `numpy.bool` (= bool, what it was) only when this numpy lacks it. Returns True
     when it set it."""
-    if hasattr(numpy, "bool"):
-        return False
+    with warnings.catch_warnings():
+        # numpy 1.24 warns on every look-up of the removed name ("In the future `np.bool` will
+        # be defined as the corresponding NumPy scalar"): noise in Blender's console here.
+        warnings.simplefilter("ignore", FutureWarning)
+        if hasattr(numpy, "bool"):
+            return False
     numpy.bool = bool
     return True
