@@ -56,8 +56,11 @@ void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake&
     if (!deepest || b.floor_penetration > deepest->floor_penetration) deepest = &b;
   }
   if (!deepest) return;
-  char depth[32];
-  std::snprintf(depth, sizeof depth, "%.3g", deepest->floor_penetration);
+  // In metres (world units, metres by convention) and as a share of the character's height H
+  // (the rig's scale is H / 1.8).
+  char depth[64];
+  std::snprintf(depth, sizeof depth, "%.3g m, %.2g H", deepest->floor_penetration,
+                deepest->floor_penetration / (1.8 * chain.rig.scale));
   warnings.push_back("chain " + chain.bones.front() + ": the tail dips below the floor in " +
                      std::to_string(count) + " clip(s), deepest " + depth + " in '" +
                      deepest->name +

@@ -1,5 +1,9 @@
-# The retail Blender add-on end to end (issue 18 point 3), headless in Blender 3.4:
-#   blender -b --factory-startup --python addon_test.py -- ZIP RETAIL IN.glb KEEP_DIR [errors]
+# The retail Blender add-on end to end (issue 18 point 3, issue 32 point 8), headless in
+# Debian's Blender 3.4, with no numpy patch of its own (the add-on brings the shim):
+#   blender -b --factory-startup --python addon_test.py -- ZIP RETAIL IN.glb KEEP_DIR
+#     [errors | generated]
+# "generated": IN.glb is make_test_rig --thick-base --ponytail, whose tail the harm check
+# rejects; see generated_case. Otherwise:
 # Installs the add-on from its zip and enables it, points its preference at RETAIL, imports
 # IN.glb, selects its armature and runs "Fix tail with retail". Checks: the originals are still
 # there; a new collection (the one the panel names) holds an armature with Tail_1..Tail_K,
@@ -23,14 +27,14 @@ import os
 import struct
 import sys
 import tempfile
+import webbrowser
 
+import bpy
 import numpy
 
-# Debian's numpy 1.24 removed numpy.bool, which Blender 3.4's glTF importer still uses.
-if not hasattr(numpy, "bool"):
-    numpy.bool = bool
-
-import bpy  # noqa: E402
+# No numpy shim here: Debian's numpy 1.24 lacks numpy.bool, which Blender 3.4's glTF importer
+# uses; the add-on must put it back itself (checked in enable_addon).
+NUMPY_BOOL_AT_START = hasattr(numpy, "bool")
 
 MODULE = "retail_blender"
 
@@ -131,7 +135,9 @@ class Layout:
 
     row = column = box = split = _child
 
-    def label(self, text="", **kwargs):
+    def label(self, text="", icon='NONE', **kwargs):
+        icons = bpy.types.UILayout.bl_rna.functions["label"].parameters["icon"].enum_items
+        check(icon in icons.keys(), "the panel draws an unknown icon %s" % icon)
         self.labels.append(text)
 
     def prop(self, data, name, **kwargs):
@@ -140,6 +146,7 @@ class Layout:
     def operator(self, idname, **kwargs):
         module, name = idname.split(".")
         check(hasattr(getattr(bpy.ops, module), name), "the panel draws a missing operator " + idname)
+        self.labels.append("[%s]" % idname)
 
 
 def drawn_panel():
@@ -165,6 +172,7 @@ def options_and_replace(arm, keep, first, objects_before, input_clips):
     settings.clips_mode, settings.clips = 'LIST', " Walk "
     settings.use_carry, settings.carry = True, 40.0
     settings.replace_originals = True
+    settings.on_rerun = 'ADD'  # the first result stays (checked below)
     gone = [arm.name] + [o.name for o in arm.children_recursive] + [m.name for m in meshes]
     select_only([arm])
     collections_before = {c.name for c in bpy.data.collections}
@@ -200,26 +208,142 @@ def options_and_replace(arm, keep, first, objects_before, input_clips):
             "objects" % len(gone))
 
 
-def main():
-    args = sys.argv[sys.argv.index("--") + 1:]
-    zip_path, retail, path, keep = args[:4]
-    errors = "errors" in args[4:]
-    name = os.path.basename(path)
-
+def enable_addon(zip_path, keep):
+    """Installs and enables the add-on from its zip; returns its preferences. Where this numpy
+    lacks numpy.bool (Debian's 1.24), enabling the add-on puts it back."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     check("FINISHED" in bpy.ops.preferences.addon_install(filepath=zip_path, overwrite=True),
           "addon_install failed")
     check("FINISHED" in bpy.ops.preferences.addon_enable(module=MODULE), "addon_enable failed")
+    check(hasattr(numpy, "bool"), "the enabled add-on did not put back numpy.bool")
     prefs = bpy.context.preferences.addons[MODULE].preferences
     prefs.keep_dir = keep
     operators = sys.modules[MODULE + ".operators"]
     dropped = set(operators.EXPORT_OPTIONS) - set(operators.export_options())
     check(not dropped, "this Blender's glTF exporter lacks %s" % sorted(dropped))
+    return prefs
 
+
+def import_input(path):
+    """Imports IN.glb with Blender's importer (working through the add-on's shim); returns its
+    armature. Then takes numpy.bool away again where the add-on had to add it, so the
+    operator's own import must put it back."""
+    name = os.path.basename(path)
     check("FINISHED" in bpy.ops.import_scene.gltf(filepath=path), "%s: import failed" % name)
     arms = [o for o in bpy.context.scene.objects if o.type == "ARMATURE"]
     check(len(arms) == 1, "%s: %d armatures in the input" % (name, len(arms)))
-    arm = arms[0]
+    if not NUMPY_BOOL_AT_START:
+        del numpy.bool
+    return arms[0]
+
+
+def result_collections(arm):
+    return {c.name for c in bpy.data.collections if c.get("retail_source") == arm.name}
+
+
+def scene_counts():
+    return (len(bpy.data.collections), len(bpy.data.objects), len(bpy.data.actions),
+            len(bpy.data.meshes), len(bpy.data.armatures))
+
+
+def generated_case(prefs, retail, path, keep):
+    """The generated rig with a thick haunch (make_test_rig --thick-base --ponytail): detection
+    finds its tail and the harm check rejects the chain. The message says rejected and why; a
+    second run replaces the first result (no duplicate collection, objects or actions); "Add"
+    adds a second result beside it; a run with Hair "Ponytail" grows Hair_1_* under the head;
+    "Open QA page" opens the page retail wrote."""
+    name = os.path.basename(path)
+    arm = import_input(path)
+    prefs.retail_path = retail
+    settings = bpy.context.scene.retail
+    select_only([arm])
+    result = run_operator()
+    check(result == {"FINISHED"}, "%s: operator returned %s (%s)" %
+          (name, result, settings.last_error))
+    message = settings.last_message
+    print("message: " + message, flush=True)
+    check("harm check rejected" in message and "newly tears" in message and
+          "found no tail" not in message, "%s: the message does not say the harm check rejected "
+          "the tail and why: %s" % (name, message))
+    check("skin left torn" in message, "%s: the message omits the skin left torn: %s" %
+          (name, message))
+    shown = " | ".join(drawn_panel())
+    check("tail rejected by the harm check" in shown and "[retail.open_page]" in shown,
+          "%s: the panel does not show the rejection: %s" % (name, shown))
+    first = scene_counts()
+    check(result_collections(arm) == {arm.name + " (retail)"}, "%s: results %s" %
+          (name, result_collections(arm)))
+
+    # The QA page: written, offered, opened through webbrowser.open with its file URL.
+    page = settings.last_page
+    check(page and os.path.isfile(page) and "retail QA" in open(page, encoding="utf-8").read(400),
+          "%s: no QA page at %r" % (name, page))
+    opened = []
+    webbrowser.open = lambda url, *a, **k: opened.append(url) or True
+    check(bpy.ops.retail.open_page() == {"FINISHED"} and opened and
+          opened[0].startswith("file://") and opened[0].endswith(os.path.basename(page)),
+          "%s: Open QA page opened %s" % (name, opened))
+
+    # Run again (Replace previous, the default): the same collections, objects and actions.
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: second run: %s" % (name, settings.last_error))
+    check(result_collections(arm) == {arm.name + " (retail)"} and scene_counts() == first,
+          "%s: second run: results %s, counts %s (first run: %s)" %
+          (name, result_collections(arm), scene_counts(), first))
+    # "Add": a second result beside the first, under its own name.
+    settings.on_rerun = 'ADD'
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: add run: %s" % (name, settings.last_error))
+    want = [arm.name + " (retail)", arm.name + " (retail 2)"]
+    check(result_collections(arm) == set(want), "%s: add run: results %s" %
+          (name, result_collections(arm)))
+    # Hair: replaces both results with one that has the ponytail's chain under the head.
+    settings.on_rerun, settings.hair = 'REPLACE', "Ponytail"
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: hair run: %s" % (name, settings.last_error))
+    check("--hair Ponytail" in settings.last_command, "hair: command %s" % settings.last_command)
+    check(result_collections(arm) == {arm.name + " (retail)"} and scene_counts() == first,
+          "%s: hair run: results %s, counts %s (first run: %s)" %
+          (name, result_collections(arm), scene_counts(), first))
+    coll = bpy.data.collections[settings.last_collection]
+    new_arm = next(o for o in coll.all_objects if o.type == "ARMATURE")
+    hair = [b for b in new_arm.data.bones if b.name.startswith("Hair_1_")]
+    check(len(hair) >= 2 and hair[0].parent is not None and "Head" in hair[0].parent.name,
+          "%s: hair bones %s" % (name, [(b.name, b.parent and b.parent.name) for b in hair]))
+    check("hair chain" in settings.last_message and "harm check rejected" in settings.last_message,
+          "%s: hair run message: %s" % (name, settings.last_message))
+    # A retail built without three.js refuses --html (exit 3, saying so): the run still
+    # imports its result, without a page, and says so.
+    no_three = os.path.join(keep, "retail-without-three")
+    with open(no_three, "w") as f:
+        f.write('#!/bin/sh\nfor a in "$@"; do [ "$a" = --html ] && { echo "error: x.glb: this '
+                'retail was built without three.js, which --html inlines into the page" >&2; '
+                'exit 3; }; done\nexec "%s" "$@"\n' % retail)
+    os.chmod(no_three, 0o755)
+    prefs.retail_path = no_three
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: run without three.js: %s" %
+          (name, settings.last_error))
+    check("no QA page" in settings.last_message and not settings.last_page and
+          "--html" not in settings.last_command and scene_counts() == first,
+          "%s: run without three.js: message %r, page %r, command %s" %
+          (name, settings.last_message, settings.last_page, settings.last_command))
+    print("addon-test: ok: %s: the harm check's rejection and why reported, no duplicate after "
+          "re-running, Add adds '%s', %d hair bones under %s, QA page opened (%s), a retail "
+          "without three.js imports without a page" %
+          (name, want[1], len(hair), hair[0].parent.name, opened[0]), flush=True)
+
+
+def main():
+    args = sys.argv[sys.argv.index("--") + 1:]
+    zip_path, retail, path, keep = args[:4]
+    errors = "errors" in args[4:]
+    name = os.path.basename(path)
+    prefs = enable_addon(zip_path, keep)
+    if "generated" in args[4:]:
+        generated_case(prefs, retail, path, keep)
+        return
+    arm = import_input(path)
     temps = temp_dirs()
 
     notes = []

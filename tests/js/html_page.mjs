@@ -8,7 +8,10 @@
 // two frames of a clip give different pictures and the same frame the same; with the heat map on
 // and only the tail drawn, the input's tail shows torn colours inside its screen box
 // (window.retailTest.tailBox) and the output's none, in the clip where the input tears most
-// among those the report says the output's tail does not tear. Then `retail batch --html` over a
+// among those the report says the output's tail does not tear; in that clip, everything drawn,
+// the body's heat is dimmed (no torn body vertex in a torn colour, no torn pixel outside the
+// input's tail box) until "Body at full strength". Every view has the floor at the report's
+// floor_y (the lowest point without a bake), drawn. Then `retail batch --html` over a
 // folder of the same files: the index lists every file, links each page, and its "needs a look"
 // filter keeps exactly the rows the index data marks. `retail report IN --html` gets the load
 // check too. Every view of every page shows a mesh. With --make-rig, generated rigs the test
@@ -79,22 +82,89 @@ async function ready(page) {
 }
 
 /// Torn-coloured pixels (pure red or pure blue, the legend's torn swatches) of the canvas
-/// inside `box` (canvas pixels), read by the test from the rendered canvas.
-async function tornPixels(page, box) {
-  return page.evaluate((b) => {
+/// inside `box` (canvas pixels) but outside `hole` (canvas pixels, optional), read by the test
+/// from the rendered canvas.
+async function tornPixels(page, box, hole = null) {
+  return page.evaluate(([b, h]) => {
     const c = document.getElementById('canvas');
     const o = document.createElement('canvas');
     o.width = c.width; o.height = c.height;
     const ctx = o.getContext('2d');
     ctx.drawImage(c, 0, 0);
     const px = ctx.getImageData(b.x, b.y, b.width, b.height).data;
-    let torn = 0;
+    let torn = 0, pixels = 0;
     for (let i = 0; i < px.length; i += 4) {
+      const x = b.x + ((i / 4) % b.width), y = b.y + Math.floor(i / 4 / b.width);
+      if (h && x >= h.x && x < h.x + h.width && y >= h.y && y < h.y + h.height) continue;
+      ++pixels;
       const [r, g, bl] = [px[i], px[i + 1], px[i + 2]];
       if ((r > 220 && g < 40 && bl < 40) || (bl > 220 && r < 40 && g < 40)) ++torn;
     }
-    return { torn, pixels: px.length / 4 };
-  }, box);
+    return { torn, pixels };
+  }, [box, hole]);
+}
+
+/// Ticks or unticks `selector` and waits for the picture to be drawn again.
+async function toggle(page, selector, on) {
+  const before = await page.evaluate(() => window.retailTest.renders());
+  if (on) await page.check(selector); else await page.uncheck(selector);
+  await page.waitForFunction((n) => window.retailTest.renders() > n, before);
+}
+
+/// With the heat map on and everything drawn, the body is dimmed by default: none of the
+/// input's body vertices is shown in a torn colour (however many tear), and the input view has
+/// no torn-coloured pixel outside its tail's screen box; "Body at full strength" shows every
+/// torn body vertex in its torn colour again.
+async function checkDimmedBody(name, page, clip) {
+  const body = await page.evaluate(() => window.retailTest.bodyHeat('input'));
+  check(body && body.vertices > 0 && body.shownTorn === 0, `${name}: '${clip}': the dimmed ` +
+    `body shows ${body?.shownTorn} of its ${body?.torn} torn vertices in a torn colour`);
+  const box = await page.evaluate(() => window.retailTest.tailBox('input'));
+  const rect = await page.evaluate(() => {
+    const c = document.getElementById('canvas');
+    return { x: 0, y: 0, width: Math.round(c.width / window.retailTest.views().length),
+      height: c.height };
+  });
+  const dim = await tornPixels(page, rect, box?.canvas);
+  check(dim.torn <= 0.0005 * dim.pixels, `${name}: '${clip}': with the body dimmed the input ` +
+    `view shows ${dim.torn} torn pixels of ${dim.pixels} outside the tail's box`);
+  await toggle(page, '#body-full', true);
+  const full = await page.evaluate(() => window.retailTest.bodyHeat('input'));
+  const fullPx = await tornPixels(page, rect, box?.canvas);
+  check(full.shownTorn === full.torn, `${name}: '${clip}': at full strength the body shows ` +
+    `${full.shownTorn} of its ${full.torn} torn vertices in a torn colour`);
+  console.log(`${name}: '${clip}' body: ${full.torn} of ${full.vertices} vertices torn, shown ` +
+    `torn dimmed ${body.shownTorn}, at full strength ${full.shownTorn}; torn pixels outside the ` +
+    `tail box: dimmed ${dim.torn}, full ${fullPx.torn}`);
+  await toggle(page, '#body-full', false);
+}
+
+/// The floor: an object in every view's scene at the report's floor height (the bake's
+/// floor_y, the lowest of the characters'; the rig's lowest point when no bake ran), visible,
+/// and drawn (the picture changes when the Floor toggle hides it: checked on the first page
+/// only, to keep the test short).
+let floorPixelsChecked = false;
+async function checkFloor(name, page) {
+  const want = await page.evaluate(() => {
+    const ys = (window.retailTest.data.report?.characters ?? []).map((c) => c.bake?.floor_y)
+      .filter((y) => typeof y === 'number');
+    return ys.length ? Math.min(...ys) : null;
+  });
+  for (const key of await page.evaluate(() => window.retailTest.views())) {
+    const f = await page.evaluate((k) => window.retailTest.floor(k), key);
+    if (!check(f && f.inScene && f.visible, `${name}: the ${key} view has no floor drawn`)) return;
+    if (want !== null) {
+      check(f.source === 'report' && Math.abs(f.y - want) < 1e-9,
+        `${name}: the ${key} view's floor is at ${f.y} (${f.source}), the report's at ${want}`);
+    } else check(f.source === 'lowest point', `${name}: floor from ${f.source} without a bake`);
+  }
+  if (floorPixelsChecked) return;
+  floorPixelsChecked = true;
+  const on = await page.locator('#canvas').screenshot();
+  await toggle(page, '#floor', false);
+  const off = await page.locator('#canvas').screenshot();
+  await toggle(page, '#floor', true);
+  check(!on.equals(off), `${name}: hiding the floor changes no pixel`);
 }
 
 async function setFrame(page, f) {
@@ -151,7 +221,8 @@ async function checkHeat(name, page) {
     `${seen.output.torn} torn pixels of ${seen.output.pixels}`);
   console.log(`${name}: '${rows[pick].name}' torn pixels in the tail box: input ` +
     `${seen.input.torn}/${seen.input.pixels}, output ${seen.output.torn}/${seen.output.pixels}`);
-  await page.uncheck('#tail-only');
+  await toggle(page, '#tail-only', false);
+  await checkDimmedBody(name, page, rows[pick].name);
   await page.uncheck('#heat');
 }
 
@@ -165,6 +236,7 @@ async function checkPage(name, file, { player = true, heat = true } = {}) {
       check(meshes > 0, `${name}: the ${key} view shows no mesh`);
     }
   }
+  if (!error) await checkFloor(name, page);
   if (!error && player) await checkPlayer(name, page);
   if (!error && heat) await checkHeat(name, page);
   await page.waitForTimeout(100);

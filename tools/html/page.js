@@ -35,6 +35,15 @@ function heatColor(code) {
   return lin(HEAT.neutral).lerp(lin(up ? HEAT.stretch : HEAT.squash), Math.min(1, u));
 }
 const HEAT_LUT = Array.from({ length: 256 }, (_, c) => heatColor(c));
+// The body's heat colours when dimmed (the default): each mixed this far towards DIM_GREY, so
+// the tail, in full colour, stands out; "Body at full strength" shows the body's own colours.
+const DIM_SHARE = 0.75;
+const DIM_GREY = 0x9a9a9a;
+const DIM_LUT = HEAT_LUT.map((c) => c.clone().lerp(lin(DIM_GREY), DIM_SHARE));
+const isTorn = (code) => {
+  const r = Math.pow(2, (code - 128) / 64);
+  return r > data.torn_above || r < data.torn_below;
+};
 
 // The byte runs the views' buffer views point at (#retail-blob-N), each decoded once.
 const blobs = new Map();
@@ -155,8 +164,9 @@ class View {
     action.play();
   }
 
-  /// Heat colours on (for clip number `ci` of data.clips) or off.
-  setHeat(on, ci) {
+  /// Heat colours on (for clip number `ci` of data.clips) or off; `dim`: the body's (every
+  /// vertex not the tail's) mixed towards grey, the tail's in full colour.
+  setHeat(on, ci, dim) {
     for (const e of this.meshes) {
       const g = e.mesh.geometry;
       if (!on) {
@@ -167,15 +177,61 @@ class View {
       }
       e.mesh.material = e.heat ? heatMaterial : plainMaterial;
       if (!e.heat) continue;
-      if (!e.colors.has(ci)) {
+      const key = `${ci}/${dim ? 'dim' : 'full'}`;
+      if (!e.colors.has(key)) {
         const codes = bytesOf(e.heat[ci]);
         const rgb = new Float32Array(g.getAttribute('position').count * 3);
-        codes.forEach((c, i) => { const k = HEAT_LUT[c]; rgb[3 * i] = k.r; rgb[3 * i + 1] = k.g;
-          rgb[3 * i + 2] = k.b; });
-        e.colors.set(ci, new THREE.BufferAttribute(rgb, 3));
+        codes.forEach((c, i) => {
+          const k = (dim && !(e.tail && e.tail[i]) ? DIM_LUT : HEAT_LUT)[c];
+          rgb[3 * i] = k.r; rgb[3 * i + 1] = k.g; rgb[3 * i + 2] = k.b;
+        });
+        e.colors.set(key, new THREE.BufferAttribute(rgb, 3));
       }
-      g.setAttribute('color', e.colors.get(ci));
+      e.shown = { ci, dim };
+      g.setAttribute('color', e.colors.get(key));
     }
+  }
+
+  /// The body's heat as shown (for tests): its vertices (not the tail's) whose heat code is
+  /// torn in the shown clip, and how many of them are drawn in a torn colour (the legend's
+  /// pure red or blue): all of them at full strength, none when dimmed.
+  bodyHeat() {
+    let torn = 0, shownTorn = 0, vertices = 0;
+    const pure = [lin(HEAT.tornAbove), lin(HEAT.tornBelow)];
+    for (const e of this.meshes) {
+      if (!e.heat || !e.shown) continue;
+      const codes = bytesOf(e.heat[e.shown.ci]);
+      const col = e.mesh.geometry.getAttribute('color');
+      codes.forEach((c, i) => {
+        if (e.tail && e.tail[i]) return;
+        ++vertices;
+        if (!isTorn(c)) return;
+        ++torn;
+        const k = new THREE.Color(col.getX(i), col.getY(i), col.getZ(i));
+        if (pure.some((p) => p.equals(k))) ++shownTorn;
+      });
+    }
+    return { vertices, torn, shownTorn };
+  }
+
+  /// The floor the bake keeps the tail above (the report's characters[].bake.floor_y, the
+  /// lowest when several; else the lowest point of the rig at rest): a grid and a faint plane
+  /// at that height, `size` wide, centred under `center`.
+  addFloor(y, center, size) {
+    const group = new THREE.Group();
+    group.name = 'retail-floor';
+    const grid = new THREE.GridHelper(size, 20, 0x3c4148, 0x5a6068);
+    grid.material.transparent = true;
+    grid.material.opacity = 0.8;
+    const plane = new THREE.Mesh(new THREE.PlaneGeometry(size, size),
+      new THREE.MeshBasicMaterial({ color: 0x50565e, transparent: true, opacity: 0.35,
+        depthWrite: false, side: THREE.DoubleSide }));
+    plane.rotation.x = -Math.PI / 2;
+    plane.renderOrder = -1;
+    group.add(plane, grid);
+    group.position.set(center.x, y, center.z);
+    this.floor = group;
+    this.scene.add(group);
   }
 
   /// Only the tail's triangles (all three corners tail vertices) drawn, or everything again.
@@ -226,12 +282,15 @@ const heatMaterial = new THREE.MeshBasicMaterial({ vertexColors: true });
 const plainMaterial = new THREE.MeshBasicMaterial({ color: lin(HEAT.neutral) });
 
 const state = { clip: 0, frame: 0, time: 0, playing: false, speed: 1, heat: false,
-  bones: false, still: false, tailOnly: false };
+  bodyFull: false, bones: false, still: false, tailOnly: false };
 const canvas = $('canvas');
-const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true });
+// Transparent: the canvas's CSS background (a mid-grey gradient, page.css) shows through, on
+// which both dark and light models read.
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, preserveDrawingBuffer: true,
+  alpha: true });
 renderer.setPixelRatio(1);
 const camera = new THREE.PerspectiveCamera(35, 1, 0.01, 1000);
-let controls, views = [], renders = 0, last = null;
+let controls, views = [], renders = 0, last = null, floorInfo = null;
 
 const clipDef = () => data.clips[state.clip];
 const frameCount = () => Math.max(1, Math.round((clipDef()?.duration ?? 0) * FPS)) + 1;
@@ -255,7 +314,7 @@ function render() {
     v.updateBoneLines();
     renderer.setViewport(r.x, 0, r.width, r.height);
     renderer.setScissor(r.x, 0, r.width, r.height);
-    renderer.setClearColor(0x2b2f36);
+    renderer.setClearColor(0x000000, 0);
     renderer.render(v.scene, camera);
   });
   ++renders;
@@ -282,7 +341,10 @@ function setFrame(f) {
 
 function setClip(ci) {
   state.clip = ci;
-  for (const v of views) v.setClip(data.clips[ci], state.still), v.setHeat(state.heat, ci);
+  for (const v of views) {
+    v.setClip(data.clips[ci], state.still);
+    v.setHeat(state.heat, ci, !state.bodyFull);
+  }
   $('clip').value = String(ci);
   $('scrubber').max = String(frameCount() - 1);
   setFrame(0);
@@ -302,6 +364,26 @@ function tick(now) {
   }
   last = now;
   requestAnimationFrame(tick);
+}
+
+/// The floor's height: the report's (the bake's, characters[].bake.floor_y: the lowest
+/// bind-pose point of the body, or --floor), else the lowest point of the rigs at rest.
+function floorHeight(box) {
+  const ys = (data.report?.characters ?? []).map((c) => c.bake?.floor_y)
+    .filter((y) => typeof y === 'number');
+  if (ys.length) return { y: Math.min(...ys), source: 'report' };
+  return { y: box.min.y, source: 'lowest point' };
+}
+
+function addFloors() {
+  const box = new THREE.Box3();
+  for (const v of views) v.scene.updateMatrixWorld(true), box.expandByObject(v.scene);
+  if (box.isEmpty()) return;
+  const size = box.getSize(new THREE.Vector3());
+  const floor = floorHeight(box);
+  for (const v of views) v.addFloor(floor.y, box.getCenter(new THREE.Vector3()),
+    2.5 * Math.max(size.x, size.z, size.y));
+  floorInfo = floor;
 }
 
 function frameCamera() {
@@ -353,7 +435,16 @@ function bindControls() {
   $('heat').addEventListener('change', (e) => {
     state.heat = e.target.checked;
     $('legend').hidden = !state.heat;
-    for (const v of views) v.setHeat(state.heat, state.clip);
+    for (const v of views) v.setHeat(state.heat, state.clip, !state.bodyFull);
+    render();
+  });
+  $('floor').addEventListener('change', (e) => {
+    for (const v of views) if (v.floor) v.floor.visible = e.target.checked;
+    render();
+  });
+  $('body-full').addEventListener('change', (e) => {
+    state.bodyFull = e.target.checked;
+    for (const v of views) v.setHeat(state.heat, state.clip, !state.bodyFull);
     render();
   });
   $('torn-above').textContent = String(data.torn_above);
@@ -378,6 +469,21 @@ window.retailTest = {
   textured: () => views.filter((v) => v.meshes.some((m) => (m.material?.map?.image?.width ?? 0) > 0))
     .length,
   state: () => ({ ...state, frames: frameCount(), duration: clipDef()?.duration ?? 0 }),
+  /// The body's heat in view `key` as shown: { vertices, torn, shownTorn } (View.bodyHeat).
+  bodyHeat(key) {
+    return views.find((v) => v.def.key === key)?.bodyHeat() ?? null;
+  },
+  /// The floor in view `key`: its height, where it came from ('report' or 'lowest point'),
+  /// whether it is in the scene and visible (the Floor toggle).
+  floor(key) {
+    const i = views.findIndex((v) => v.def.key === key);
+    const f = views[i]?.floor;
+    if (!f) return null;
+    let inScene = false;
+    views[i].scene.traverse((o) => { if (o === f) inScene = true; });
+    return { y: floorInfo.y, source: floorInfo.source, inScene, visible: f.visible,
+      name: f.name };
+  },
   /// The tail's screen box in view `key`: page CSS pixels (x, y, width, height) and the same
   /// box in canvas pixels (`canvas`), or null.
   tailBox(key) {
@@ -414,6 +520,7 @@ async function main() {
   controls.addEventListener('change', () => { if (!state.playing) render(); });
   render();
   frameCamera();
+  addFloors();
   if (data.clips.length) setClip(0); else render();
   $('status').textContent = data.clips.length ? '' : 'This file has no clips.';
   window.retailTest.ready = true;

@@ -13,6 +13,16 @@ function el(tag, attrs = {}, ...children) {
 
 const fmt = (x, digits = 3) => (typeof x === 'number' ? x.toFixed(digits) : x == null ? '—' : String(x));
 
+// Units on every figure: lengths in metres (world units, metres by convention) and as a share of
+// the character's height H ("0.412 m, 0.23 H"), ratios as "×", durations in s, shares in %.
+const sig = (x) => (Math.abs(x) >= 100 ? x.toFixed(0) : x.toPrecision(3).replace(/\.?0+$/, (m) =>
+  (m.startsWith('.') ? '' : m)));
+const metres = (x) => (typeof x === 'number' ? `${sig(x)} m` : '—');
+/// A length in metres and in H (character height `h`), e.g. "20.2 m, 1.73 H".
+const length = (x, h) => (typeof x !== 'number' ? '—'
+  : typeof h === 'number' && h > 0 ? `${metres(x)}, ${(x / h).toFixed(2)} H` : metres(x));
+const ratio = (x) => ({ text: typeof x === 'number' ? `${x.toFixed(2)}×` : '—', class: 'num' });
+
 /// A table from a header row and rows of cells; a cell is a value or {text, class}.
 function table(head, rows) {
   const t = el('table', {}, el('thead', {}, el('tr', {}, ...head.map((h) => el('th', {}, h)))));
@@ -28,15 +38,16 @@ function table(head, rows) {
 const num = (x, digits) => ({ text: fmt(x, digits), class: 'num' });
 const torn = (x) => ({ text: `${fmt(x, 2)}%`, class: x > 0 ? 'num torn' : 'num' });
 
-/// One clip's row: for each region present its p95, p99, max and torn share.
+/// One clip's row: for each region present its p95, p99, max (edge length / bind length) and
+/// torn share.
 function stretchTable(stretch, regions) {
-  const head = ['clip', 'duration (s)'];
+  const head = ['clip', 'duration'];
   for (const [, label] of regions) head.push(`${label} p95`, 'p99', 'max', 'torn');
   const rows = stretch.clips.map((c) => {
-    const row = [c.name, num(c.duration_s, 2)];
+    const row = [c.name, { text: `${fmt(c.duration_s, 2)} s`, class: 'num' }];
     for (const [key] of regions) {
       const r = c[key];
-      row.push(num(r?.p95, 2), num(r?.p99, 2), num(r?.max, 2), torn(r?.torn_percent ?? 0));
+      row.push(ratio(r?.p95), ratio(r?.p99), ratio(r?.max), torn(r?.torn_percent ?? 0));
     }
     return row;
   });
@@ -47,7 +58,8 @@ function piecesTable(c) {
   const verdicts = new Map((c.harm_check || []).map((h) => [h.piece, h.verdict]));
   return table(['piece', 'vertices', 'region', 'hangs from', 'length', 'decision', 'reason'],
     (c.pieces || []).map((p) => [p.id, num(p.vertices, 0), p.region, p.attachment?.name ?? '—',
-      num(p.length, 3), { text: p.decision, class: `decision-${p.decision}` },
+      { text: length(p.length, c.height), class: 'num' },
+      { text: p.decision, class: `decision-${p.decision}` },
       p.reason + (verdicts.has(p.id) && verdicts.get(p.id) !== 'kept'
         ? ` (${verdicts.get(p.id)})` : '')]));
 }
@@ -56,8 +68,10 @@ function chainsTable(c) {
   return table(['piece', 'bones', 'K', 'L', 'vertices', 'root band', 'weighted bone distance'],
     (c.chains || []).map((ch) => [ch.piece,
       ch.rigid ? 'rigid on the hips' : `${ch.bones[0] ?? ''} … ${ch.bones[ch.bones.length - 1] ?? ''}`,
-      num(ch.K, 0), num(ch.L, 3), num(ch.vertices, 0), num(ch.root_band_vertices, 0),
-      `${fmt(ch.weighted_bone_distance.before)} → ${fmt(ch.weighted_bone_distance.after)}`]));
+      num(ch.K, 0), { text: length(ch.L, c.height), class: 'num' }, num(ch.vertices, 0),
+      num(ch.root_band_vertices, 0),
+      `${length(ch.weighted_bone_distance.before, c.height)} → ` +
+        `${length(ch.weighted_bone_distance.after, c.height)}`]));
 }
 
 function leftTornTable(c) {
@@ -76,8 +90,10 @@ function rerigReport(r, root, subtitle) {
   subtitle.textContent = `${r.input.path} → ${r.output.path} · mode ${r.mode} · retail ${r.tool.version}`;
   r.characters.forEach((c, k) => {
     root.append(el('h2', {}, `Character ${k + 1}`),
-      el('p', {}, `skins ${c.skins.join(', ')} · H ${fmt(c.height)} · ` +
-        `${c.vertices?.source ?? '?'} skinned vertices`));
+      el('p', {}, `skins ${c.skins.join(', ')} · height H ${metres(c.height)} · ` +
+        `${c.vertices?.source ?? '?'} skinned vertices` +
+        (typeof c.bake?.floor_y === 'number' ? ` · floor at ${metres(c.bake.floor_y)} ` +
+          '(drawn as the grid)' : '')));
     if ((c.left_torn || []).length) {
       root.append(el('h3', { class: 'left-torn' }, 'Torn skin left as it was'),
         el('p', { class: 'left-torn' }, 'The input tears here under its own clips, and retail ' +
@@ -86,8 +102,10 @@ function rerigReport(r, root, subtitle) {
     }
     if (c.stretch) {
       root.append(el('h3', {}, 'Edge stretch of the tail per clip'),
-        el('p', {}, 'original: the input rig · rigid: the tail on the hips (reads 1.00) · ' +
-          'result: the output · body: the output\'s body, the baseline'),
+        el('p', {}, 'original: the input rig · rigid: the tail on the hips (reads 1.00×) · ' +
+          'result: the output · body: the output\'s body, the baseline · p95, p99, max: an ' +
+          'edge\'s length over its bind length (×) · torn: the share of edge-samples beyond the ' +
+          'torn thresholds'),
         stretchTable(c.stretch, [['original', 'original'], ['rigid', 'rigid'],
           ['result', 'result'], ['body', 'body']]));
     }
@@ -100,7 +118,7 @@ function stretchReport(r, root, subtitle) {
   subtitle.textContent = `${r.file} · tail region: bones matching /${r.region_bones}/i`;
   r.characters.forEach((c, k) => {
     root.append(el('h2', {}, `Character ${k + 1}`),
-      el('p', {}, `skins ${c.skins.join(', ')} · H ${fmt(c.height)} · ` +
+      el('p', {}, `skins ${c.skins.join(', ')} · height H ${metres(c.height)} · ` +
         `${c.region_vertices} vertices in the tail region`),
       el('h3', {}, 'Edge stretch per clip'),
       stretchTable(c.stretch, [['result', 'region'], ['body', 'body']]));

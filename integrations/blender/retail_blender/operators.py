@@ -1,17 +1,25 @@
 # "Fix tail with retail": export the selected armature and its meshes to a temporary GLB, run
 # retail on it, import the result into its own collection beside the originals (or in their
-# place when asked), and keep the report's summary for the panel. Temp files are removed.
+# place when asked), replacing this armature's previous result unless asked to add, and keep
+# the report's summary for the panel. Temp files are removed; the QA page is kept (PAGES_DIR or
+# the keep folder) for "Open QA page".
 import contextlib
 import json
 import os
+import pathlib
 import re
 import shutil
 import struct
 import tempfile
+import webbrowser
 
 import bpy
 
-from . import preferences, report, runner
+from . import compat, preferences, report, runner
+
+# Where QA pages go when no keep folder is set: they outlive the run (the browser opens them
+# later), one per result collection, overwritten by the next run of the same collection.
+PAGES_DIR = "retail-qa-pages"
 
 # Blender 3.4's glTF exporter: the selection only; the armature's clips are its active action
 # and its NLA tracks (one strip each), sampled over their own range rather than the scene's
@@ -118,10 +126,15 @@ def tail_mesh_name(glb_path, obj):
 
 def import_into(context, path, name, bone_heuristic):
     """Import a GLB and move what it created into a new collection `name` linked to the scene
-    (Blender 3.4's importer links everything to the scene's own collection); returns it."""
+    (Blender 3.4's importer links everything to the scene's own collection); returns it. The
+    actions the import made are listed in the collection's `retail_actions` (JSON), so that
+    replacing the result removes them too."""
+    compat.ensure_numpy_bool()
     before = {o.as_pointer() for o in bpy.data.objects}
+    actions_before = {a.as_pointer() for a in bpy.data.actions}
     result = bpy.ops.import_scene.gltf(filepath=path, bone_heuristic=bone_heuristic)
     created = [o for o in bpy.data.objects if o.as_pointer() not in before]
+    actions = [a.name for a in bpy.data.actions if a.as_pointer() not in actions_before]
     if 'FINISHED' not in result:
         for o in created:
             bpy.data.objects.remove(o, do_unlink=True)
@@ -132,7 +145,56 @@ def import_into(context, path, name, bone_heuristic):
         for c in list(o.users_collection):
             c.objects.unlink(o)
         collection.objects.link(o)
+    collection["retail_actions"] = json.dumps(actions)
     return collection
+
+
+def results_of(arm_name):
+    """The collections holding earlier results of the armature named `arm_name`."""
+    return [c for c in bpy.data.collections if c.get("retail_source") == arm_name]
+
+
+def result_name(arm_name, mode):
+    """The new result's collection name: '<armature> (retail)' when replacing (the previous
+    result goes), else the first of '<armature> (retail)', '<armature> (retail 2)', ... free."""
+    base = arm_name + " (retail)"
+    if mode == 'REPLACE':
+        return base
+    n, name = 1, base
+    while name in bpy.data.collections:
+        n += 1
+        name = "%s (retail %d)" % (arm_name, n)
+    return name
+
+
+def remove_result(collection):
+    """Delete an earlier result: its objects (and their data when nothing else uses it), the
+    actions its import made, and the collection."""
+    for o in list(collection.all_objects):
+        data = o.data
+        bpy.data.objects.remove(o, do_unlink=True)
+        if data is not None and data.users == 0:
+            if isinstance(data, bpy.types.Mesh):
+                bpy.data.meshes.remove(data)
+            elif isinstance(data, bpy.types.Armature):
+                bpy.data.armatures.remove(data)
+    try:
+        actions = json.loads(collection.get("retail_actions", "[]"))
+    except ValueError:
+        actions = []
+    for name in actions:
+        action = bpy.data.actions.get(name)
+        if action is not None:
+            bpy.data.actions.remove(action)
+    bpy.data.collections.remove(collection)
+
+
+def page_path(prefs, collection_name):
+    """Where the QA page of the result `collection_name` is written (the folder is made)."""
+    folder = (bpy.path.abspath(prefs.keep_dir) if prefs.keep_dir else
+              os.path.join(tempfile.gettempdir(), PAGES_DIR))
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, safe_name(collection_name) + ".html")
 
 
 def safe_name(name):
@@ -145,10 +207,14 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
     bl_idname = "retail.fix_tail"
     bl_label = "Fix tail with retail"
     bl_options = {'REGISTER', 'UNDO'}
+    page_note = ""
 
     def execute(self, context):
+        self.page_note = ""
         settings = context.scene.retail
         settings.last_command = ""
+        settings.last_message = ""
+        settings.last_page = ""
         try:
             collection, summary = self.run(context, settings)
         except (Failed, runner.RetailError, OSError, RuntimeError) as e:
@@ -162,14 +228,16 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
         settings.last_error = ""
         settings.last_summary = json.dumps(summary, sort_keys=True)
         settings.last_collection = collection.name
-        if not report.tail_found(summary):
-            self.report({'WARNING'}, "retail found no tail; imported a faithful copy into '%s'" %
-                        collection.name)
-        elif summary["warnings"]:
-            self.report({'WARNING'}, "imported into '%s'; retail warns: %s" %
-                        (collection.name, "; ".join(summary["warnings"])))
-        else:
-            self.report({'INFO'}, "imported the re-rigged character into '%s'" % collection.name)
+        settings.last_page = collection.get("retail_page", "")
+        # What retail did, from its report (a chain added, a tail the harm check rejected and
+        # why, nothing found, skin left torn, hair), then where the result went.
+        level, message = report.outcome(summary)
+        what = "imported the re-rigged character" if report.tail_found(summary) or any(
+            c["hair_chains"] for c in summary["characters"]) else "imported a faithful copy"
+        settings.last_message = "%s; %s into '%s'" % (message, what, collection.name)
+        if self.page_note:
+            settings.last_message += "; " + self.page_note
+        self.report({level}, settings.last_message)
         return {'FINISHED'}
 
     def run(self, context, settings):
@@ -202,12 +270,27 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
             tail = None
             if settings.tail_object is not None:
                 tail = tail_mesh_name(in_path, settings.tail_object)
+            name = result_name(arm.name, settings.on_rerun)
+            page = page_path(prefs, name) if settings.qa_page else None
             args = runner.build_args(binary, in_path, out_path, report_path, mode=settings.mode,
                                      carry=settings.carry if settings.use_carry else None,
-                                     clips=clips, tail=tail)
+                                     clips=clips, tail=tail,
+                                     hair=runner.selector_list(settings.hair), page=page)
             settings.last_command = " ".join(args)
             print("retail: running", settings.last_command)
-            log = runner.run(args, prefs.timeout)
+            try:
+                log = runner.run(args, prefs.timeout)
+            except runner.RetailError as e:
+                # A retail built without three.js cannot write the page (exit 3, saying so):
+                # the re-rig itself is still wanted, so run again without --html.
+                if not page or "without three.js" not in str(e):
+                    raise
+                page = None
+                self.page_note = "no QA page: this retail was built without three.js"
+                i = args.index("--html")
+                args = args[:i] + args[i + 2:]
+                settings.last_command = " ".join(args)
+                log = runner.run(args, prefs.timeout)
             print(log, end="")
             with open(report_path, encoding="utf-8") as f:
                 text = f.read()
@@ -220,10 +303,18 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
                 os.makedirs(keep, exist_ok=True)
                 for path in (in_path, out_path, report_path):
                     shutil.copyfile(path, os.path.join(keep, os.path.basename(path)))
-            collection = import_into(context, out_path, arm.name + " (retail)", prefs.bone_axes)
+            earlier = results_of(arm.name) if settings.on_rerun == 'REPLACE' else []
+            collection = import_into(context, out_path, name, prefs.bone_axes)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        # The previous result goes only once the new one is in (a failed run keeps it).
+        for old in earlier:
+            remove_result(old)
+        collection.name = name
+        collection["retail_source"] = arm.name
         collection["retail_report"] = text
+        if page:
+            collection["retail_page"] = page
         if settings.replace_originals:
             doomed = {o.name: o for o in [arm, *arm.children_recursive, *meshes]}
             for o in doomed.values():
@@ -231,7 +322,27 @@ class RETAIL_OT_fix_tail(bpy.types.Operator):
         return collection, summary
 
 
-CLASSES = (RETAIL_OT_fix_tail,)
+class RETAIL_OT_open_page(bpy.types.Operator):
+    """Open the last run's QA page (retail --html: the rigs side by side with the edge-stretch
+    heat map and the report) in the web browser"""
+    bl_idname = "retail.open_page"
+    bl_label = "Open QA page"
+
+    @classmethod
+    def poll(cls, context):
+        page = context.scene.retail.last_page
+        return bool(page) and os.path.isfile(page)
+
+    def execute(self, context):
+        url = pathlib.Path(context.scene.retail.last_page).resolve().as_uri()
+        if not webbrowser.open(url):
+            self.report({'ERROR'}, "no web browser to open %s" % url)
+            return {'CANCELLED'}
+        self.report({'INFO'}, "opened " + url)
+        return {'FINISHED'}
+
+
+CLASSES = (RETAIL_OT_fix_tail, RETAIL_OT_open_page)
 
 
 def register():

@@ -44,8 +44,13 @@ class RETAIL_PT_panel(bpy.types.Panel):
         row = layout.row(align=True)
         row.prop(settings, "tail_object")
         row.operator(RETAIL_OT_tail_from_active.bl_idname, text="", icon='EYEDROPPER')
+        layout.prop(settings, "hair")
+        layout.prop(settings, "on_rerun", expand=True)
+        layout.prop(settings, "qa_page")
         layout.prop(settings, "replace_originals")
         layout.operator(operators.RETAIL_OT_fix_tail.bl_idname, icon='BONE_DATA')
+        if settings.last_page:
+            layout.operator(operators.RETAIL_OT_open_page.bl_idname, icon='URL')
 
         if settings.last_error:
             box = layout.box()
@@ -56,6 +61,8 @@ class RETAIL_PT_panel(bpy.types.Panel):
         if settings.last_summary:
             box = layout.box()
             box.label(text="Last run: " + settings.last_collection, icon='OUTLINER_COLLECTION')
+            for part in wrap(settings.last_message):
+                box.label(text=part)
             for text, icon in report.lines(json.loads(settings.last_summary)):
                 for i, part in enumerate(wrap(text)):
                     box.label(text=part, icon=icon if i == 0 else 'BLANK1')

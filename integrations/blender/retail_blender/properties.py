@@ -30,6 +30,24 @@ class RetailSettings(bpy.types.PropertyGroup):
         name="Tail mesh", type=bpy.types.Object, poll=_is_mesh,
         description="Treat this mesh as the tail whatever detection says (--tail MESH); "
                     "empty: retail finds the tail")
+    hair: bpy.props.StringProperty(
+        name="Hair", default="",
+        description="Rebuild these hair clumps as chains under the head (--hair, one per "
+                    "selector, comma-separated): a mesh name as exported (the object's mesh "
+                    "data name), a material name, or M/P (docs/hair.md); empty: no hair")
+    on_rerun: bpy.props.EnumProperty(
+        name="Result", default='REPLACE',
+        items=(('REPLACE', "Replace previous",
+                "Delete this armature's previous result (its collection, objects and actions) "
+                "once the new one is imported"),
+               ('ADD', "Add", "Keep earlier results and add this one in a new collection "
+                              "('<armature> (retail 2)', ...)")),
+        description="What a run does with an earlier result of the same armature")
+    qa_page: bpy.props.BoolProperty(
+        name="QA page", default=True,
+        description="Also write retail's QA page (--html): the input, the rigid reference and "
+                    "the output side by side with the edge-stretch heat map; 'Open QA page' "
+                    "shows it in the web browser")
     replace_originals: bpy.props.BoolProperty(
         name="Replace originals", default=False,
         description="Delete the selected armature and its meshes once the result is imported "
@@ -39,6 +57,8 @@ class RetailSettings(bpy.types.PropertyGroup):
     last_error: bpy.props.StringProperty(default="", options={'HIDDEN'})
     last_collection: bpy.props.StringProperty(default="", options={'HIDDEN'})
     last_command: bpy.props.StringProperty(default="", options={'HIDDEN'})
+    last_page: bpy.props.StringProperty(default="", options={'HIDDEN'})
+    last_message: bpy.props.StringProperty(default="", options={'HIDDEN'})
 
 
 def register():

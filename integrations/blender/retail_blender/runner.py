@@ -21,10 +21,17 @@ def clip_list(text):
     return [c.strip() for c in text.split(",") if c.strip()]
 
 
+def selector_list(text):
+    """--hair selectors from the panel's comma-separated field (docs/hair.md: a mesh name, a
+    material name or M/P)."""
+    return [c.strip() for c in text.split(",") if c.strip()]
+
+
 def build_args(binary, in_path, out_path, report_path, mode="chain", carry=None, clips=None,
-               tail=None):
+               tail=None, hair=None, page=None):
     """The argv of one run. carry: degrees or None (retail's default); clips: names or None
-    (all); tail: a mesh name for --tail or None (detection decides)."""
+    (all); tail: a mesh name for --tail or None (detection decides); hair: selectors, one
+    --hair each; page: the QA page's path for --html or None."""
     args = [binary, in_path, out_path, "--report", report_path, "--mode", mode]
     if carry is not None:
         args += ["--carry", "%g" % carry]
@@ -32,6 +39,10 @@ def build_args(binary, in_path, out_path, report_path, mode="chain", carry=None,
         args += ["--clips", ",".join(clips)]
     if tail:
         args += ["--tail", tail]
+    for sel in hair or []:
+        args += ["--hair", sel]
+    if page:
+        args += ["--html", page]
     return args
 
 
