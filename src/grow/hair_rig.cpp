@@ -24,6 +24,13 @@ void HairRigParams::validate() const {
     throw Error(ExitCode::Usage, "hair pin fraction must be in [0, 0.5)");
   if (smoothing_passes < 0) throw Error(ExitCode::Usage, "hair smoothing passes must be >= 0");
   weld.validate();
+  int id = -1;
+  for (const auto& sel : hair)
+    if (parse_piece_selector(sel, id))
+      throw Error(ExitCode::Usage, "--hair '" + sel +
+                                       "': a hair clump is named by its mesh/primitive index, "
+                                       "mesh or material name (piece:N is for --tail and "
+                                       "--not-tail)");
 }
 
 ChainWeight hair_chain_weight(double g, double length, int bones, double pin) {
