@@ -235,6 +235,7 @@ TEST_CASE("cli first day: data on stdout, messages on stderr", "[cli]") {
   std::string out, err;
   REQUIRE(test::run_retail({"info", in}, &out, &err) == 0);
   CHECK(out.find("roles (names)") != std::string::npos);
+  CHECK(out.find(" m, scale = ") != std::string::npos); // H in metres
   CHECK(err.empty());
   REQUIRE(test::run_retail({"report", in, "--clips", "Walk", "--samples", "4"}, &out, &err) == 0);
   CHECK(out.find("edge stretch") != std::string::npos); // the stretch table
