@@ -298,8 +298,37 @@ TEST_CASE("cli first day: --tail piece:N and --not-tail piece:N name the report'
   CHECK(err.find("'piece:99' names no piece") != std::string::npos);
   CHECK(err.find("pieces: 0, 1") != std::string::npos);
   CHECK_FALSE(fs::exists(dir + "/d.glb"));
-  CHECK(test::run_retail({in, dir + "/e.glb", "--hair", "piece:0"}, nullptr, &err) == 1);
-  CHECK(err.find("piece:N is for --tail") != std::string::npos);
+}
+
+// The same for hair: a ponytail detection numbers is rebuilt as with its mesh name.
+TEST_CASE("cli first day: --hair piece:N rebuilds the piece as --hair by name does",
+          "[cli][selector]") {
+  std::string dir = test::temp_dir(), in = dir + "/pony.glb";
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::None;
+  o.ponytail = true;
+  test::write_bytes(in, retail::serialize_document(retail::generate_rig(o).doc));
+  std::string out, err;
+  REQUIRE(test::run_retail({in, "--dry-run", "--mode", "detect", "-q"}, &out, &err) == 0);
+  const Json pieces = Json::parse(out)["characters"][0]["pieces"];
+  REQUIRE(pieces.size() == 1); // the ponytail, far from the skeleton down the back
+  const int pony = pieces[0]["id"].get<int>();
+  const std::vector<std::string> fast = {"--no-harm-check", "--no-bake", "--dry-run", "-q"};
+  std::vector<std::string> by_name = {in, "--hair", "Ponytail"},
+                           by_piece = {in, "--hair", "piece:" + std::to_string(pony)};
+  by_name.insert(by_name.end(), fast.begin(), fast.end());
+  by_piece.insert(by_piece.end(), fast.begin(), fast.end());
+  REQUIRE(test::run_retail(by_name, &out, &err) == 0);
+  const Json named = Json::parse(out)["characters"][0]["hair"]["chains"];
+  REQUIRE(test::run_retail(by_piece, &out, &err) == 0);
+  const Json piece = Json::parse(out)["characters"][0]["hair"]["chains"];
+  REQUIRE(named.size() == 1);
+  REQUIRE(piece.size() == 1);
+  CHECK(piece[0]["selector"] == "piece:" + std::to_string(pony));
+  CHECK(piece[0]["vertices"] == named[0]["vertices"]);
+  CHECK(piece[0]["joints"] == named[0]["joints"]);
+  CHECK(test::run_retail({in, "--dry-run", "--hair", "piece:99"}, nullptr, &err) == 1);
+  CHECK(err.find("--hair 'piece:99' names no piece") != std::string::npos);
 }
 
 TEST_CASE("cli first day: figures in messages carry units and their share of H", "[cli][units]") {

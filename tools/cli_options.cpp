@@ -179,9 +179,9 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
                  "never treat this geometry as part of a tail (repeatable; same syntax)")
       ->group(kGroupEveryday);
   app.add_option("--hair", params.hair.hair,
-                 "rebuild this hair clump as a chain under the head (repeatable; a "
-                 "mesh/primitive index, a mesh or a material name): its weights erased, a pinned "
-                 "band on the head, baked with the hair solver (docs/hair.md)")
+                 "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
+                 "its weights erased, a pinned band on the head, baked with the hair solver "
+                 "(docs/hair.md)")
       ->allow_extra_args(false) // one value per --hair: `--hair H IN OUT` keeps IN and OUT
       ->group(kGroupEveryday);
   app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")

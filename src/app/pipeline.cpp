@@ -174,7 +174,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
       HairRigParams hp = params.hair;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
-      HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp);
+      HairPlan hair =
+          plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp, plan.result.piece_originals);
       plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
       hair_chains += hair.result.chains.size();
       for (const auto& w : hair.result.warnings) result.warnings.push_back(w);
@@ -205,15 +206,6 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   return measure_clips(in, clips, params, plans, hair_chains > 0, result);
 }
 
-/// Every --hair selector must name geometry of some character (Error(Usage)).
-void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>& hair) {
-  for (std::size_t i = 0; i < p.hair.size(); ++i) {
-    bool matched = false;
-    for (const auto& h : hair) matched = matched || (i < h.matched.size() && h.matched[i]);
-    require_selected(p.hair[i], "--hair", matched);
-  }
-}
-
 /// A piece selector that named no piece: Error(Usage) listing the pieces there are.
 [[noreturn]] void unknown_piece(const std::string& sel, const std::string& what,
                                 const std::vector<CharacterResult>& characters) {
@@ -228,6 +220,19 @@ void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>&
   throw Error(ExitCode::Usage, what + " '" + sel + "' names no piece detection found (pieces: " +
                                    (ids.empty() ? "none" : ids) +
                                    "; the report's characters[].pieces[].id)");
+}
+
+/// Every --hair selector must name geometry (or a piece) of some character (Error(Usage)).
+void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>& hair,
+                          const std::vector<CharacterResult>& characters) {
+  for (std::size_t i = 0; i < p.hair.size(); ++i) {
+    bool matched = false;
+    for (const auto& h : hair) matched = matched || (i < h.matched.size() && h.matched[i]);
+    int id = -1;
+    if (!matched && parse_piece_selector(p.hair[i], id))
+      unknown_piece(p.hair[i], "--hair", characters);
+    require_selected(p.hair[i], "--hair", matched);
+  }
 }
 
 /// Every --tail / --not-tail selector must name geometry of some character (Error(Usage)).
@@ -463,7 +468,7 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
     }
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, tears, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
-    if (attempt == 0) check_hair_selectors(params.hair, result.hair);
+    if (attempt == 0) check_hair_selectors(params.hair, result.hair, result.characters);
     if (judged && attempt < 4 &&
         harm_review(pass.judge, result.characters, params.harm, overrides, verdicts))
       continue;

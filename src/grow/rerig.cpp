@@ -175,6 +175,23 @@ PieceSelection read_selection(const Document& doc, const WeldedMesh& mesh,
   return selection;
 }
 
+/// Per piece selector of `params` that names a piece of `found`: its original vertices.
+void piece_originals(const WeldedMesh& mesh, const RerigParams& params,
+                     const std::vector<Piece>& found,
+                     std::map<std::string, std::vector<bool>>& out) {
+  int id = -1;
+  for (const auto* list : {&params.tail, &params.not_tail})
+    for (const auto& sel : *list)
+      for (const Piece& p : found)
+        if (parse_piece_selector(sel, id) && p.id == id && !p.vertices.empty()) {
+          std::vector<char> in(mesh.size(), 0);
+          for (int w : p.vertices) in[std::size_t(w)] = 1;
+          std::vector<bool>& mine = out[sel];
+          mine.assign(mesh.weld_of.size(), false);
+          for (std::size_t v = 0; v < mine.size(); ++v) mine[v] = in[std::size_t(mesh.weld_of[v])];
+        }
+}
+
 /// Does any --tail / --not-tail selector name a piece (piece:N)?
 bool names_pieces(const RerigParams& params) {
   int id = -1;
@@ -373,6 +390,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
     for (const Piece& p : first.pieces)
       if (!p.vertices.empty()) out.piece_ids.push_back(p.id);
     selection = read_selection(doc, mesh, params, &first.pieces, out.selector_matched);
+    piece_originals(mesh, params, first.pieces, out.piece_originals);
   }
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
   const Originals originals(mesh);

@@ -2,8 +2,8 @@
 // with the same syntax, `--hair SEL` (SPEC §10).
 //
 // A selector is, tried in this order: `piece:N` (N a whole number: the piece detection numbers N,
-// the report's characters[].pieces[].id; resolved by plan_character, rerig.h, for --tail and
-// --not-tail only); `M/P` (two whole numbers: meshes[M].primitives[P]); a mesh name (every
+// the report's characters[].pieces[].id; resolved by plan_character, rerig.h, and handed to
+// plan_hair for --hair); `M/P` (two whole numbers: meshes[M].primitives[P]); a mesh name (every
 // primitive of that mesh); a material name (every primitive drawn with it).
 #pragma once
 

@@ -75,6 +75,9 @@ struct CharacterResult {
   /// With a piece selector (piece:N): the ids of the pieces (with vertices) that detection found
   /// without the piece selectors, which they name; else empty.
   std::vector<int> piece_ids;
+  /// Per piece selector that named a piece: per original vertex (the character's primitives
+  /// concatenated), is it in that piece? (plan_hair reads it for --hair piece:N.)
+  std::map<std::string, std::vector<bool>> piece_originals;
 };
 
 /// A character's re-rig: what was found and decided, and the edit that writes it.
