@@ -304,7 +304,7 @@ TEST_CASE("stretch: retail report measures the output like the re-rig did", "[st
     FAIL("accepted an unknown clip");
   } catch (const retail::Error& e) {
     CHECK(e.code() == retail::ExitCode::Usage);
-    CHECK(std::string(e.what()).find("Walk, HipSwing, Crouch, Idle") != std::string::npos);
+    CHECK(std::string(e.what()).find("'Walk', 'HipSwing', 'Crouch', 'Idle'") != std::string::npos);
   }
 }
 

@@ -1,43 +1,95 @@
 // retail's option binders (cli_options.h): one per stage's params, one per command.
 #include "cli_options.h"
 
+#include "cli_help.h"
+
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdlib>
 
 namespace {
 
-void bind_log_level(CLI::App& app, Cli& cli) {
-  app.add_flag("-v,--verbose", cli.verbose, "more log detail on stderr");
-  app.add_flag("-q,--quiet", cli.quiet, "only warnings and errors on stderr");
+/// A switch (`--x` or a pair `--x,!--no-x`) bound to `value`; its default, `value` as it is now,
+/// is said in the help ("(default: on)") and kept for --print-config.
+CLI::Option* add_switch(CLI::App& app, const std::string& names, bool& value,
+                        const std::string& what, const char* group) {
+  return app.add_flag(names, value, what + (value ? " (default: on)" : " (default: off)"))
+      ->default_str(value ? "true" : "false")
+      ->group(group);
 }
 
-/// `retail IN OUT`'s own arguments, the bind skeleton's and the mode.
+/// The log level: per invocation, never from a config file.
+void bind_log_level(CLI::App& app, Cli& cli, const char* group) {
+  app.add_flag("-v,--verbose", cli.verbose, "more log detail on stderr")
+      ->configurable(false)
+      ->group(group);
+  app.add_flag("-q,--quiet", cli.quiet, "only warnings and errors on stderr")
+      ->configurable(false)
+      ->group(group);
+}
+
+/// `retail IN OUT`'s own arguments, the mode (everyday) and where the results go (output).
 void bind_run(CLI::App& app, Cli& cli) {
-  app.add_option("IN", cli.in_path, "input .glb/.vrm/.gltf");
+  app.add_option("IN", cli.in_path, "input .glb/.vrm/.gltf")->configurable(false);
   app.add_option("OUT", cli.out_path,
                  "output .glb/.vrm (GLB) or .gltf (+ OUT-stem.bin beside it); IN converts when "
-                 "the container differs (docs/containers.md)");
-  bind_log_level(app, cli);
-  app.add_option("--reference-height", cli.params.bind.reference_height_m,
-                 "model height (m) at which metre-given defaults apply unscaled")
-      ->capture_default_str();
+                 "the container differs (docs/containers.md); optional with --dry-run")
+      ->configurable(false);
   app.add_option("--mode", cli.mode,
                  "chain (bones along the tail), rigid (tail on the hips), detect (report only: "
                  "OUT is a faithful copy, converted if asked)")
       ->check(CLI::IsMember({"chain", "rigid", "detect"}))
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kGroupEveryday);
   app.add_option("--report", cli.params.report_path,
-                 "report path (default: OUT with .report.json; - for stdout)");
+                 "report path (default: OUT with .report.json; - for stdout)")
+      ->group(kGroupOutput);
   app.add_option("--html", cli.params.html_path,
                  "also write a self-contained QA page: input, rigid reference and output side by "
-                 "side with the heat map and the report (docs/html-page.md)");
+                 "side with the heat map and the report (docs/html-page.md)")
+      ->group(kGroupOutput);
 }
 
-/// Detection (detect.h).
-void bind_detect(CLI::App& app, retail::DetectParams& dp) {
-  app.add_flag("--rigid-worn", dp.rigid_worn,
-               "give worn pieces (sheath, quiver) weight 1 on their bone");
+/// What this invocation does beside the options: a dry run, a config file read or printed, the
+/// log level (everyday; never read from a config file but --config itself).
+void bind_invocation(CLI::App& app, Cli& cli) {
+  app.add_flag("--dry-run", cli.params.dry_run,
+               "plan, judge and report, but write nothing but the report: to --report PATH, else "
+               "to stdout (no OUT, no sidecars, no page; docs/cli.md)")
+      ->configurable(false)
+      ->group(kGroupEveryday);
+  app.set_config("--config", "",
+                 "read options from this TOML file, named as on the command line without the "
+                 "dashes (start from `retail --print-config`; the command line wins; docs/cli.md)")
+      ->group(kGroupEveryday);
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  app.add_flag("--print-config", cli.print_config,
+               "print a config file for --config holding the options given (with --config: "
+               "its too), every other option commented out at its default, and exit")
+      ->configurable(false)
+      ->group(kGroupEveryday);
+  bind_log_level(app, cli, kGroupEveryday);
+}
+
+/// The options of `app` from the `first`-th on still in CLI11's default group go to `group`.
+void group_rest(CLI::App& app, std::size_t first, const char* group) {
+  std::vector<CLI::Option*> options = app.get_options();
+  for (std::size_t i = first; i < options.size(); ++i)
+    if (options[i]->get_group() == "Options") options[i]->group(group);
+}
+
+/// Detection (detect.h) and the model's size (skeleton.h).
+void bind_detect(CLI::App& app, Cli& cli) {
+  const std::size_t first = app.get_options().size();
+  retail::DetectParams& dp = cli.params.rerig.detect;
+  add_switch(app, "--rigid-worn", dp.rigid_worn,
+             "give worn pieces (sheath, quiver) weight 1 on their bone", kGroupDetection);
+  app.add_option("--reference-height", cli.params.bind.reference_height_m,
+                 "model height (m) at which metre-given defaults apply unscaled")
+      ->capture_default_str();
+  add_switch(app, "--units-fixed", cli.units_fixed,
+             "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)",
+             kGroupDetection);
   app.add_option("--far", dp.distance.far_fraction_h, "far: skeleton distance above this x H")
       ->capture_default_str();
   app.add_option("--centroid-ratio", dp.centroid_ratio,
@@ -79,11 +131,14 @@ void bind_detect(CLI::App& app, retail::DetectParams& dp) {
   app.add_option("--min-tail-vertices", dp.min_tail_vertices,
                  "a chain needs at least this many welded vertices")
       ->capture_default_str();
+  group_rest(app, first, kGroupDetection);
 }
 
 /// The chain and its root band (chain.h, root_band.h), then what is a tail by hand and the harm
 /// check (rerig.h, pipeline.h).
-void bind_rerig(CLI::App& app, retail::RunParams& params) {
+void bind_rerig(CLI::App& app, Cli& cli) {
+  const std::size_t first = app.get_options().size();
+  retail::RunParams& params = cli.params;
   retail::RerigParams& rp = params.rerig;
   app.add_option("--short-tail", rp.chain.short_tail_h,
                  "tails shorter than this x H may get 1-2 bones (0: at least --min-bones)")
@@ -96,50 +151,62 @@ void bind_rerig(CLI::App& app, retail::RunParams& params) {
                  "(0: off)")
       ->capture_default_str();
   app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
-  app.add_flag_callback(
-      "--geodesic-weights",
-      [&rp] { rp.chain.coordinate = retail::ChainParams::Coordinate::Geodesic; },
-      "weight a tail by SPEC 6's surface distance from the collar, not by its position along "
-      "the chain's axis (docs/detection.md section 6)");
-}
-
-void bind_selection(CLI::App& app, retail::RunParams& params) {
-  app.add_option("--tail", params.rerig.tail,
-                 "treat this geometry as a tail chain whatever detection says (repeatable): "
-                 "a mesh/primitive index like 0/2, a mesh name or a material name");
-  app.add_option("--not-tail", params.rerig.not_tail,
-                 "never treat this geometry as part of a tail (repeatable; same syntax)");
-  app.add_option("--hair", params.hair.hair,
-                 "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
-                 "its weights erased, a pinned band on the head, baked with the hair solver "
-                 "(docs/hair.md)")
-      ->allow_extra_args(false); // one value per --hair: `--hair H IN OUT` keeps IN and OUT
-  app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
-      ->capture_default_str();
-  app.add_flag("--vrm-springs,!--no-vrm-springs", params.vrm_springs,
-               "on a VRM output, also append every grown chain (tails and --hair) to the file's "
-               "own springs (VRM 0.x bone groups / VRMC_springBone), so VRM runtimes swing it "
-               "live; existing entries are kept as they were (default; docs/hair.md)");
-  app.add_flag("--spring-bake,!--no-spring-bake", params.spring_bake,
-               "re-simulate the input's own VRM spring chains (VRM 0.x bone groups / "
-               "VRMC_springBone) and bake them into every selected clip; a clip's own track on a "
-               "chain joint is kept (default; docs/hair.md)");
-  app.add_flag("--harm-check,!--no-harm-check", params.harm_check,
-               "judge every grown piece against the input under its own clips, edge-sample by "
-               "edge-sample, before writing; one that newly tears more than the noise floor "
-               "steps down to a wider root band, rigid, or left as it was (default; "
-               "--no-harm-check: write what detection grew)");
+  add_switch(app, "--geodesic-weights", cli.geodesic_weights,
+             "weight a tail by SPEC 6's surface distance from the collar, not by its position "
+             "along the chain's axis (docs/detection.md section 6)",
+             kGroupAdvanced);
+  add_switch(app, "--harm-check,!--no-harm-check", params.harm_check,
+             "judge every grown piece against the input under its own clips, edge-sample by "
+             "edge-sample, before writing; one that newly tears more than the noise floor "
+             "steps down to a wider root band, rigid, or left as it was (--no-harm-check: "
+             "write what detection grew)",
+             kGroupAdvanced);
   app.add_option("--harm-noise", params.harm.noise_share,
                  "the harm check's noise floor: newly torn edge-samples allowed per clip, as a "
                  "share of those judged (at least 3; docs/detection.md section 5)")
       ->capture_default_str();
+  group_rest(app, first, kGroupAdvanced);
+}
+
+/// What is a tail or hair by hand (everyday), the hair's chains and the VRM springs.
+void bind_selection(CLI::App& app, retail::RunParams& params) {
+  app.add_option("--tail", params.rerig.tail,
+                 "treat this geometry as a tail chain whatever detection says (repeatable): "
+                 "piece:N (the report's and the page's piece N), a mesh/primitive index like "
+                 "0/2, a mesh name or a material name")
+      ->group(kGroupEveryday);
+  app.add_option("--not-tail", params.rerig.not_tail,
+                 "never treat this geometry as part of a tail (repeatable; same syntax)")
+      ->group(kGroupEveryday);
+  app.add_option("--hair", params.hair.hair,
+                 "rebuild this hair clump as a chain under the head (repeatable; same syntax): "
+                 "its weights erased, a pinned band on the head, baked with the hair solver "
+                 "(docs/hair.md)")
+      ->allow_extra_args(false) // one value per --hair: `--hair H IN OUT` keeps IN and OUT
+      ->group(kGroupEveryday);
+  app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
+      ->capture_default_str()
+      ->group(kGroupHair);
+  add_switch(app, "--spring-bake,!--no-spring-bake", params.spring_bake,
+             "re-simulate the input's own VRM spring chains (VRM 0.x bone groups / "
+             "VRMC_springBone) and bake them into every selected clip; a clip's own track on a "
+             "chain joint is kept (docs/hair.md)",
+             kGroupHair);
+  add_switch(app, "--vrm-springs,!--no-vrm-springs", params.vrm_springs,
+             "on a VRM output, also append every grown chain (tails and --hair) to the file's "
+             "own springs (VRM 0.x bone groups / VRMC_springBone), so VRM runtimes swing it "
+             "live; existing entries are kept as they were (docs/hair.md)",
+             kGroupOutput);
 }
 
 /// The spring (spring.h) and the bake (bake.h).
-void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
-  app.add_flag("--bake,!--no-bake", params.bake_enabled,
-               "bake the spring into every selected clip (default; --no-bake: chain and weights "
-               "only, the tail then follows the hips rigidly)");
+void bind_bake(CLI::App& app, Cli& cli) {
+  const std::size_t first = app.get_options().size();
+  retail::RunParams& params = cli.params;
+  add_switch(app, "--bake,!--no-bake", params.bake_enabled,
+             "bake the spring into every selected clip (--no-bake: chain and weights only, the "
+             "tail then follows the hips rigidly)",
+             kGroupSpring);
   auto& sp = params.bake.spring;
   app.add_option("--fps", params.bake.fps, "baked keys per second")->capture_default_str();
   app.add_option("--no-loop", params.bake.no_loop,
@@ -154,8 +221,9 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
   app.add_option("--damping", sp.damping_ratio, "damping ratio zeta")->capture_default_str();
   app.add_option("--gravity", sp.gravity_mps2, "gravity on the tail, m/s^2 (scaled to the model)")
       ->capture_default_str();
-  app.add_flag("!--carry-always", sp.carry_as_needed,
-               "carry every tail's rest arc by --carry whatever it clears (SPEC §7's arc)");
+  add_switch(app, "--carry-always", cli.carry_always,
+             "carry every tail's rest arc by --carry whatever it clears (SPEC §7's arc)",
+             kGroupSpring);
   app.add_option("--carry", sp.carry_deg,
                  "the most the tail's rest arc is carried (lifted), degrees: a tail modelled "
                  "clear of the legs rests in its modelled shape, one that is not is lifted the "
@@ -175,7 +243,9 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
                  "the tail's rest arc bends no joint further from its modelled direction than "
                  "this share of its skin limit (0: SPEC's arc)")
       ->capture_default_str();
-  app.add_option("--substep", sp.substep_s, "fixed solver substep, s")->capture_default_str();
+  app.add_option("--substep", sp.substep_s, "fixed solver substep, s")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
   app.add_option("--floor-clearance", sp.floor_clearance_m,
                  "tail thickness below its centreline at the floor (rho), m (scaled)")
       ->capture_default_str();
@@ -183,35 +253,42 @@ void bind_bake(CLI::App& app, retail::RunParams& params, bool& no_floor) {
       ->capture_default_str();
   app.add_option("--loop-tolerance", params.bake.loop_tolerance_deg,
                  "warm-up ends when every bone's start state repeats within this, degrees")
-      ->capture_default_str();
-  app.add_flag("--spread-seam,!--keep-seam", params.bake.spread_seam,
-               "spread a loop's seam still wider than --loop-tolerance over the loop "
-               "(--keep-seam: leave it as recorded)");
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
+  add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
+             "spread a loop's seam still wider than --loop-tolerance over the loop "
+             "(--keep-seam: leave it as recorded)",
+             kGroupAdvanced);
   app.add_option("--max-warmup", params.bake.max_warmup_cycles,
                  "most warm-up cycles before baking anyway (with a warning)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
   app.add_option("--floor", params.bake.floor_y,
-                 "floor height g0 (world Y; default: lowest body skin at bind)");
-  app.add_flag("--no-floor", no_floor, "no floor contact");
+                 "floor height g0 (world Y, m; default: lowest body skin at bind)");
+  add_switch(app, "--no-floor", cli.no_floor, "no floor contact", kGroupSpring);
+  group_rest(app, first, kGroupSpring);
 }
 
-/// The stretch and its checks (stretch.h, qa.h), the worker threads and the units.
+/// The clips and the checks (everyday), the stretch's samples and the worker threads.
 void bind_measure(CLI::App& app, Cli& cli) {
   app.add_option("--clips", cli.clips,
-                 "clips to bake, judge and measure, comma-separated: a full name or the part "
-                 "after 'Armature|' (default: all; a clip left out gets no tail keys, the tail "
-                 "follows the hips rigidly in it)")
-      ->delimiter(',');
-  app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
-      ->capture_default_str();
+                 "clips to bake, judge and measure, comma-separated: a full name, the part "
+                 "after the last '|' ('Walk' for 'Armature|Walk'), or a pattern with * and ? "
+                 "('*Walk*'; default: all; a clip left out gets no tail keys, the tail follows "
+                 "the hips rigidly in it)")
+      ->delimiter(',')
+      ->group(kGroupEveryday);
   app.add_option("--fail-on", cli.fail_on,
-                 "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)");
+                 "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)")
+      ->group(kGroupEveryday);
+  app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
   app.add_option("--threads", cli.params.threads,
                  "worker threads for the per-clip bake and stretch (0: one per core; the "
                  "output does not depend on it)")
-      ->capture_default_str();
-  app.add_flag("--units-fixed", cli.units_fixed,
-               "do not scale metre-given defaults by H/1.8 (SPEC --units auto is the default)");
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
 }
 
 CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
@@ -220,7 +297,7 @@ CLI::App* bind_info_command(CLI::App& app, Cli& cli) {
   cmd->add_option("IN", cli.info_in, "input file")->required();
   cmd->add_flag("--json", cli.info_json,
                 "print retail.info/1 JSON on stdout (docs/info-schema.md)");
-  bind_log_level(*cmd, cli);
+  bind_log_level(*cmd, cli, "Options");
   return cmd;
 }
 
@@ -246,8 +323,8 @@ CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
                   "write a self-contained QA page: the rig with its heat map and the stretch "
                   "(docs/html-page.md)");
   cmd->add_option("--clips", cli.clips,
-                  "clips to measure, comma-separated: a full name or the part after "
-                  "'Armature|' (default: all)")
+                  "clips to measure, comma-separated: a full name, the part after the last "
+                  "'|', or a pattern with * and ? (default: all)")
       ->delimiter(',');
   cmd->add_option("--region-bones", cli.region_bones,
                   "tail region: largest weight on a bone matching this regex")
@@ -258,7 +335,7 @@ CLI::App* bind_report_command(CLI::App& app, Cli& cli) {
   cmd->add_option("--threads", cli.params.threads, "worker threads (0: one per core)")
       ->capture_default_str();
   bind_head_turn(*cmd, cli);
-  bind_log_level(*cmd, cli);
+  bind_log_level(*cmd, cli, "Options");
   return cmd;
 }
 
@@ -269,7 +346,8 @@ CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
   cmd->fallthrough();
   cmd->footer("Outputs keep their input's container (convert single files with retail IN OUT).\n"
               "Example:\n  retail batch assets/ rigged/ -j 4 --summary rigged/summary.jsonl "
-              "--fail-on 'torn>0'");
+              "--fail-on 'torn>0'\n\n" +
+              pass_through_text(app));
   cmd->add_option("IN_DIR", cli.batch_in, "input folder (recursive)")->required();
   cmd->add_option("OUT_DIR", cli.batch_out, "output folder (mirrors IN_DIR)")->required();
   cmd->add_option("-j,--jobs", cli.batch.jobs, "worker threads (0: one per core)")
@@ -278,11 +356,12 @@ CLI::App* bind_batch_command(CLI::App& app, Cli& cli) {
       ->capture_default_str();
   cmd->add_option("--summary", cli.batch.summary_path,
                   "one JSON line per file (- for stdout; docs/batch.md)");
-  cmd->add_flag("--force", cli.batch.force, "re-rig even outputs newer than their input");
+  add_switch(*cmd, "--force", cli.batch.force, "re-rig even outputs newer than their input",
+             "Options");
   cmd->add_flag("--html", cli.batch.html,
                 "a QA page beside every output (OUT with .html) and OUT_DIR/index.html "
                 "listing them (docs/html-page.md)");
-  bind_log_level(*cmd, cli);
+  bind_log_level(*cmd, cli, "Options");
   return cmd;
 }
 
@@ -306,12 +385,14 @@ void require_finite(CLI::App& app) {
 } // namespace
 
 Subcommands bind_options(CLI::App& app, Cli& cli) {
+  use_retail_help(app);
   bind_run(app, cli);
-  bind_detect(app, cli.params.rerig.detect);
-  bind_rerig(app, cli.params);
-  bind_selection(app, cli.params);
-  bind_bake(app, cli.params, cli.no_floor);
   bind_measure(app, cli);
+  bind_selection(app, cli.params);
+  bind_invocation(app, cli);
+  bind_detect(app, cli);
+  bind_rerig(app, cli);
+  bind_bake(app, cli);
   Subcommands sub;
   sub.info = bind_info_command(app, cli);
   sub.report = bind_report_command(app, cli);
@@ -325,6 +406,10 @@ void finish_params(Cli& cli) {
   params.bind.units_auto = !cli.units_fixed;
   params.clips = cli.clips;
   if (cli.no_floor) params.bake.spring.floor = false;
+  if (cli.carry_always) params.bake.spring.carry_as_needed = false;
+  if (cli.geodesic_weights)
+    params.rerig.chain.coordinate = retail::ChainParams::Coordinate::Geodesic;
+  if (params.dry_run && params.report_path.empty()) params.report_path = "-";
   for (const auto& f : cli.fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
   params.rerig.mode = cli.mode == "rigid"    ? retail::Mode::Rigid
                       : cli.mode == "detect" ? retail::Mode::Detect

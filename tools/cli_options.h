@@ -19,7 +19,9 @@ class App;
 struct Cli {
   std::string in_path, out_path, mode = "chain";
   int verbose = 0;
-  bool quiet = false, no_floor = false, units_fixed = false;
+  bool quiet = false, no_floor = false, units_fixed = false, carry_always = false;
+  bool geodesic_weights = false;
+  bool print_config = false; ///< --print-config: print the config text and exit
   std::vector<std::string> clips, fail_on;
   std::string info_in;
   bool info_json = false;
@@ -39,10 +41,11 @@ struct Subcommands {
   CLI::App* batch = nullptr;
 };
 
-/// Adds every option of `retail IN OUT` (the run's own, then detection, the re-rig, the
-/// selection, the bake, the measurement) and the info, report and batch subcommands to `app`,
-/// bound to `cli`. The order is the order of `--help`.
+/// Adds every option of `retail IN OUT` and the info, report and batch subcommands to `app`,
+/// bound to `cli`, with retail's help (cli_help.h): the options in groups (everyday, detection,
+/// spring, hair, output, advanced), `--config FILE` and `--print-config`.
 Subcommands bind_options(CLI::App& app, Cli& cli);
 
-/// The params the flags stand for, once parsed. Failure: Error(Usage) for a bad --fail-on.
+/// The params the flags stand for, once parsed (--dry-run without --report: the report on
+/// stdout). Failure: Error(Usage) for a bad --fail-on.
 void finish_params(Cli& cli);

@@ -1,4 +1,5 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
+#include "cli_help.h"
 #include "cli_options.h"
 #include "retail/app/batch.h"
 #include "retail/app/batch_progress.h"
@@ -6,6 +7,7 @@
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/base/units.h"
 #include "retail/motion/head_turn.h"
 
 #include <CLI/CLI.hpp>
@@ -95,13 +97,15 @@ void log_stages(const std::vector<retail::StageStat>& stages) {
 /// One line per tail chain and per piece left alone, for people reading the log.
 void log_summary(const retail::RunResult& r) {
   for (const auto& c : r.report["characters"]) {
+    const double h = c.value("height", 0.0);
     for (const auto& ch : c.value("chains", retail::Json::array())) {
       const auto& wbd = ch["weighted_bone_distance"];
-      spdlog::info("tail chain: {} bones ({}..), L {:.3g}, {} vertices, weighted bone distance "
-                   "{:.3g} -> {:.3g}",
+      spdlog::info("tail chain: {} bones ({}..), L {}, {} vertices, weighted bone distance "
+                   "{} -> {}",
                    ch["K"].get<int>(), ch["bones"].empty() ? "" : ch["bones"][0].get<std::string>(),
-                   ch["L"].get<double>(), ch["vertices"].get<std::size_t>(),
-                   wbd["before"].get<double>(), wbd["after"].get<double>());
+                   retail::length_text(ch["L"].get<double>(), h), ch["vertices"].get<std::size_t>(),
+                   retail::length_text(wbd["before"].get<double>(), h),
+                   retail::length_text(wbd["after"].get<double>(), h));
     }
     for (const auto& p : c.value("pieces", retail::Json::array()))
       if (p["decision"] != "tail_chain" && p["vertices"].get<std::size_t>() >= 8)
@@ -161,7 +165,16 @@ int run_batch_command(const std::string& in_dir, const std::string& out_dir,
   }
 }
 
-/// `retail info IN [--json]`.
+/// `retail report`'s data, its tables: stdout, unless `--json -` puts the JSON there (the tables
+/// then go to stderr beside the log, not into the JSON; -q: not at all).
+void print_table(const Cli& cli, const std::string& text) {
+  if (cli.report_json != "-")
+    std::cout << text;
+  else if (!cli.quiet)
+    std::cerr << text;
+}
+
+/// `retail info IN [--json]`: the text or the JSON on stdout.
 int info_command(const Cli& cli) {
   try {
     std::vector<retail::StageStat> stats;
@@ -170,7 +183,7 @@ int info_command(const Cli& cli) {
     if (cli.info_json)
       std::cout << info.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
     else
-      std::cerr << retail::terminal_safe(retail::format_info(safe_strings(info)), true);
+      std::cout << retail::terminal_safe(retail::format_info(safe_strings(info)), true);
     return 0;
   } catch (const retail::Error& e) {
     return report_error(cli.info_in, e);
@@ -179,7 +192,8 @@ int info_command(const Cli& cli) {
   }
 }
 
-/// `retail report IN --head-turn`: the table on stderr, retail.headturn/1 where --json says.
+/// `retail report IN --head-turn`: the table on stdout (on stderr when --json - takes stdout),
+/// retail.headturn/1 where --json says.
 int head_turn_command(const Cli& cli) {
   try {
     if (!cli.report_html.empty() || !cli.fail_on.empty() || !cli.clips.empty())
@@ -199,13 +213,13 @@ int head_turn_command(const Cli& cli) {
                    cli.report_in);
     else if (r.chains.empty())
       spdlog::info("head turn: {}: no spring chains measured (see the warnings)", cli.report_in);
-    else if (!cli.quiet)
-      std::cerr << retail::terminal_safe(retail::format_head_turn_table(r), true);
+    else
+      print_table(cli, retail::terminal_safe(retail::format_head_turn_table(r), true));
     if (r.torso.fitted)
       for (const auto& c : r.chains)
         if (c.torso_capsule_added)
           spdlog::info("head turn: chain '{}': its colliders cover {:.0f}% of the trunk; a torso "
-                       "capsule (radius {:.3f}) was added",
+                       "capsule (radius {:.3f} m) was added",
                        c.name, 100 * c.torso_covered_fraction, r.torso.capsule.radius_m);
     retail::Json j =
         retail::head_turn_json(r, in.model, cli.head_turn_params, cli.report_in, in.sha256);
@@ -225,7 +239,8 @@ int head_turn_command(const Cli& cli) {
   }
 }
 
-/// `retail report IN`: the stretch table on stderr, the JSON where asked, exit 6 on a failed check.
+/// `retail report IN`: the stretch table on stdout (on stderr when --json - takes stdout), the
+/// JSON where asked, exit 6 on a failed check.
 int report_command(const Cli& cli) {
   if (cli.head_turn) return head_turn_command(cli);
   const retail::RunParams& params = cli.params;
@@ -243,7 +258,7 @@ int report_command(const Cli& cli) {
     for (std::size_t k = 0; k < m.stretch.size(); ++k) {
       spdlog::info("character {}: {} vertices in the tail region ('{}')", k, m.region_vertices[k],
                    cli.region_bones);
-      if (!cli.quiet) std::cerr << safe_table(m.stretch[k]);
+      print_table(cli, safe_table(m.stretch[k]));
     }
     if (cli.report_json == "-")
       std::cout << m.json.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
@@ -266,10 +281,10 @@ int report_command(const Cli& cli) {
   }
 }
 
-/// `retail IN OUT`: the stage lines, notes, warnings and the table on stderr; exit 6 on a failed
-/// check.
+/// `retail IN OUT`: the stage lines, notes, warnings and the table on stderr, the report on stdout
+/// when asked (--report -, or --dry-run without --report); exit 6 on a failed check.
 int rerig_command(const Cli& cli) {
-  if (cli.in_path.empty() || cli.out_path.empty()) {
+  if (cli.in_path.empty() || (cli.out_path.empty() && !cli.params.dry_run)) {
     std::fprintf(stderr, "error: need IN and OUT (see retail --help)\n");
     return int(retail::ExitCode::Usage);
   }
@@ -283,8 +298,13 @@ int rerig_command(const Cli& cli) {
       if (!rows.empty() && !cli.quiet) std::cerr << safe_table(rows);
     if (r.report_path == "-")
       std::cout << r.report.dump(2, ' ', false, retail::Json::error_handler_t::replace) << "\n";
-    spdlog::info("wrote {}{}", cli.out_path, r.report_path == "-" ? "" : " and " + r.report_path);
-    if (!cli.params.html_path.empty())
+    if (cli.params.dry_run)
+      spdlog::info("dry run: wrote {} and nothing else{}",
+                   r.report_path == "-" ? "the report to stdout" : r.report_path,
+                   cli.out_path.empty() ? "" : " (" + cli.out_path + " not written)");
+    else
+      spdlog::info("wrote {}{}", cli.out_path, r.report_path == "-" ? "" : " and " + r.report_path);
+    if (!cli.params.html_path.empty() && !cli.params.dry_run)
       spdlog::info("wrote {} ({} bytes, {:.1f} ms)", cli.params.html_path, r.page_bytes, r.page_ms);
     for (const auto& f : r.failures) spdlog::error("check failed: {}", f);
     return r.failures.empty() ? 0 : int(retail::ExitCode::ChecksFailed);
@@ -293,6 +313,22 @@ int rerig_command(const Cli& cli) {
   } catch (const std::exception& e) {
     return internal_error(cli.in_path, e);
   }
+}
+
+/// A --config file CLI11 could not read (`what` ""), or with an option retail does not know:
+/// one line naming the file, exit 1.
+int config_error(const CLI::App& app, std::string what) {
+  const std::string file = app.get_config_ptr()->as<std::string>();
+  const std::string unknown = "INI was not able to parse ";
+  if (what.empty())
+    what = "cannot read the config file";
+  else if (what.compare(0, unknown.size(), unknown) == 0)
+    what = "unknown option '" + what.substr(unknown.size()) +
+           "' (names as on the command line without the dashes; retail --print-config lists "
+           "them)";
+  std::fprintf(stderr, "error: %s: %s\n", retail::terminal_safe(file).c_str(),
+               retail::terminal_safe(what).c_str());
+  return int(retail::ExitCode::Usage);
 }
 
 } // namespace
@@ -312,9 +348,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ConfigError& e) {
+    return config_error(app, e.what());
+  } catch (const CLI::FileError& e) {
+    return config_error(app, "");
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : int(retail::ExitCode::Usage);
+  }
+  if (cli.print_config) {
+    std::cout << config_text(app);
+    return 0;
   }
   setup_logging(cli.verbose, cli.quiet);
   retail::install_signal_cleanup();
@@ -325,6 +369,11 @@ int main(int argc, char** argv) {
     return int(e.code());
   }
   if (sub.info->parsed()) return info_command(cli);
+  if (sub.batch->parsed() && cli.params.dry_run) {
+    std::fprintf(stderr, "error: --dry-run is for one file (retail IN [OUT] --dry-run); a batch "
+                         "writes every file's output\n");
+    return int(retail::ExitCode::Usage);
+  }
   if (sub.batch->parsed())
     return run_batch_command(cli.batch_in, cli.batch_out, cli.shard, cli.params, cli.batch,
                              cli.quiet, cli.verbose > 0);

@@ -197,8 +197,8 @@ std::string format_info(const Json& info) {
   o << "skins: " << info["skins"].size() << "\n";
   for (const auto& c : info["characters"]) {
     std::snprintf(buf, sizeof buf,
-                  "character (skins %s): H = %.4g, scale = %.4g, floor y = %.4g, skin units = "
-                  "%.4g, skin up %s\n",
+                  "character (skins %s): H = %.4g m, scale = %.4g, floor y = %.4g m, skin "
+                  "units = %.4g, skin up %s\n",
                   c["skins"].dump().c_str(), c["height"].get<double>(), c["scale"].get<double>(),
                   c["floor_y"].get<double>(), c["skin_units"].get<double>(),
                   c["skin_up"].get<std::string>().c_str());

@@ -4,6 +4,7 @@
 #include "app/pipeline_internal.h"
 #include "retail/base/error.h"
 #include "retail/base/files.h"
+#include "retail/base/glob.h"
 #include "retail/base/sha256.h"
 #include "retail/detect/selector.h"
 #include "retail/io/builder.h"
@@ -18,6 +19,7 @@
 #include "retail/record/html_page.h"
 #include "retail/record/report.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -173,7 +175,8 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
       HairRigParams hp = params.hair;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
-      HairPlan hair = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp);
+      HairPlan hair =
+          plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp, plan.result.piece_originals);
       plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
       hair_chains += hair.result.chains.size();
       for (const auto& w : hair.result.warnings) result.warnings.push_back(w);
@@ -204,11 +207,31 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   return measure_clips(in, clips, params, plans, hair_chains > 0, result);
 }
 
-/// Every --hair selector must name geometry of some character (Error(Usage)).
-void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>& hair) {
+/// A piece selector that named no piece: Error(Usage) listing the pieces there are.
+[[noreturn]] void unknown_piece(const std::string& sel, const std::string& what,
+                                const std::vector<CharacterResult>& characters) {
+  std::string ids;
+  for (std::size_t k = 0; k < characters.size(); ++k) {
+    std::string mine;
+    for (int id : characters[k].piece_ids) mine += (mine.empty() ? "" : ", ") + std::to_string(id);
+    if (characters.size() > 1)
+      mine = "character " + std::to_string(k) + ": " + (mine.empty() ? "none" : mine);
+    ids += (ids.empty() ? "" : "; ") + mine;
+  }
+  throw Error(ExitCode::Usage, what + " '" + sel + "' names no piece detection found (pieces: " +
+                                   (ids.empty() ? "none" : ids) +
+                                   "; the report's characters[].pieces[].id)");
+}
+
+/// Every --hair selector must name geometry (or a piece) of some character (Error(Usage)).
+void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>& hair,
+                          const std::vector<CharacterResult>& characters) {
   for (std::size_t i = 0; i < p.hair.size(); ++i) {
     bool matched = false;
     for (const auto& h : hair) matched = matched || (i < h.matched.size() && h.matched[i]);
+    int id = -1;
+    if (!matched && parse_piece_selector(p.hair[i], id))
+      unknown_piece(p.hair[i], "--hair", characters);
     require_selected(p.hair[i], "--hair", matched);
   }
 }
@@ -221,8 +244,11 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
     for (const auto& c : characters)
       matched = matched || (i < c.selector_matched.size() && c.selector_matched[i]);
     const bool tail = i < p.tail.size();
-    require_selected(tail ? p.tail[i] : p.not_tail[i - p.tail.size()],
-                     tail ? "--tail" : "--not-tail", matched);
+    const std::string& sel = tail ? p.tail[i] : p.not_tail[i - p.tail.size()];
+    int id = -1;
+    if (!matched && parse_piece_selector(sel, id))
+      unknown_piece(sel, tail ? "--tail" : "--not-tail", characters);
+    require_selected(sel, tail ? "--tail" : "--not-tail", matched);
   }
 }
 
@@ -253,30 +279,40 @@ void record_facts(const Input& in, const std::string& out_path, const RunParams&
 
 std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names) {
   std::vector<int> out;
+  const std::size_t n = model.animations.size();
   if (names.empty()) {
-    for (std::size_t i = 0; i < model.animations.size(); ++i) out.push_back(int(i));
+    for (std::size_t i = 0; i < n; ++i) out.push_back(int(i));
     return out;
   }
   auto short_name = [](const std::string& name) {
     std::size_t bar = name.rfind('|');
     return bar == std::string::npos ? name : name.substr(bar + 1);
   };
-  for (const auto& n : names) {
-    int found = -1, matches = 0;
-    for (std::size_t i = 0; i < model.animations.size() && found < 0; ++i)
-      if (model.animations[i].name == n) found = int(i);
-    // "Walk" also names "CharacterArmature|Walk" (Blender's armature prefix), when only one.
-    for (std::size_t i = 0; i < model.animations.size() && found < 0; ++i)
-      if (short_name(model.animations[i].name) == n) ++matches;
-    for (std::size_t i = 0; i < model.animations.size() && found < 0 && matches == 1; ++i)
-      if (short_name(model.animations[i].name) == n) found = int(i);
-    if (found < 0) {
-      std::string known;
-      for (const auto& a : model.animations) known += (known.empty() ? "" : ", ") + a.name;
-      throw Error(ExitCode::Usage,
-                  "no clip named '" + n + "' (clips: " + (known.empty() ? "none" : known) + ")");
+  auto take = [&out](int clip) {
+    if (std::find(out.begin(), out.end(), clip) == out.end()) out.push_back(clip);
+  };
+  for (const auto& want : names) {
+    std::vector<int> found;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string& name = model.animations[i].name;
+      if (has_wildcard(want) ? glob_match(want, name) || glob_match(want, short_name(name))
+                             : name == want)
+        found.push_back(int(i));
     }
-    out.push_back(found);
+    // "Walk" also names "CharacterArmature|Walk" (Blender's armature prefix), when only one.
+    if (found.empty() && !has_wildcard(want)) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (short_name(model.animations[i].name) == want) found.push_back(int(i));
+      if (found.size() > 1) found.clear();
+    }
+    if (found.empty()) {
+      std::string known;
+      for (const auto& a : model.animations) known += (known.empty() ? "'" : ", '") + a.name + "'";
+      throw Error(ExitCode::Usage,
+                  std::string(has_wildcard(want) ? "no clip matches '" : "no clip named '") + want +
+                      "' (clips: " + (known.empty() ? "none" : known) + ")");
+    }
+    for (int clip : found) take(clip);
   }
   return out;
 }
@@ -366,9 +402,11 @@ Input load_input(const std::string& path, const BindParams& bind, std::vector<St
   t0 = Clock::now();
   in.characters = build_characters(in.doc, in.model, bind);
   std::string summary = std::to_string(in.characters.size()) + " character(s)";
-  for (const auto& c : in.characters)
-    summary += "; H " + std::to_string(c.height) + ", " + std::to_string(c.joints.size()) +
-               " joints, roles from " + c.roles.source;
+  for (const auto& c : in.characters) {
+    char h[48];
+    std::snprintf(h, sizeof h, "; H %.4g m, ", c.height);
+    summary += h + std::to_string(c.joints.size()) + " joints, roles from " + c.roles.source;
+  }
   stats.push_back({"skeleton", ms_since(t0), summary});
   return in;
 }
@@ -431,7 +469,7 @@ void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::ve
     }
     ClipPassResult pass = rerig_and_measure(in, clips, params, overrides, tears, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
-    if (attempt == 0) check_hair_selectors(params.hair, result.hair);
+    if (attempt == 0) check_hair_selectors(params.hair, result.hair, result.characters);
     if (judged && attempt < 4 &&
         harm_review(pass.judge, result.characters, params.harm, overrides, verdicts))
       continue;
@@ -489,17 +527,53 @@ void write_run(Input& in, const std::string& out_path, Container out_container,
   }
 }
 
+/// --dry-run: the report of what write_run would write, written where asked (or returned for
+/// stdout); nothing else is written.
+void report_dry_run(Input& in, const std::string& out_path, Container out_container,
+                    RunResult& result) {
+  auto t0 = Clock::now();
+  if (!out_path.empty() && out_container != in.doc.container)
+    in.doc = convert_container(std::move(in.doc), out_container, out_path);
+  const Bytes out = serialize_document(in.doc);
+  result.output_sha256 = sha256_hex(out);
+  result.dry_run = true;
+  result.stages.push_back({"write", ms_since(t0),
+                           "dry run: " + (out_path.empty() ? "nothing" : out_path + " not") +
+                               " written (" + std::to_string(out.size()) + " bytes)"});
+  result.report = make_report(result);
+  if (result.report_path == "-") return;
+  std::string text = result.report.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  write_file_atomic(result.report_path, Bytes(text.begin(), text.end()));
+}
+
+/// Where run() writes the report: as asked, else beside OUT; a dry run's "" is stdout ("-").
+std::string report_path_of(const std::string& out_path, const RunParams& params) {
+  if (!params.report_path.empty()) return params.report_path;
+  return params.dry_run ? "-" : default_report_path(out_path);
+}
+
 } // namespace
 
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params) {
   params.validate();
+  if (params.dry_run && !params.html_path.empty()) { // a dry run writes no page
+    RunParams without_page = params;
+    without_page.html_path.clear();
+    RunResult r = run(in_path, out_path, without_page);
+    r.notes.push_back("dry run: the page '" + params.html_path + "' is not written");
+    return r;
+  }
   RunResult result;
   Input in = load_input(in_path, params.bind, result.stages, true);
-  const Container out_container = check_output_path(in_path, out_path);
-  check_convertible(in.doc, out_container, out_path);
-  check_run_paths(in, out_path,
-                  params.report_path.empty() ? default_report_path(out_path) : params.report_path,
-                  params.html_path, out_container);
+  const bool no_out = params.dry_run && out_path.empty();
+  const Container out_container = no_out ? in.doc.container : check_output_path(in_path, out_path);
+  if (!no_out) check_convertible(in.doc, out_container, out_path);
+  const std::string report_path = report_path_of(out_path, params);
+  if (params.dry_run)
+    check_distinct_paths(input_files(in.path, in.doc),
+                         {{report_path == "-" ? "" : report_path, "the report"}});
+  else
+    check_run_paths(in, out_path, report_path, params.html_path, out_container);
   warn_vrm_name(in.doc, out_path, result.warnings);
   if (!params.html_path.empty()) check_page_path(params.html_path);
   for (const auto& c : in.characters) {
@@ -540,9 +614,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
     result.page_ms = ms_since(t0);
   }
   record_facts(in, out_path, params, result);
-  result.report_path =
-      params.report_path.empty() ? default_report_path(out_path) : params.report_path;
-  write_run(in, out_path, out_container, params, page, result);
+  result.report_path = report_path;
+  if (params.dry_run)
+    report_dry_run(in, out_path, out_container, result);
+  else
+    write_run(in, out_path, out_container, params, page, result);
   return result;
 }
 

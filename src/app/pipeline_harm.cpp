@@ -62,7 +62,8 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
         why = buf;
         o.kind = PieceOverride::Kind::Leave;
       } else if (!ch.rigid && !(ch.distance_after < ch.distance_before)) {
-        std::snprintf(buf, sizeof buf, "the weighted bone distance does not drop (%.4g -> %.4g)",
+        std::snprintf(buf, sizeof buf,
+                      "the weighted bone distance does not drop (%.4g m -> %.4g m)",
                       ch.distance_before, ch.distance_after);
         why = buf;
         o.kind = PieceOverride::Kind::Leave;

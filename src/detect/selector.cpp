@@ -28,9 +28,22 @@ std::string name_of(const Json& object) {
 
 } // namespace
 
+bool parse_piece_selector(const std::string& selector, int& id) {
+  const std::string prefix = "piece:";
+  if (selector.compare(0, prefix.size(), prefix) != 0 || selector.size() == prefix.size() ||
+      selector.size() > prefix.size() + 9)
+    return false;
+  for (std::size_t i = prefix.size(); i < selector.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(selector[i]))) return false;
+  id = std::stoi(selector.substr(prefix.size()));
+  return true;
+}
+
 std::vector<bool> select_geometry(const Document& doc, const WeldedMesh& mesh,
                                   const std::string& selector) {
   std::vector<bool> out(std::size_t(mesh.positions.rows()), false);
+  int piece = -1;
+  if (parse_piece_selector(selector, piece)) return out;
   int want_mesh = -1, want_prim = -1;
   const bool by_index = parse_index(selector, want_mesh, want_prim);
   const Json empty = Json::object();

@@ -265,7 +265,8 @@ TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c
 } // namespace
 
 HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
-                   const RigEdit& prior, const HairRigParams& params) {
+                   const RigEdit& prior, const HairRigParams& params,
+                   const std::map<std::string, std::vector<bool>>& pieces) {
   params.validate();
   HairPlan plan;
   plan.edit.first_node = prior.first_node + int(prior.nodes.size());
@@ -273,7 +274,8 @@ HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
   const WeldedMesh mesh = weld_character(doc, model, c, params.weld);
   std::vector<std::vector<bool>> selected;
   for (const std::string& sel : params.hair) {
-    selected.push_back(select_geometry(doc, mesh, sel));
+    const auto piece = pieces.find(sel); // piece:N, resolved by plan_character
+    selected.push_back(piece != pieces.end() ? piece->second : select_geometry(doc, mesh, sel));
     plan.result.matched.push_back(std::count(selected.back().begin(), selected.back().end(), true) >
                                   0);
   }

@@ -132,31 +132,73 @@ struct Originals {
   }
 };
 
-/// The user's --tail / --not-tail selections on this character's welded vertices; appends to
-/// `matched` whether each selector named any of them (tail selectors first).
+/// The welded vertices `sel` names, ascending: a piece selector's those of the piece of `found`
+/// with that id (none without `found`), any other's those of the geometry it names.
+std::vector<int> selected_welded(const Document& doc, const WeldedMesh& mesh,
+                                 const std::string& sel, const std::vector<Piece>* found) {
+  std::vector<int> welded;
+  int id = -1;
+  if (parse_piece_selector(sel, id)) {
+    if (found)
+      for (const Piece& p : *found)
+        if (p.id == id) welded = p.vertices;
+    return welded;
+  }
+  std::vector<bool> hit = select_geometry(doc, mesh, sel);
+  for (std::size_t v = 0; v < hit.size(); ++v)
+    if (hit[v]) welded.push_back(mesh.weld_of[v]);
+  std::sort(welded.begin(), welded.end());
+  welded.erase(std::unique(welded.begin(), welded.end()), welded.end());
+  return welded;
+}
+
+/// The user's --tail / --not-tail selections on this character's welded vertices; `matched`
+/// says whether each selector named any of them (tail selectors first). `found`: the pieces a
+/// detection without the piece selectors numbered, for those (nullptr: they name nothing).
 PieceSelection read_selection(const Document& doc, const WeldedMesh& mesh,
-                              const RerigParams& params, std::vector<bool>& matched) {
+                              const RerigParams& params, const std::vector<Piece>* found,
+                              std::vector<bool>& matched) {
   PieceSelection selection;
+  matched.clear();
   for (const auto& sel : params.tail) {
-    std::vector<bool> hit = select_geometry(doc, mesh, sel);
-    std::vector<int> welded;
-    for (std::size_t v = 0; v < hit.size(); ++v)
-      if (hit[v]) welded.push_back(mesh.weld_of[v]);
-    std::sort(welded.begin(), welded.end());
-    welded.erase(std::unique(welded.begin(), welded.end()), welded.end());
+    std::vector<int> welded = selected_welded(doc, mesh, sel, found);
     matched.push_back(!welded.empty());
     selection.tail_names.push_back(sel);
     selection.tail.push_back(std::move(welded));
   }
   for (const auto& sel : params.not_tail) {
-    std::vector<bool> hit = select_geometry(doc, mesh, sel);
+    const std::vector<int> welded = selected_welded(doc, mesh, sel, found);
     selection.excluded.resize(mesh.size(), false);
-    bool any = false;
-    for (std::size_t v = 0; v < hit.size(); ++v)
-      if (hit[v]) selection.excluded[std::size_t(mesh.weld_of[v])] = any = true;
-    matched.push_back(any);
+    for (int w : welded) selection.excluded[std::size_t(w)] = true;
+    matched.push_back(!welded.empty());
   }
   return selection;
+}
+
+/// Per piece selector of `params` that names a piece of `found`: its original vertices.
+void piece_originals(const WeldedMesh& mesh, const RerigParams& params,
+                     const std::vector<Piece>& found,
+                     std::map<std::string, std::vector<bool>>& out) {
+  int id = -1;
+  for (const auto* list : {&params.tail, &params.not_tail})
+    for (const auto& sel : *list)
+      for (const Piece& p : found)
+        if (parse_piece_selector(sel, id) && p.id == id && !p.vertices.empty()) {
+          std::vector<char> in(mesh.size(), 0);
+          for (int w : p.vertices) in[std::size_t(w)] = 1;
+          std::vector<bool>& mine = out[sel];
+          mine.assign(mesh.weld_of.size(), false);
+          for (std::size_t v = 0; v < mine.size(); ++v) mine[v] = in[std::size_t(mesh.weld_of[v])];
+        }
+}
+
+/// Does any --tail / --not-tail selector name a piece (piece:N)?
+bool names_pieces(const RerigParams& params) {
+  int id = -1;
+  for (const auto* list : {&params.tail, &params.not_tail})
+    for (const auto& sel : *list)
+      if (parse_piece_selector(sel, id)) return true;
+  return false;
 }
 
 /// What one character's plan reads: its welded surface, weights, detection and skeleton.
@@ -325,7 +367,6 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   SkinWeights sw = read_skin_weights(doc, model, c, mesh);
   out.welded_vertices = mesh.size();
   out.source_vertices = std::size_t(mesh.positions.rows());
-  PieceSelection selection = read_selection(doc, mesh, params, out.selector_matched);
   TearProbe welded_tear; // the probe on welded ids: a welded vertex tears as its worst original
   if (tear)
     welded_tear = [&](const std::vector<char>& focus) {
@@ -342,6 +383,15 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
       }
       return out_w;
     };
+  PieceSelection selection = read_selection(doc, mesh, params, nullptr, out.selector_matched);
+  if (names_pieces(params)) { // piece:N: the pieces as detection numbers them without those
+    const Detection first =
+        detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
+    for (const Piece& p : first.pieces)
+      if (!p.vertices.empty()) out.piece_ids.push_back(p.id);
+    selection = read_selection(doc, mesh, params, &first.pieces, out.selector_matched);
+    piece_originals(mesh, params, first.pieces, out.piece_originals);
+  }
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
   const Originals originals(mesh);
   const PlanContext x{doc,

@@ -3,6 +3,7 @@
 
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
+#include "retail/base/units.h"
 #include "retail/io/builder.h"
 #include "retail/motion/loop_seam.h"
 #include "retail/rig/animation.h"
@@ -47,7 +48,7 @@ double max_angle(const std::vector<Eigen::Quaterniond>& a,
 } // namespace
 
 void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
-                            double tolerance, std::vector<std::string>& warnings) {
+                            double tolerance, double height, std::vector<std::string>& warnings) {
   std::size_t count = 0;
   const ClipBake* deepest = nullptr;
   for (const ClipBake& b : bakes) {
@@ -56,14 +57,9 @@ void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake&
     if (!deepest || b.floor_penetration > deepest->floor_penetration) deepest = &b;
   }
   if (!deepest) return;
-  // In metres (world units, metres by convention) and as a share of the character's height H
-  // (the rig's scale is H / 1.8).
-  char depth[64];
-  std::snprintf(depth, sizeof depth, "%.3g m, %.2g H", deepest->floor_penetration,
-                deepest->floor_penetration / (1.8 * chain.rig.scale));
   warnings.push_back("chain " + chain.bones.front() + ": the tail dips below the floor in " +
-                     std::to_string(count) + " clip(s), deepest " + depth + " in '" +
-                     deepest->name +
+                     std::to_string(count) + " clip(s), deepest " +
+                     length_text(deepest->floor_penetration, height) + " in '" + deepest->name +
                      "': lifting it clear would bend a joint past what its skin takes untorn "
                      "(see floor_penetration; --min-skin-ratio 0 lets the floor win)");
 }

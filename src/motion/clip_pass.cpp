@@ -396,7 +396,8 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
         r.keys[k][j].push_back(std::move(b));
       }
       warn_unsettled(mine, w.chains[j], r.warnings);
-      warn_floor_penetration(mine, w.chains[j], 1e-3 * rigged.characters[k].height, r.warnings);
+      const double h = rigged.characters[k].height;
+      warn_floor_penetration(mine, w.chains[j], 1e-3 * h, h, r.warnings);
       r.baked += mine.size();
       r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());
     }

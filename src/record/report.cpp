@@ -354,6 +354,7 @@ Json make_report(const RunRecord& rec) {
   j["tool"] = {{"name", "retail"}, {"version", RETAIL_VERSION}};
   j["input"] = {{"path", rec.input_path}, {"sha256", rec.input_sha256}};
   j["output"] = {{"path", rec.output_path}, {"sha256", rec.output_sha256}};
+  if (rec.dry_run) j["output"]["dry_run"] = true;
   j["mode"] = rec.mode;
   Json chars = Json::array();
   for (std::size_t k = 0; k < rec.facts.size(); ++k) chars.push_back(character_json(rec, k));

@@ -272,7 +272,7 @@ void require_measurable(const Character& c) {
   if (c.extent <= kMaxExtentH * c.height) return;
   char text[160];
   std::snprintf(text, sizeof text,
-                "]: the skinned vertices span %.4g, %.4g times H = %.4g (the limit is %.0f: a "
+                "]: the skinned vertices span %.4g m, %.4g times H = %.4g m (the limit is %.0f: a "
                 "vertex far from the rest; docs/robustness.md)",
                 c.extent, c.extent / c.height, c.height, kMaxExtentH);
   fail_unsupported("skins[" + std::to_string(c.skins.front()) + text);

@@ -63,6 +63,10 @@ struct RunParams {
   /// The input's own VRM spring chains re-simulated and baked into its clips (spring_bake.h;
   /// mode chain with the bake on; --no-spring-bake: off, they then follow their parents rigidly).
   bool spring_bake = true;
+  /// --dry-run: plan, judge and report as a run would, but write nothing but the report (to
+  /// report_path; "-", or "" here, returns it): no OUT, no sidecar, no page. OUT may be "" (the
+  /// output keeps IN's container). The report's output.sha256 is of the bytes a run would write.
+  bool dry_run = false;
   std::vector<std::string> clips; ///< clip names to bake and measure (empty: all)
   std::vector<FailCheck> fail_on; ///< checks on the result's tail; failures listed in RunResult
   /// Worker threads for the per-clip work of the bake and the stretch (0: one per core). The
@@ -100,10 +104,13 @@ struct RunResult : RunRecord {
 /// be written, in which case neither is left, nor a sidecar this run created).
 RunResult run(const std::string& in_path, const std::string& out_path, const RunParams& params);
 
-/// Indices of the clips named in `names` (all clips when empty). A name matches a clip's full
-/// name, or else the part after its last '|' when exactly one clip has that part ("Walk" for
-/// "CharacterArmature|Walk"). Failure: Error(Usage) naming an unknown (or ambiguous) clip and
-/// listing the known ones.
+/// Indices of the clips named in `names` (all clips when empty), in the order named, each once.
+/// A name without wildcards matches a clip's full name, or else the part after its last '|'
+/// when exactly one clip has that part ("Walk" for "CharacterArmature|Walk", not for
+/// "Armature|Velociraptor_Walk"). A name with '*' or '?' (glob.h) matches every clip whose
+/// full name or part after the last '|' it matches ("*Walk" for "Armature|Velociraptor_Walk").
+/// Failure: Error(Usage) naming a name that matches no clip (or, without wildcards, two) and
+/// listing the file's clip names.
 std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names);
 
 struct MeasureResult {

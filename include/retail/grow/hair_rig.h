@@ -26,6 +26,7 @@
 #include "retail/rig/skeleton.h"
 
 #include <Eigen/Core>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,9 +100,13 @@ ChainWeight hair_chain_weight(double g, double length, int bones, double pin);
 /// mesh, every material): it is left as it was, in `left` and `warnings` with its counts. Pre:
 /// model = parse_model(doc); character from build_characters with roles resolved (a head); prior:
 /// the edit already planned for this character (its first_node the document's node count).
+/// `pieces`: what a piece selector (`piece:N`, selector.h) names, per original vertex, as
+/// plan_character resolved it (CharacterResult::piece_originals); a piece selector not in it
+/// names nothing.
 /// Deterministic. Failure: Error(Usage) for bad params; Error(Unsupported) when a selector names
 /// geometry but the character has no head role.
 HairPlan plan_hair(const Document& doc, const Model& model, const Character& character,
-                   const RigEdit& prior, const HairRigParams& params);
+                   const RigEdit& prior, const HairRigParams& params,
+                   const std::map<std::string, std::vector<bool>>& pieces = {});
 
 } // namespace retail

@@ -33,6 +33,11 @@ struct PieceOverride {
   std::string reason;    ///< why (written into the piece's reason)
 };
 
+/// Selectors (selector.h) may name a piece, `piece:N`: the piece detection numbers N (Piece::id)
+/// under the same params with every selector but the piece selectors. plan_character runs that
+/// detection first, then detects again with piece N's welded vertices selected; the second
+/// detection numbers the pieces anew (a --tail piece is appended, a --not-tail piece's
+/// vertices leave every piece).
 struct RerigParams {
   Mode mode = Mode::Chain;
   std::map<int, PieceOverride> overrides; ///< by piece id (ids are deterministic)
@@ -65,8 +70,14 @@ struct CharacterResult {
   std::vector<ChainResult> chains;
   std::vector<std::string> warnings;
   /// Per selector of RerigParams::tail, then ::not_tail: did it name any of this character's
-  /// primitives?
+  /// primitives (a piece selector: one of its pieces)?
   std::vector<bool> selector_matched;
+  /// With a piece selector (piece:N): the ids of the pieces (with vertices) that detection found
+  /// without the piece selectors, which they name; else empty.
+  std::vector<int> piece_ids;
+  /// Per piece selector that named a piece: per original vertex (the character's primitives
+  /// concatenated), is it in that piece? (plan_hair reads it for --hair piece:N.)
+  std::map<std::string, std::vector<bool>> piece_originals;
 };
 
 /// A character's re-rig: what was found and decided, and the edit that writes it.

@@ -141,9 +141,9 @@ void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<i
 
 /// One warning for the chain when its tail dipped below the floor deeper than `tolerance` in
 /// some of `bakes` (its clips): where holding the floor would have bent a joint past its skin
-/// limit.
+/// limit. The deepest dip is given in metres and as a share of `height` (the character's H).
 void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
-                            double tolerance, std::vector<std::string>& warnings);
+                            double tolerance, double height, std::vector<std::string>& warnings);
 
 /// One warning naming every looping clip of `chain` whose warm-up did not settle (ClipBake::
 /// converged false after its warm-up cycles, the cap), or none. A tail's names its first bone

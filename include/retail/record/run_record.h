@@ -58,7 +58,8 @@ struct LeftTorn {
 struct RunRecord {
   std::string input_path, input_sha256;   ///< as given; of the exact bytes read
   std::string output_path, output_sha256; ///< as given; of the exact bytes written
-  std::string mode;                       ///< "chain", "rigid" or "detect"
+  bool dry_run = false; ///< --dry-run: nothing written; output_sha256 of what would have been
+  std::string mode;     ///< "chain", "rigid" or "detect"
   StretchParams stretch_params;
   HarmParams harm;               ///< the harm check's noise floor (harm.h)
   std::vector<StageStat> stages; ///< in the order they ran, `write` last
