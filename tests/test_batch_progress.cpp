@@ -5,6 +5,8 @@
 // check leaves as it came (its skin still tears), and a file that is not glTF.
 #include "retail/app/batch_progress.h"
 #include "retail/base/document.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -2,9 +2,11 @@
 // --print-config, data on stdout, clip globs, piece selectors, units on figures.
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
+#include "retail/base/files.h"
 #include "retail/base/glob.h"
 #include "retail/base/units.h"
 #include "retail/detect/selector.h"
+#include "retail/io/io.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

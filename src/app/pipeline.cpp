@@ -4,7 +4,6 @@
 #include "app/pipeline_internal.h"
 #include "retail/base/error.h"
 #include "retail/base/files.h"
-#include "retail/base/glob.h"
 #include "retail/base/sha256.h"
 #include "retail/detect/selector.h"
 #include "retail/io/builder.h"
@@ -276,46 +275,6 @@ void record_facts(const Input& in, const std::string& out_path, const RunParams&
 }
 
 } // namespace
-
-std::vector<int> select_clips(const Model& model, const std::vector<std::string>& names) {
-  std::vector<int> out;
-  const std::size_t n = model.animations.size();
-  if (names.empty()) {
-    for (std::size_t i = 0; i < n; ++i) out.push_back(int(i));
-    return out;
-  }
-  auto short_name = [](const std::string& name) {
-    std::size_t bar = name.rfind('|');
-    return bar == std::string::npos ? name : name.substr(bar + 1);
-  };
-  auto take = [&out](int clip) {
-    if (std::find(out.begin(), out.end(), clip) == out.end()) out.push_back(clip);
-  };
-  for (const auto& want : names) {
-    std::vector<int> found;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::string& name = model.animations[i].name;
-      if (has_wildcard(want) ? glob_match(want, name) || glob_match(want, short_name(name))
-                             : name == want)
-        found.push_back(int(i));
-    }
-    // "Walk" also names "CharacterArmature|Walk" (Blender's armature prefix), when only one.
-    if (found.empty() && !has_wildcard(want)) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (short_name(model.animations[i].name) == want) found.push_back(int(i));
-      if (found.size() > 1) found.clear();
-    }
-    if (found.empty()) {
-      std::string known;
-      for (const auto& a : model.animations) known += (known.empty() ? "'" : ", '") + a.name + "'";
-      throw Error(ExitCode::Usage,
-                  std::string(has_wildcard(want) ? "no clip matches '" : "no clip named '") + want +
-                      "' (clips: " + (known.empty() ? "none" : known) + ")");
-    }
-    for (int clip : found) take(clip);
-  }
-  return out;
-}
 
 MeasureResult measure_rig(const std::string& path, const BindParams& bind,
                           const StretchParams& stretch, const std::vector<std::string>& clip_names,
