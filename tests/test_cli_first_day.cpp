@@ -227,9 +227,16 @@ TEST_CASE("cli first day: --dry-run writes nothing but the report", "[cli][dry-r
   Json plan = Json::parse(text_of(dir + "/plan.json"));
   Json real = Json::parse(text_of(dir + "/real.report.json"));
   CHECK(comparable(plan) == comparable(real));
-  CHECK(test::run_retail({"batch", dir, dir + "/out", "--dry-run"}, nullptr, &err) == 1);
-  CHECK(err.find("--dry-run") != std::string::npos);
-  CHECK_FALSE(fs::exists(dir + "/out"));
+  // A batch dry run: every file's report where the batch would write it, nothing else.
+  std::string folder = test::temp_dir(), outs = test::temp_dir() + "/out";
+  fs::copy_file(in, folder + "/a.glb");
+  REQUIRE(test::run_retail({"batch", folder, outs, "--dry-run", "--html"}, nullptr, &err) == 0);
+  CHECK(err.find("dry run") != std::string::npos);
+  REQUIRE(test::run_retail({"batch", "--help"}, &out, nullptr) == 0);
+  CHECK(out.find("--dry-run") != std::string::npos); // passed through to every file
+  CHECK(files_in(folder) == 1);                      // the input alone
+  CHECK(files_in(outs) == 1); // a.report.json alone: no a.glb, no page, no index
+  CHECK(Json::parse(text_of(outs + "/a.report.json"))["output"]["dry_run"] == true);
 }
 
 TEST_CASE("cli first day: data on stdout, messages on stderr", "[cli]") {

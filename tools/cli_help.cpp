@@ -109,7 +109,8 @@ std::string pass_through_text(const CLI::App& app) {
     std::vector<std::string> names;
     for (const CLI::Option* opt : app.get_options()) // per file, not per invocation
       if (opt->get_group() == group && opt->nonpositional() && opt != app.get_help_ptr() &&
-          (opt->get_configurable() || opt == app.get_config_ptr()) &&
+          (opt->get_configurable() || opt == app.get_config_ptr() ||
+           opt->get_name() == "--dry-run") &&
           opt->get_name() != "--report" && opt->get_name() != "--html")
         names.push_back(without_braces(opt->get_name(false, true)));
     if (!names.empty()) out += wrap("  " + group + ":", names, "    ");

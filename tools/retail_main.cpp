@@ -369,11 +369,9 @@ int main(int argc, char** argv) {
     return int(e.code());
   }
   if (sub.info->parsed()) return info_command(cli);
-  if (sub.batch->parsed() && cli.params.dry_run) {
-    std::fprintf(stderr, "error: --dry-run is for one file (retail IN [OUT] --dry-run); a batch "
-                         "writes every file's output\n");
-    return int(retail::ExitCode::Usage);
-  }
+  if (sub.batch->parsed() && cli.params.dry_run && !cli.quiet)
+    std::fprintf(stderr, "retail: dry run: each file's report is written beside where its output "
+                         "would be; no output, page or index\n");
   if (sub.batch->parsed())
     return run_batch_command(cli.batch_in, cli.batch_out, cli.shard, cli.params, cli.batch,
                              cli.quiet, cli.verbose > 0);

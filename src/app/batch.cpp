@@ -196,7 +196,8 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
   const std::string &report_path = item.report, &page_path = item.page;
   auto start = std::chrono::steady_clock::now();
   std::error_code ec;
-  if (!params.force && newer_than(out, in) && newer_than(report_path, in) &&
+  // A dry run writes no output to be newer than its input: every file is planned again.
+  if (!params.force && !params.run.dry_run && newer_than(out, in) && newer_than(report_path, in) &&
       (!params.html || newer_than(page_path, in))) {
     e.status = "skipped";
     fill_row(e);
@@ -212,7 +213,7 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
       throw Error(ExitCode::OutputFailed, "cannot create '" + out.parent_path().string() + "'");
     RunParams rp = params.run;
     rp.report_path = report_path;
-    if (params.html) rp.html_path = page_path;
+    if (params.html && !params.run.dry_run) rp.html_path = page_path; // a dry run: reports only
     RunResult r = run(in.string(), out.string(), rp);
     e.row.found = found_text(r);
     e.row.warnings = r.warnings;
@@ -365,7 +366,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   });
   if (summary_file && !*summary_file)
     throw Error(ExitCode::OutputFailed, "cannot write the summary '" + params.summary_path + "'");
-  if (params.html) {
+  if (params.html && !params.run.dry_run) {
     std::vector<std::string> pages;
     for (const BatchItem* f : files) pages.push_back(f->page);
     write_index(in_dir, out_dir, result.entries, pages);
