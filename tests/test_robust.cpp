@@ -376,9 +376,7 @@ TEST_CASE("robust: memory per node is what the data needs", "[robust]") {
   retail::Document base = test::small_rig();
   std::string dir = test::temp_dir(), err;
   retail::write_document(base, dir + "/base.glb");
-  // Under the sanitizers a fifth as many (the same code paths; 100,000 took a minute of the CI's
-  // sanitizer stage, and the bound there is a loose one).
-  const int extra = RETAIL_TEST_ASAN ? 20000 : 100000;
+  const int extra = 100000;
   for (const char* shape : {"flat", "chain"}) {
     retail::Document doc = base;
     Json& nodes = doc.gltf["nodes"];
