@@ -3,6 +3,7 @@
 
 #include "retail/base/error.h"
 #include "retail/base/glob.h"
+#include "retail/rig/animation.h"
 
 #include <algorithm>
 #include <string>
@@ -17,10 +18,6 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
     for (std::size_t i = 0; i < n; ++i) out.push_back(int(i));
     return out;
   }
-  auto short_name = [](const std::string& name) {
-    std::size_t bar = name.rfind('|');
-    return bar == std::string::npos ? name : name.substr(bar + 1);
-  };
   auto take = [&out](int clip) {
     if (std::find(out.begin(), out.end(), clip) == out.end()) out.push_back(clip);
   };
@@ -28,14 +25,14 @@ std::vector<int> select_clips(const Model& model, const std::vector<std::string>
     std::vector<int> found;
     for (std::size_t i = 0; i < n; ++i) {
       const std::string& name = model.animations[i].name;
-      if (has_wildcard(want) ? glob_match(want, name) || glob_match(want, short_name(name))
+      if (has_wildcard(want) ? glob_match(want, name) || glob_match(want, clip_base_name(name))
                              : name == want)
         found.push_back(int(i));
     }
     // "Walk" also names "CharacterArmature|Walk" (Blender's armature prefix), when only one.
     if (found.empty() && !has_wildcard(want)) {
       for (std::size_t i = 0; i < n; ++i)
-        if (short_name(model.animations[i].name) == want) found.push_back(int(i));
+        if (clip_base_name(model.animations[i].name) == want) found.push_back(int(i));
       if (found.size() > 1) found.clear();
     }
     if (found.empty()) {

@@ -118,8 +118,7 @@ bool is_one_shot(const std::string& name) {
                                              "punch", "kick",  "slash", "land", "fall",   "flip",
                                              "throw", "react", "spawn", "to"};
   static const std::set<std::string> loops = {"idle", "loop", "cycle", "walk", "run"};
-  auto tokens =
-      name_tokens(name.substr(name.rfind('|') == std::string::npos ? 0 : name.rfind('|') + 1));
+  auto tokens = name_tokens(clip_base_name(name));
   bool shot = false, looped = false;
   for (const auto& t : tokens) shot = shot || once.count(t), looped = looped || loops.count(t);
   bool transition = std::find(tokens.begin(), tokens.end(), "to") != tokens.end();

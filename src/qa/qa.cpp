@@ -2,6 +2,7 @@
 #include "retail/qa/qa.h"
 
 #include "retail/base/error.h"
+#include "retail/rig/animation.h"
 
 #include <cmath>
 #include <cstdio>
@@ -116,9 +117,7 @@ std::string format_stretch_table(const std::vector<StretchRow>& rows) {
   }
   out += buf;
   for (const auto& r : rows) {
-    // "CharacterArmature|Walk" -> "Walk": the armature prefix Blender adds says nothing here.
-    std::string name =
-        r.name.substr(r.name.rfind('|') == std::string::npos ? 0 : r.name.rfind('|') + 1);
+    std::string name = clip_base_name(r.name); // the armature prefix says nothing here
     if (name.size() > 16) name = name.substr(0, 15) + "~";
     std::string body = ratio5(r.body.p95) + " " + ratio5(r.body.p99) + " " + ratio5(r.body.max);
     if (before)

@@ -164,4 +164,9 @@ double clip_duration(const Document& doc, const Model& model, int index) {
   return end;
 }
 
+std::string clip_base_name(const std::string& name) {
+  const std::size_t bar = name.rfind('|');
+  return bar == std::string::npos ? name : name.substr(bar + 1);
+}
+
 } // namespace retail

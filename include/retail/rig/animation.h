@@ -5,6 +5,7 @@
 #include "retail/base/model.h"
 
 #include <Eigen/Geometry>
+#include <string>
 #include <vector>
 
 namespace retail {
@@ -63,6 +64,10 @@ double clip_duration(const Document& doc, const Model& model, int index);
 
 /// Saved local matrices (no clip).
 std::vector<Eigen::Matrix4d> saved_locals(const Model& model);
+
+/// A clip's name without the armature prefix Blender writes before it: the part after its last
+/// '|' ("CharacterArmature|Walk" -> "Walk"); the whole name when it has none.
+std::string clip_base_name(const std::string& name);
 
 /// World matrices from local ones along the hierarchy.
 std::vector<Eigen::Matrix4d> compose_world(const Model& model,
