@@ -70,6 +70,44 @@ void input_tears(const retail::Input& in, const retail::Character& c, std::vecto
   }
 }
 
+/// Per joint: the median distance to its segments of the welded vertices it weighs most (its
+/// skin radius; 0 for a joint that weighs no vertex most), so a vertex's distance to its weighted
+/// bones can be read against it.
+std::vector<double> joint_skin_radii(const retail::WeldedMesh& m, const retail::SkinWeights& sw,
+                                     const retail::Character& c, const retail::Detection& det,
+                                     const std::vector<std::vector<int>>& of_joint,
+                                     const std::vector<int>& first) {
+  auto joint_distance = [&](const Eigen::Vector3d& p, int j) {
+    double d = INFINITY;
+    for (int s : of_joint[std::size_t(j)])
+      d = std::min(d, retail::segment_distance(p, det.segments[std::size_t(s)].a,
+                                               det.segments[std::size_t(s)].b));
+    return std::isfinite(d) ? d : (p - c.bind_position(j)).norm();
+  };
+  std::vector<std::vector<double>> dominated(c.joints.size());
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (first[w] < 0) continue;
+    int best = -1;
+    double bw = 0;
+    for (int k = 0; k < retail::SkinWeights::kMax; ++k) {
+      int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
+      double wt = sw.weight[std::size_t(first[w])][std::size_t(k)];
+      if (j >= 0 && wt > bw) bw = wt, best = j;
+    }
+    if (best >= 0)
+      dominated[std::size_t(best)].push_back(
+          joint_distance(m.welded.row(Eigen::Index(w)).transpose(), best));
+  }
+  std::vector<double> radius(c.joints.size(), 0);
+  for (std::size_t j = 0; j < dominated.size(); ++j) {
+    auto& d = dominated[j];
+    if (d.empty()) continue;
+    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+    radius[j] = d[d.size() / 2];
+  }
+  return radius;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -78,21 +116,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    std::string input = argv[2];
-    std::vector<bool> truth = read_truth(argv[1], input);
+    const std::string input = argv[2];
+    const std::vector<bool> truth = read_truth(argv[1], input);
     std::vector<retail::StageStat> st;
-    retail::Input in = retail::load_input(input, retail::BindParams{}, st);
+    const retail::Input in = retail::load_input(input, retail::BindParams{}, st);
     const retail::Character& c = in.characters.at(0);
     retail::WeldedMesh m = retail::weld_character(in.doc, in.model, c, retail::WeldParams{});
     retail::SkinWeights sw = retail::read_skin_weights(in.doc, in.model, c, m);
-    retail::DetectParams dp;
-    retail::Detection det = retail::detect_pieces(in.model, c, m, sw, dp);
-    std::vector<char> mis = retail::misweighted_skin(m, sw, c, det.segments, det.field, dp);
+    const retail::DetectParams dp;
+    const retail::Detection det = retail::detect_pieces(in.model, c, m, sw, dp);
+    const auto mis = retail::misweighted_skin(m, sw, c, det.segments, det.field, dp);
     std::vector<std::string> region = retail::joint_regions(c);
     std::vector<double> legs = retail::leg_share(m, sw, region);
     std::vector<int> side = joint_sides(c);
     std::vector<int> first = retail::first_originals(m);
-    // Weighted bone distance per welded vertex (first original's weights).
     std::vector<std::vector<int>> of_joint(c.joints.size());
     for (std::size_t s = 0; s < det.segments.size(); ++s)
       if (det.segments[s].joint >= 0)
@@ -113,11 +150,12 @@ int main(int argc, char** argv) {
       for (int v : p.vertices) piece[std::size_t(v)] = p.id;
     }
     const double H = c.height;
+    const std::vector<double> skin_radius = joint_skin_radii(m, sw, c, det, of_joint, first);
     std::printf("w,x,y,z,truth,dist_h,far,t,seg_region,wbd_h,misweighted,legs,left,right,mix,"
-                "top_region,torn,piece,decision\n");
+                "top_region,torn,piece,decision,wbd_rel\n");
     for (std::size_t w = 0; w < m.size(); ++w) {
       const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
-      double wbd = 0, left = 0, right = 0, top = 0;
+      double wbd = 0, left = 0, right = 0, top = 0, radius = 0;
       std::string top_region = "none";
       if (first[w] >= 0)
         for (int k = 0; k < retail::SkinWeights::kMax; ++k) {
@@ -129,6 +167,7 @@ int main(int argc, char** argv) {
             d = std::min(d, retail::segment_distance(p, det.segments[std::size_t(s)].a,
                                                      det.segments[std::size_t(s)].b));
           wbd += wt * (std::isfinite(d) ? d : (p - c.bind_position(j)).norm());
+          radius += wt * skin_radius[std::size_t(j)];
           if (side[std::size_t(j)] == 0) left += wt;
           if (side[std::size_t(j)] == 1) right += wt;
           if (wt > top) top = wt, top_region = region[std::size_t(j)];
@@ -138,12 +177,12 @@ int main(int argc, char** argv) {
           sg >= 0 ? region[std::size_t(det.segments[std::size_t(sg)].joint)] : std::string("none");
       int pid = piece[w];
       std::printf(
-          "%zu,%.6g,%.6g,%.6g,%d,%.5f,%d,%.3f,%s,%.5f,%d,%.3f,%.3f,%.3f,%.3f,%s,%.5f,%d,%s\n", w,
-          p.x() / H, p.y() / H, p.z() / H, int(truth_w[w]), det.field.distance[w] / H,
+          "%zu,%.6g,%.6g,%.6g,%d,%.5f,%d,%.3f,%s,%.5f,%d,%.3f,%.3f,%.3f,%.3f,%s,%.5f,%d,%s,%.3f\n",
+          w, p.x() / H, p.y() / H, p.z() / H, int(truth_w[w]), det.field.distance[w] / H,
           int(det.field.far[w]), det.field.t.empty() ? -1.0 : det.field.t[w], sreg.c_str(), wbd / H,
           int(mis[w]), std::isnan(legs[w]) ? -1.0 : legs[w], left, right, std::min(left, right),
           top_region.c_str(), seen_w[w] > 0 ? torn_w[w] / seen_w[w] : 0.0, pid,
-          pid >= 0 ? decision[std::size_t(pid)].c_str() : "-");
+          pid >= 0 ? decision[std::size_t(pid)].c_str() : "-", radius > 0 ? wbd / radius : -1.0);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tail_features: %s\n", e.what());

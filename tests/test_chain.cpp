@@ -187,3 +187,55 @@ TEST_CASE("chain: joints lie on the generated tail's centreline and K follows th
     }
   }
 }
+
+TEST_CASE("chain: the skin radius counts an edge that spans a joint's blend", "[chain]") {
+  // A straight square tube along x, L 0.8 (H 1.8: K 4, joints on its axis), rings
+  // of radius 0.05 every 0.1, g = x. Two plates stand off it at y = +-0.2, each one edge from
+  // x 0.32 to x 0.48: K c / L = 1.6 and 2.4, both outside joint 2's blend (|K c / L - 2| <=
+  // 1/4) on either side of it, so the blend's vertices alone read 0.05 there. Bending joint 2
+  // moves one end of each plate edge and not the other: the edge bends with the joint, and the
+  // radius there is its ends' distance from the chain, 0.2. Joints 1 and 3 keep 0.05.
+  retail::WeldedMesh m;
+  retail::Piece piece;
+  std::vector<Eigen::Vector3d> p;
+  std::vector<std::vector<int>> nb;
+  auto add = [&](const Eigen::Vector3d& v, double g) {
+    p.push_back(v), nb.emplace_back(), piece.vertices.push_back(int(p.size() - 1));
+    piece.geodesic.push_back(g);
+    return int(p.size() - 1);
+  };
+  auto link = [&](int a, int b) {
+    nb[std::size_t(a)].push_back(b), nb[std::size_t(b)].push_back(a);
+  };
+  const double r = 0.05;
+  for (int i = 0; i <= 8; ++i)
+    for (int k = 0; k < 4; ++k) {
+      const double t = M_PI / 2 * k;
+      const int v = add({0.1 * i, r * std::cos(t), r * std::sin(t)}, 0.1 * i);
+      if (k > 0) link(v, v - 1);
+      if (k == 3) link(v, v - 3);
+      if (i > 0) link(v, v - 4);
+    }
+  for (double y : {0.2, -0.2}) link(add({0.32, y, 0}, 0.32), add({0.48, y, 0}, 0.48));
+  m.welded.resize(Eigen::Index(p.size()), 3);
+  m.adjacency_start.push_back(0);
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    m.welded.row(Eigen::Index(i)) = p[i].transpose();
+    for (int b : nb[i])
+      m.adjacency.push_back(b), m.edge_length.push_back((p[i] - p[std::size_t(b)]).norm());
+    m.adjacency_start.push_back(int(m.adjacency.size()));
+  }
+  m.positions = m.welded;
+  for (std::size_t i = 0; i < p.size(); ++i) m.weld_of.push_back(int(i));
+  piece.length = 0.8;
+  retail::ChainParams params;
+  params.coordinate = retail::ChainParams::Coordinate::Geodesic;
+  const retail::Chain chain = retail::grow_chain(m, piece, 1.8, params);
+  REQUIRE(chain.bones == 4);
+  REQUIRE(chain.radius.size() == 4);
+  for (int i = 1; i < 4; ++i) // on the axis (the tube and plates are symmetric about it)
+    CHECK(chain.joints[std::size_t(i)].tail<2>().norm() == Approx(0).margin(1e-9));
+  CHECK(chain.radius[1] == Approx(r).margin(1e-9));
+  CHECK(chain.radius[2] == Approx(0.2).margin(1e-9));
+  CHECK(chain.radius[3] == Approx(r).margin(1e-9));
+}

@@ -122,3 +122,18 @@ TEST_CASE("structural joints: a weightless pelvis still deforms, helpers above i
   none.deforming.assign(c.joints.size(), false);
   CHECK(retail::deforming_joints(c, none) == s);
 }
+
+TEST_CASE("harm rule: net harm per edge, sample by sample", "[harm]") {
+  // Three edges, two samples (sample-major). Edge 0: torn in both on the input, healed in
+  // sample 0: -1. Edge 1: newly torn in sample 0, healed in sample 1: 0. Edge 2: newly torn in
+  // sample 1: +1. Adding a second clip's identical masks doubles each.
+  const std::vector<std::uint8_t> input{1, 0, 0, 1, 1, 0}, output{0, 1, 0, 1, 0, 1};
+  std::vector<std::int32_t> net(3, 0);
+  retail::add_edge_net_harm(input, output, 3, net);
+  CHECK(net == std::vector<std::int32_t>{-1, 0, 1});
+  retail::add_edge_net_harm(input, output, 3, net);
+  CHECK(net == std::vector<std::int32_t>{-2, 0, 2});
+  CHECK_THROWS_AS(retail::add_edge_net_harm(input, output, 4, net), std::invalid_argument);
+  std::vector<std::int32_t> short_net(2, 0);
+  CHECK_THROWS_AS(retail::add_edge_net_harm(input, output, 3, short_net), std::invalid_argument);
+}

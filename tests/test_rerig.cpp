@@ -183,3 +183,44 @@ TEST_CASE("rerig: bones under the hips - existing joint indices unchanged - IBMs
   auto ibm_out = retail::read_accessor(r.out, r.mout, sout.inverse_bind_matrices);
   CHECK(ibm_out.topRows(ibm_in.rows()) == ibm_in);
 }
+
+TEST_CASE("rerig: a peel leaves the border skin an attempt tore as it was, never an island",
+          "[rerig]") {
+  // The harm check's peel (PieceOverride::peel): the piece's skin next to its root, all marked
+  // as torn more than healed, borders the untouched body, so it is left with its input weights;
+  // a tip vertex marked the same lies inside the piece, surrounded by skin that stays on the
+  // chain, and stays on it (no island of input weights inside the chain).
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Carried;
+  retail::GeneratedRig rig = test::make_rig(o);
+  const retail::Model m = retail::parse_model(rig.doc);
+  const retail::Character c = retail::build_characters(rig.doc, m, {})[0];
+  retail::RerigParams params;
+  const retail::CharacterPlan first = retail::plan_character(rig.doc, m, c, params);
+  REQUIRE(first.result.chains.size() == 1);
+  const retail::ChainResult& ch = first.result.chains[0];
+  const retail::WeldedMesh mesh = retail::weld_character(rig.doc, m, c, params.weld);
+  const auto& J = ch.chain.joints;
+  auto at = [&](std::size_t v) { return Eigen::Vector3d(mesh.positions.row(Eigen::Index(v))); };
+  std::size_t tip = ch.original_vertices[0];
+  std::vector<std::size_t> root; // within half the first link of the root joint
+  for (std::size_t v : ch.original_vertices) {
+    if ((at(v) - J.back()).norm() < (at(tip) - J.back()).norm()) tip = v;
+    if ((at(v) - J[0]).norm() < 0.5 * (J[1] - J[0]).norm()) root.push_back(v);
+  }
+  REQUIRE(!root.empty());
+  retail::PieceOverride peel;
+  for (std::size_t v : root) peel.peel.push_back({v, 5});
+  peel.peel.push_back({tip, 5});
+  std::sort(peel.peel.begin(), peel.peel.end());
+  params.overrides[ch.piece] = peel;
+  const retail::CharacterPlan second = retail::plan_character(rig.doc, m, c, params);
+  REQUIRE(second.result.chains.size() == 1);
+  const retail::ChainResult& peeled = second.result.chains[0];
+  CHECK(peeled.peeled_vertices == root.size());
+  std::set<std::size_t> changed(peeled.original_vertices.begin(), peeled.original_vertices.end());
+  changed.insert(peeled.band_originals.begin(), peeled.band_originals.end());
+  for (std::size_t v : root) CHECK(changed.count(v) == 0);
+  CHECK(changed.count(tip) == 1);
+  CHECK(peeled.original_vertices.size() == ch.original_vertices.size() - root.size());
+}

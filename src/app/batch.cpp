@@ -163,7 +163,8 @@ std::string link_problem(const fs::path& in) {
 }
 
 /// What the harm check did in the end, from its verdict ("harm check: WHY: STEP"): "left as it
-/// was", "rigid on the hips instead", "a root band twice as wide".
+/// was", "rigid on the hips instead", "a root band twice as wide", "the chain without the N
+/// vertices ..." (a leading "trying " is dropped).
 std::string step_taken(const std::string& verdict) {
   const std::size_t colon = verdict.rfind(": ");
   std::string step = colon == std::string::npos ? verdict : verdict.substr(colon + 2);

@@ -20,6 +20,13 @@ int first_harmful_clip(const PieceJudge& pj, const HarmParams& params, bool rigi
   return -1;
 }
 
+/// How many vertices the judged change tore more than it healed (PieceJudge::vertex_net > 0).
+std::size_t harmed_vertices(const PieceJudge& pj) {
+  std::size_t n = 0;
+  for (const auto& vn : pj.vertex_net) n += vn.second > 0;
+  return n;
+}
+
 /// Why clip c of `pj` is harmful: the tier that fails, with its figures.
 std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& params) {
   const std::size_t floor =
@@ -35,10 +42,12 @@ std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& 
 /// The harm check (SPEC §13): every grown piece must tear, edge-sample by edge-sample, no more
 /// than the input in any clip beyond the noise floor (harm.h; judged edges: clip_pass.h's
 /// PieceJudge), lower the weighted bone distance, and hold at most half the character's
-/// vertices. A chain that fails steps down: a root band twice as wide, then rigid on the hips
-/// when the pass found rigid harmless in every clip, else left as it was. Returns true when any
-/// piece stepped down (the job must run again); `verdicts` keeps each stepped piece's figures
-/// and reason.
+/// vertices. A chain that fails steps down: first the same chain without the vertices it tore
+/// more than it healed over all clips (PieceJudge::vertex_net > 0; they keep their input
+/// weights), when they are at most half of it; then a root band twice as wide; then rigid on
+/// the hips when the pass found rigid harmless in every clip, else left as it was. Returns true
+/// when any piece stepped down (the job must run again); `verdicts` keeps each stepped piece's
+/// figures and reason.
 } // namespace
 
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
@@ -56,6 +65,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       pj.piece = ch.piece;
       const int worse = first_harmful_clip(pj, params);
       std::string why;
+      std::size_t peel_count = 0;
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
                       cr.source_vertices);
@@ -71,19 +81,25 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
         why = std::string(ch.rigid ? "rigid on the hips" : "the chain") + " in '" +
               pj.clips[std::size_t(worse)] + "': " + harm_figures(pj, std::size_t(worse), params);
         const bool rigid_ok = !pj.rigid_flips.empty() && first_harmful_clip(pj, params, true) < 0;
+        const std::size_t harmed = harmed_vertices(pj);
         if (ch.rigid)
           o.kind = PieceOverride::Kind::Leave;
+        else if (!o.peel_tried && harmed > 0 && 2 * harmed <= ch.vertices)
+          o.peel = pj.vertex_net, o.peel_tried = true, peel_count = harmed;
         else if (o.band_scale < 2)
-          o.band_scale = 2;
+          o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
         else
           o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
       } else {
         continue;
       }
-      const char* step = o.kind == PieceOverride::Kind::Leave ? "left as it was"
-                         : o.kind == PieceOverride::Kind::Rigid
-                             ? "rigid on the hips instead"
-                             : "trying a root band twice as wide";
+      std::string step = o.kind == PieceOverride::Kind::Leave   ? "left as it was"
+                         : o.kind == PieceOverride::Kind::Rigid ? "rigid on the hips instead"
+                         : peel_count > 0 ? "the chain without the skin at its border it tore more "
+                                            "than it healed (up to " +
+                                                std::to_string(peel_count) +
+                                                " vertices; they keep their input weights)"
+                                          : "a root band twice as wide";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

@@ -18,8 +18,10 @@ namespace retail {
 
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
-/// chain that is not steps down: a root band twice as wide, then rigid on the hips when the
-/// pass found rigid harmless in every clip, else left as it was. Returns true when any piece
+/// chain that is not steps down: the chain without the vertices it tore more than it healed
+/// (PieceJudge::vertex_net > 0, when at most half of it; they keep their input weights), then
+/// a root band twice as wide, then rigid on the hips when the pass found rigid harmless in
+/// every clip, else left as it was. Returns true when any piece
 /// stepped down (the job must run again); `verdicts` keeps each stepped piece's figures and
 /// reason.
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,

@@ -28,7 +28,8 @@ int chain_bone_count(double length, double height, const ChainParams& params) {
 namespace {
 
 /// Chain::radius: per joint i < K, the largest distance from the polyline J of the vertices
-/// with |K c / L - i| <= 1/4 (the collar joins joint 0): every one of them must stay untorn.
+/// with |K c / L - i| <= 1/4 (the collar joins joint 0) and of both ends of every piece edge
+/// with one end below that blend and the other above it: every one of them must stay untorn.
 std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
                                 const std::vector<double>& coordinate,
                                 const std::vector<Eigen::Vector3d>& J, int K) {
@@ -42,6 +43,20 @@ std::vector<double> joint_radii(const WeldedMesh& m, const Piece& piece,
     if (i < K && std::abs(s - double(i)) <= 0.25)
       d[std::size_t(i)].push_back(polyline(piece.vertices[k]));
   }
+  // Edges that span a joint's blend with both ends outside it (coarse meshes) bend with it too.
+  std::vector<double> at(m.size(), NAN);
+  for (std::size_t k = 0; k < piece.vertices.size(); ++k)
+    at[std::size_t(piece.vertices[k])] = K * coordinate[k] / L;
+  for (int a : piece.vertices)
+    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
+         ++e) {
+      const int b = m.adjacency[std::size_t(e)];
+      const double sa = at[std::size_t(a)], sb = at[std::size_t(b)];
+      if (!(sb > sa)) continue; // each edge once, both ends on the piece
+      for (long i = std::max(1L, long(std::ceil(sa - 0.25))); i < K && i - 0.25 < sb; ++i)
+        if (sa < i - 0.25 && sb > i + 0.25)
+          d[std::size_t(i)].insert(d[std::size_t(i)].end(), {polyline(a), polyline(b)});
+    }
   std::vector<double> r(std::size_t(K), 0.0);
   std::vector<std::size_t> filled;
   for (std::size_t i = 0; i < r.size(); ++i)

@@ -300,6 +300,83 @@ PieceOverride apply_override(const RerigParams& params, Piece& piece) {
   return o;
 }
 
+/// The welded vertices an override leaves as they were (PieceOverride::peel): those whose
+/// originals' net harm adds up above 0 and that reach skin outside `piece` (or its collar, a
+/// separate shell's root ring) through such vertices only, so the piece shrinks from its border
+/// and no island of input weights is left inside the chain. Visits in ascending welded order from
+/// every seed (deterministic; the set does not depend on the order). Empty when the override peels
+/// nothing.
+std::vector<bool> peeled_welded(const WeldedMesh& mesh, const Piece& piece,
+                                const PieceOverride& o) {
+  if (o.peel.empty()) return {};
+  std::vector<long long> net(mesh.size(), 0);
+  for (const auto& [v, n] : o.peel)
+    if (v < mesh.weld_of.size()) net[std::size_t(mesh.weld_of[v])] += n;
+  std::vector<bool> in_piece(mesh.size(), false), out(mesh.size(), false);
+  for (int w : piece.vertices) in_piece[std::size_t(w)] = true;
+  std::vector<int> stack;
+  for (std::size_t w = 0; w < mesh.size(); ++w)
+    if (!in_piece[w] && !(net[w] > 0)) stack.push_back(int(w)); // untouched skin: the seeds
+  std::vector<bool> seen(mesh.size(), false);
+  for (int w : stack) seen[std::size_t(w)] = true;
+  for (int w : piece.collar) // a separate shell's collar is its own root ring: its border too
+    if (!seen[std::size_t(w)] && net[std::size_t(w)] > 0)
+      seen[std::size_t(w)] = out[std::size_t(w)] = true, stack.push_back(w);
+  while (!stack.empty()) {
+    const int a = stack.back();
+    stack.pop_back();
+    for (int e = mesh.adjacency_start[std::size_t(a)]; e < mesh.adjacency_start[std::size_t(a) + 1];
+         ++e) {
+      const int b = mesh.adjacency[std::size_t(e)];
+      if (seen[std::size_t(b)] || !(net[std::size_t(b)] > 0)) continue;
+      seen[std::size_t(b)] = out[std::size_t(b)] = true;
+      stack.push_back(b);
+    }
+  }
+  return out;
+}
+
+/// `piece` without the `peeled` welded vertices (its vertices, their geodesic and its base; the
+/// collar and length stay), and `excluded` (any size) with them added, sized to the mesh: what
+/// a peeled chain is planned from.
+std::pair<Piece, std::vector<bool>> without_peeled(const Piece& piece,
+                                                   const std::vector<bool>& peeled,
+                                                   const std::vector<bool>& excluded) {
+  std::pair<Piece, std::vector<bool>> out{piece, peeled};
+  Piece& p = out.first;
+  p.vertices.clear(), p.geodesic.clear(), p.base.clear();
+  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
+    if (!peeled[std::size_t(piece.vertices[i])]) {
+      p.vertices.push_back(piece.vertices[i]);
+      if (i < piece.geodesic.size()) p.geodesic.push_back(piece.geodesic[i]);
+    }
+  for (int w : piece.base)
+    if (!peeled[std::size_t(w)]) p.base.push_back(w);
+  for (std::size_t w = 0; w < excluded.size() && w < out.second.size(); ++w)
+    if (excluded[w]) out.second[w] = true;
+  return out;
+}
+
+/// plan_chain on `piece` less what the override peels (peeled_welded): the peeled vertices
+/// keep their input weights, out of the piece and of its root band (counted in the result's
+/// peeled_vertices).
+ChainResult plan_peeled_chain(const PlanContext& x, const Piece& piece, std::size_t chain_number,
+                              const PieceOverride& o, RigEdit& edit,
+                              std::vector<std::pair<int, Eigen::Matrix4d>>& new_joints,
+                              std::map<std::size_t, NodeInfluences>& changed,
+                              std::vector<std::string>& warnings) {
+  const std::vector<bool> peeled = peeled_welded(x.mesh, piece, o);
+  if (peeled.empty())
+    return plan_chain(x, piece, chain_number, o, edit, new_joints, changed, warnings);
+  const auto [kept, excluded] = without_peeled(piece, peeled, x.excluded);
+  const PlanContext y{x.doc, x.model,     x.c,      x.mesh,   x.sw,
+                      x.det, x.originals, x.params, excluded, x.hips};
+  ChainResult r = plan_chain(y, kept, chain_number, o, edit, new_joints, changed, warnings);
+  for (std::size_t w = 0; w < peeled.size(); ++w)
+    if (peeled[w]) x.originals.each(int(w), [&](std::size_t) { ++r.peeled_vertices; });
+  return r;
+}
+
 /// Skins: the new joints (and the hips, if a skin lacks it) appended with IBMs in its space.
 /// Returns each skin's node -> joint index after the edit.
 std::map<int, std::map<int, int>>
@@ -420,7 +497,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
       continue;
     }
     out.chains.push_back(
-        plan_chain(x, piece, chain_number++, o, edit, new_joints, changed, out.warnings));
+        plan_peeled_chain(x, piece, chain_number++, o, edit, new_joints, changed, out.warnings));
   }
   if (changed.empty()) return plan;
   auto skin_index = plan_skins(model, c, x.hips, new_joints, edit);

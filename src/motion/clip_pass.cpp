@@ -257,6 +257,9 @@ struct ClipOutcome {
   std::vector<ClipStretch> output_rig;              ///< [work]
   /// [work][chain][tier]: the output, then the rigid reference, against the input.
   std::vector<std::vector<std::array<std::array<EdgeFlips, 2>, 2>>> judge;
+  /// [work][chain][tier]: per judged edge (its input meter's tail_edges order), the output's
+  /// newly torn samples minus its healed ones (harm.h's add_edge_net_harm).
+  std::vector<std::vector<std::array<std::vector<std::int32_t>, 2>>> edge_net;
   std::vector<std::vector<BakedClip>> baked; ///< [work][chain]
   double bake_ms = 0, stretch_ms = 0;
 };
@@ -299,8 +302,10 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
     const CharacterWork& w = works[wi];
     out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
     out.judge.emplace_back();
+    out.edge_net.emplace_back();
     for (const auto& tiers : w.judge) {
       out.judge.back().emplace_back();
+      out.edge_net.back().emplace_back();
       for (std::size_t t = 0; t < 2; ++t) {
         std::vector<ClipStretch> own_in;
         ClipStretch own_out;
@@ -312,6 +317,10 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
         const ClipStretch& result = tiers[t].shared ? out.output_rig[wi] : own_out;
         out.judge.back().back()[t] = {count_flips(in_rigs[0].tail_torn, result.tail_torn),
                                       count_flips(in_rigs[0].tail_torn, in_rigs[1].tail_torn)};
+        const StretchMeter& meter = tiers[t].shared ? *w.input_rigs : *tiers[t].input;
+        std::vector<std::int32_t>& net = out.edge_net.back().back()[t];
+        net.assign(meter.tail_edges(0).size(), 0);
+        add_edge_net_harm(in_rigs[0].tail_torn, result.tail_torn, net.size(), net);
       }
     }
     for (ClipStretch& cs : out.input_rigs[wi]) std::vector<std::uint8_t>().swap(cs.tail_torn);
@@ -320,6 +329,34 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   auto t3 = Clock::now();
   out.bake_ms = ms_between(t1, t2);
   out.stretch_ms = ms_between(t0, t1) + ms_between(t2, t3);
+  return out;
+}
+
+/// The net harm per vertex the chain changed (PieceJudge::vertex_net): over every clip and
+/// both tiers of chain j of work w (index wi), the newly torn minus healed samples of the
+/// edges at each vertex; zeros left out, ascending vertex order.
+std::vector<std::pair<std::size_t, long long>>
+vertex_net_harm(const ChainResult& chain, const CharacterWork& w,
+                const std::vector<ClipOutcome>& outcomes, std::size_t wi, std::size_t j) {
+  std::vector<long long> net(w.original->size(), 0);
+  for (std::size_t t = 0; t < 2; ++t) {
+    const auto& tier = w.judge[j][t];
+    const auto& edges = (tier.shared ? *w.input_rigs : *tier.input).tail_edges(0);
+    for (const ClipOutcome& o : outcomes) {
+      const std::vector<std::int32_t>& e = o.edge_net[wi][j][t];
+      for (std::size_t k = 0; k < e.size() && k < edges.size(); ++k)
+        if (e[k] != 0) {
+          net[std::size_t(edges[k].first)] += e[k];
+          net[std::size_t(edges[k].second)] += e[k];
+        }
+    }
+  }
+  std::vector<std::size_t> changed = chain.original_vertices;
+  changed.insert(changed.end(), chain.band_originals.begin(), chain.band_originals.end());
+  std::sort(changed.begin(), changed.end());
+  std::vector<std::pair<std::size_t, long long>> out;
+  for (std::size_t v : changed)
+    if (v < net.size() && net[v] != 0) out.push_back({v, net[v]});
   return out;
 }
 
@@ -379,8 +416,10 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       r.stretch[k].push_back(row);
     }
     const CharacterResult& cr = (*results)[k];
-    for (std::size_t j = 0; j < w.judge.size(); ++j)
+    for (std::size_t j = 0; j < w.judge.size(); ++j) {
       r.judge[k].push_back(piece_judge(cr.chains[j], outcomes, wi, j));
+      r.judge[k].back().vertex_net = vertex_net_harm(cr.chains[j], w, outcomes, wi, j);
+    }
     r.keys[k].resize(w.chains.size());
     for (const ChainBake& chain : w.chains) {
       r.chain_nodes[k].push_back(chain.nodes);

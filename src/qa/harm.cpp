@@ -35,6 +35,17 @@ EdgeFlips count_flips(const std::vector<std::uint8_t>& input,
   return f;
 }
 
+void add_edge_net_harm(const std::vector<std::uint8_t>& input,
+                       const std::vector<std::uint8_t>& output, std::size_t edges,
+                       std::vector<std::int32_t>& net) {
+  if (input.size() != output.size() || net.size() != edges ||
+      (edges ? input.size() % edges : input.size()) != 0)
+    throw std::invalid_argument("add_edge_net_harm: masks and edges disagree");
+  for (std::size_t at = 0; at < input.size(); at += edges)
+    for (std::size_t k = 0; k < edges; ++k)
+      net[k] += std::int32_t(output[at + k] != 0) - std::int32_t(input[at + k] != 0);
+}
+
 bool piece_harmless(const EdgeFlips& flips, std::size_t floor) {
   return flips.newly_torn <= floor && flips.output_torn <= flips.input_torn + floor;
 }

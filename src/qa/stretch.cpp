@@ -513,6 +513,10 @@ std::vector<ClipStretch> StretchMeter::measure(const ClipSampler& sampler, int c
   return out;
 }
 
+const std::vector<std::pair<int, int>>& StretchMeter::tail_edges(std::size_t rig) const {
+  return plans_.at(rig).region[0].ends;
+}
+
 std::vector<std::vector<ClipStretch>>
 measure_stretch_rigs(const Document& doc, const std::vector<StretchRig>& rigs,
                      const std::vector<std::pair<int, int>>& edges, const std::vector<bool>& tail,

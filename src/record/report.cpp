@@ -58,6 +58,7 @@ Json chain_json(const ChainResult& r) {
   j["skin_radius"] = radius;
   j["root_radius"] = r6(r.chain.root_radius);
   j["root_band_vertices"] = r.band_vertices;
+  if (r.peeled_vertices > 0) j["peeled_vertices"] = r.peeled_vertices;
   j["rigid"] = r.rigid;
   j["vertices"] = r.vertices;
   j["weighted_bone_distance"] = {

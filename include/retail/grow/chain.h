@@ -39,8 +39,9 @@ struct Chain {
   std::vector<double> coordinate;
   /// Skin radius at joints J_0 .. J_{K-1}, world units: the largest distance from the chain
   /// polyline of the piece vertices whose weights blend across that joint
-  /// (|K c / L - i| <= 1/4 with c the coordinate; the collar counts for J_0); where no vertex
-  /// blends across a joint, linear between the nearest measured ones.
+  /// (|K c / L - i| <= 1/4 with c the coordinate; the collar counts for J_0) and of both ends of
+  /// every piece edge that spans that blend (one end below it, one above); where neither
+  /// exists, linear between the nearest measured joints.
   std::vector<double> radius;
   /// The tail's radius at its root, world units: the largest distance from the polyline of the
   /// collar and of the vertices with K g / L <= 1/4 (g the geodesic, whatever the coordinate):

@@ -30,7 +30,12 @@ enum class Mode { Chain, Rigid, Detect };
 struct PieceOverride {
   enum class Kind { Chain, Rigid, Leave } kind = Kind::Chain;
   double band_scale = 1; ///< Chain: the root band this many times as wide
-  std::string reason;    ///< why (written into the piece's reason)
+  /// Chain: an earlier attempt's net harm per vertex (PieceJudge::vertex_net, original ids):
+  /// every welded vertex whose originals' nets add up above 0 is left as it was, out of the
+  /// piece and out of its root band. Empty: none.
+  std::vector<std::pair<std::size_t, long long>> peel;
+  bool peel_tried = false; ///< the harm check has tried a peel (kept or not)
+  std::string reason;      ///< why (written into the piece's reason)
 };
 
 /// Selectors (selector.h) may name a piece, `piece:N`: the piece detection numbers N (Piece::id)
@@ -60,6 +65,9 @@ struct ChainResult {
   double distance_before = 0;                 ///< mean weighted bone distance, world units
   double distance_after = 0;
   std::size_t band_vertices = 0; ///< body vertices blended into the tail's root (root_band.h)
+  /// Original vertices of the piece and its surroundings left as they were because an earlier
+  /// attempt tore them more than it healed (PieceOverride::peel); 0 without a peel.
+  std::size_t peeled_vertices = 0;
   std::vector<std::size_t> band_originals; ///< their original ids, ascending
   bool rigid = false;                      ///< weight 1 on the hips (mode rigid, or the fallback)
 };

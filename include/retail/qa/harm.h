@@ -45,6 +45,14 @@ std::size_t noise_floor(std::size_t edge_samples, const HarmParams& params);
 EdgeFlips count_flips(const std::vector<std::uint8_t>& input,
                       const std::vector<std::uint8_t>& output);
 
+/// Per edge of two torn masks laid out as ClipStretch::tail_torn (sample-major: sample s of
+/// edge k at s × edges + k): the edge's newly torn samples minus its healed ones, added into
+/// `net` (size `edges`). Pre: input.size() == output.size(), a multiple of `edges`;
+/// net.size() == edges. Failure: std::invalid_argument when the sizes disagree.
+void add_edge_net_harm(const std::vector<std::uint8_t>& input,
+                       const std::vector<std::uint8_t>& output, std::size_t edges,
+                       std::vector<std::int32_t>& net);
+
 /// Is the piece's own tier harmless in a clip? Newly torn within `floor` (the noise floor of the
 /// whole change's edge-samples in that clip), and the output's torn count at most the input's
 /// plus it: on the piece's own edges the change alone decides the motion, and healed samples

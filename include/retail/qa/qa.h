@@ -33,6 +33,10 @@ struct PieceJudge {
   /// Per clip: rigid on the hips against input (empty when the piece is rigid already).
   std::vector<EdgeFlips> rigid_flips, rigid_seam_flips;
   std::vector<double> body_torn; ///< per clip: percent of the output body's edge-samples
+  /// Per vertex the change re-weighted (original ids, ascending; zeros left out): over every
+  /// clip, the newly torn minus healed edge-samples of the judged edges at it. Above 0: the
+  /// change tore more there than it healed.
+  std::vector<std::pair<std::size_t, long long>> vertex_net;
 };
 
 /// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC

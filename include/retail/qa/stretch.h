@@ -131,6 +131,10 @@ public:
   std::vector<ClipStretch> measure(const ClipSampler& sampler, int clip,
                                    StretchScratch& scratch) const;
 
+  /// The tail region's edges rig `rig` measures, in the order of its ClipStretch::tail_torn
+  /// (degenerate edges left out). Pre: rig < the number of rigs given.
+  const std::vector<std::pair<int, int>>& tail_edges(std::size_t rig) const;
+
 private:
   const Model* model_ = nullptr;
   std::vector<const SkinSampler*> skins_;
