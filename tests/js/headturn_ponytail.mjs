@@ -38,8 +38,8 @@ function settings(c, i, nodes) {
   const b = new THREE.Vector3().setFromMatrixPosition(nodes[c.nodes[i + 1]].matrixWorld);
   const scale = new THREE.Vector3().setFromMatrixScale(nodes[c.nodes[i]].matrixWorld);
   return {
-    stiffness: seq.stiffness_per_s2 * REF * a.distanceTo(b),
-    dragForce: -Math.expm1(-seq.damping_per_s * REF),
+    stiffness: c.stiffness_per_s2 * REF * a.distanceTo(b),
+    dragForce: -Math.expm1(-c.damping_per_s * REF),
     gravityPower: seq.gravity_mps2 * character.scale * REF,
     gravityDir: new THREE.Vector3(0, -1, 0),
     hitRadius: (seq.radius_scale * c.skin_radius[i]) / ((scale.x + scale.y + scale.z) / 3),
