@@ -85,7 +85,9 @@ TEST_CASE("hair QA: the ponytail's head turn in the --hair report", "[hair_qa][c
   CHECK(hj["edge_max_p99_percent"].get<double>() == Approx(c.edge_max_p99_percent).margin(1e-6));
   CHECK(hj["worst_edge"]["primitive"] == "meshes[1].primitives[0]");
   CHECK(hair["head_turn"]["samples"] == 361);
-  CHECK(hair["head_turn"]["stiffness_per_s2"] == 120);
+  CHECK(hair["chains"][0]["stiffness_per_s2"].get<double>() ==
+        Approx(r.result.hair[0].chains[0].stiffness_per_s2).margin(1e-6));
+  CHECK(hair["chains"][0]["found"] == false);
   CHECK(hair["head_turn"]["torso_capsule"]["radius"].get<double>() > 0);
   bool logged = false;
   for (const StageStat& s : r.result.stages)
@@ -107,10 +109,10 @@ TEST_CASE("hair QA: the head turn is what stretches the hair, deterministically"
   // As run in the driver, to the same figures.
   CHECK(a.edge_max_p99_percent == r.result.hair_head_turn[0].chains[0].edge_max_p99_percent);
   CHECK(a.tips == r.result.hair_head_turn[0].chains[0].tips);
-  // A stiffer chain lags less at the tip.
-  HairQaParams stiff;
-  stiff.solver.stiffness_per_s2 = 4 * stiff.solver.stiffness_per_s2;
-  const HeadTurnChainReport s = hair_head_turn(r.out, hair, stiff)[0].chains[0];
+  // A stiffer chain lags less at the tip (each chain carries its own k, hair_rig.h).
+  std::vector<HairResult> stiff = hair;
+  stiff[0].chains[0].stiffness_per_s2 *= 4;
+  const HeadTurnChainReport s = hair_head_turn(r.out, stiff)[0].chains[0];
   CHECK(s.edge_max_p99_percent < a.edge_max_p99_percent);
   // Nothing to turn: no chains, nothing parsed (an empty document would not parse).
   std::vector<HairResult> none(2);

@@ -327,7 +327,7 @@ TEST_CASE("hair: do no harm - a clump that is the body, or whose head turn tears
   for (const std::vector<std::string>& sel : {std::vector<std::string>{"--hair", "Character"},
                                               {"--hair", "Skin"},
                                               {"--hair", "Character", "--hair", "Ponytail"}}) {
-    std::vector<std::string> args = {in, dir + "/body.glb"};
+    std::vector<std::string> args = {in, dir + "/body.glb", "--no-find-hair"};
     args.insert(args.end(), sel.begin(), sel.end());
     INFO(sel[1]);
     REQUIRE(test::run_retail(args, nullptr, &err) == 0);
@@ -340,7 +340,8 @@ TEST_CASE("hair: do no harm - a clump that is the body, or whose head turn tears
     CHECK(hair_nodes("body") == (sel.size() == 4 ? 7u : 0u)); // the ponytail alone is rebuilt
   }
   // The cape: plausible by size, but its head turn tears its skin; left as it was.
-  REQUIRE(test::run_retail({in, dir + "/cape.glb", "--hair", "Fur and cloth"}, nullptr, &err) == 0);
+  REQUIRE(test::run_retail({in, dir + "/cape.glb", "--hair", "Fur and cloth", "--no-find-hair"},
+                           nullptr, &err) == 0);
   CHECK(err.find("--hair Fur and cloth: the head turn tears its skin") != std::string::npos);
   const Json left = report("cape")["characters"][0]["hair"]["left"];
   REQUIRE(left.size() == 1);
@@ -348,8 +349,8 @@ TEST_CASE("hair: do no harm - a clump that is the body, or whose head turn tears
   CHECK(hair_nodes("cape") == 0);
   CHECK(read_document(dir + "/cape.glb").gltf["meshes"] == read_document(in).gltf["meshes"]);
   // The harm check off: what was asked is done.
-  REQUIRE(test::run_retail(
-              {in, dir + "/asked.glb", "--hair", "Character", "--no-harm-check", "--no-bake"},
-              nullptr, &err) == 0);
+  REQUIRE(test::run_retail({in, dir + "/asked.glb", "--hair", "Character", "--no-harm-check",
+                            "--no-bake", "--no-find-hair"},
+                           nullptr, &err) == 0);
   CHECK(hair_nodes("asked") == 7u);
 }

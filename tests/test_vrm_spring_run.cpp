@@ -101,8 +101,8 @@ TEST_CASE("vrm springs: a generated tailed VRM 0 and VRM 1 gain one spring per g
     CHECK(rec.springs[0].collider_groups ==
           (version == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{1}));
     CHECK(rec.springs[1].collider_groups == std::vector<int>{0});
-    // The ponytail's spring from the hair solver's k and c: ω² = k, c = 2ζω.
-    const HairBakeParams& hp = params.bake.hair;
+    // The ponytail's spring from its chain's k and c (hair_rig.h): ω² = k, c = 2ζω.
+    const HairChainResult& hp = r.hair[0].chains[0];
     for (double f : rec.springs[1].frequency_hz)
       CHECK(f == Approx(std::sqrt(hp.stiffness_per_s2) / (2 * M_PI)).epsilon(1e-12));
     CHECK(rec.springs[1].damping_ratio ==

@@ -131,6 +131,15 @@ void bind_detect(CLI::App& app, Cli& cli) {
   app.add_option("--min-tail-vertices", dp.min_tail_vertices,
                  "a chain needs at least this many welded vertices")
       ->capture_default_str();
+  app.add_option("--hair-length-heads", dp.hair_length_heads,
+                 "found hair: a piece touching the head is hair only this many head sizes long")
+      ->capture_default_str();
+  app.add_option("--hair-drop-heads", dp.hair_drop_heads,
+                 "found hair: ...hanging this many head sizes below the head joint (the jaw)")
+      ->capture_default_str();
+  app.add_option("--hair-head-weight", dp.hair_head_weight,
+                 "found hair: ...weighted at least this to the head and neck")
+      ->capture_default_str();
   group_rest(app, first, kGroupDetection);
 }
 
@@ -165,6 +174,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "the harm check's noise floor: newly torn edge-samples allowed per clip, as a "
                  "share of those judged (at least 3; docs/detection.md section 5)")
       ->capture_default_str();
+  app.add_option("--hair-torn-p99", params.harm.hair_torn_p99_percent,
+                 "the harm check leaves a hair chain as it was when its head-turn edge-max p99 "
+                 "exceeds this percent (docs/hair.md)")
+      ->capture_default_str();
   group_rest(app, first, kGroupAdvanced);
 }
 
@@ -184,8 +197,33 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
                  "(docs/hair.md)")
       ->allow_extra_args(false) // one value per --hair: `--hair H IN OUT` keeps IN and OUT
       ->group(kGroupEveryday);
-  app.add_option("--hair-joints", params.hair.joints, "joints per --hair chain (1..32)")
+  app.add_option("--not-hair", params.rerig.not_hair,
+                 "never rebuild this geometry as hair found from the model (repeatable; same "
+                 "syntax as --tail; --hair still rebuilds what it names)")
+      ->group(kGroupEveryday);
+  add_switch(app, "--find-hair,!--no-find-hair", params.rerig.detect.find_hair,
+             "find long clumps hanging from the head that the rigger left on the head's bones "
+             "and rebuild each as a hair chain (docs/hair.md)",
+             kGroupHair);
+  app.add_option("--hair-joints", params.hair.joints, "joints per hair chain (1..32)")
       ->capture_default_str()
+      ->group(kGroupHair);
+  app.add_option("--hair-stiffness-ref", params.hair.stiffness_ref_per_s2,
+                 "hair chains' k in 1/s^2 for a clump whose mean skin radius is 0.079 of its "
+                 "length; a clump's k scales with its radius over its length (docs/hair.md)")
+      ->capture_default_str()
+      ->group(kGroupHair);
+  app.add_option("--hair-damping-ratio", params.hair.damping_ratio,
+                 "hair chains' damping ratio: c = 2 x this x sqrt(k)")
+      ->capture_default_str()
+      ->group(kGroupHair);
+  app.add_option("--hair-stiffness", params.hair.stiffness_per_s2,
+                 "every hair chain's solver stiffness k in 1/s^2 (default: from the clump's "
+                 "length and thickness, docs/hair.md)")
+      ->group(kGroupHair);
+  app.add_option("--hair-damping", params.hair.damping_per_s,
+                 "every hair chain's solver damping c in 1/s (default: 2 x the damping ratio x "
+                 "sqrt(k), docs/hair.md)")
       ->group(kGroupHair);
   add_switch(app, "--spring-bake,!--no-spring-bake", params.spring_bake,
              "re-simulate the input's own VRM spring chains (VRM 0.x bone groups / "

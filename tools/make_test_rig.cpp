@@ -4,6 +4,8 @@
 //                 [--spikes N] [--thick-base] [--tail-length X] [--tail-radius X] [--curl DEG]
 //                 [--leftover-bone LEN] [--horizontal [--hips-ahead X] [--hips-above Y]]
 //                 [--ears] [--cape] [--skirt] [--sheath] [--all-pieces] [--ponytail] [--vrm 0|1]
+//                 [--braid] [--long-hair] [--short-hair] [--hat] [--cat-ears] [--hair-split]
+//                 [--hair-length X] [--hair-radius X]
 // Writes OUT.glb and OUT.truth.json (piece membership per vertex, tail centreline).
 #include "retail/base/error.h"
 #include "retail/base/files.h"
@@ -13,6 +15,28 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+
+namespace {
+
+/// The head pieces of issue 31 (RigOptions::braid .. hair_radius_scale).
+void bind_head_pieces(CLI::App& app, retail::RigOptions& o) {
+  app.add_flag("--braid", o.braid, "a braid down the back weighted to the head (and HeadTurn)");
+  app.add_flag("--long-hair", o.long_hair,
+               "long loose hair in three clumps weighted to the head (and HeadTurn)");
+  app.add_flag("--short-hair", o.short_hair, "short hair: a cap close to the skull (and HeadTurn)");
+  app.add_flag("--hat", o.hat, "a brimmed hat weighted to the head (and HeadTurn)");
+  app.add_flag("--cat-ears", o.cat_ears, "pointed cat ears on top (and HeadTurn)");
+  app.add_flag("--hair-split", o.hair_split_weights,
+               "head pieces weighted split by height across head, neck, Spine2 and a shoulder");
+  app.add_option("--hair-length", o.hair_length_scale,
+                 "ponytail, braid and long hair length x this (0, 4]")
+      ->capture_default_str();
+  app.add_option("--hair-radius", o.hair_radius_scale,
+                 "ponytail, braid and long hair radius x this (0, 4]")
+      ->capture_default_str();
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"make_test_rig: a synthetic auto-rigged character with ground truth"};
@@ -62,6 +86,7 @@ int main(int argc, char** argv) {
   app.add_flag("--sheath", o.sheath, "a sheath slung across the back");
   app.add_flag("--ponytail", o.ponytail,
                "a ponytail mesh weighted to the head, and a HeadTurn clip");
+  bind_head_pieces(app, o);
   app.add_flag("--all-pieces", all, "ears, cape, skirt and sheath");
   app.add_option("--vrm", o.vrm,
                  "VRM metadata: 0 (VRM 0.x) or 1 (VRM 1.0): humanoid, a spring tuft on the head, "

@@ -161,9 +161,12 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   result.tear_ms = 0;
   RigEdit plans; // every character's plan, one after the other: what the clip pass reads
   plans.first_node = int(in.model.nodes.size());
+  std::vector<HairResult> hair(in.characters.size()); // kept when --hair or any hair was found
+  bool any_hair = !params.hair.hair.empty();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
     rp.overrides = overrides[k];
+    if (k < params.hair.left_found.size()) rp.hair_left = params.hair.left_found[k];
     // --hair geometry is never a tail piece (its selectors after the user's --not-tail ones).
     rp.not_tail.insert(rp.not_tail.end(), params.hair.hair.begin(), params.hair.hair.end());
     // Plan from the document as it is, then write the plan (each character's new nodes are
@@ -171,18 +174,19 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     // the tail's and merged into one edit.
     CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp,
                                         k < tears.size() ? tears[k] : TearProbe{});
-    if (!params.hair.hair.empty() && params.rerig.mode != Mode::Detect) {
+    const std::vector<std::pair<std::string, std::vector<bool>>>& found = plan.result.found_hair;
+    any_hair = any_hair || !found.empty() || !rp.hair_left.empty();
+    if ((!params.hair.hair.empty() || !found.empty()) && params.rerig.mode != Mode::Detect) {
       HairRigParams hp = params.hair;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
-      HairPlan hair =
-          plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp, plan.result.piece_originals);
-      plan.edit = merge_rig_edits(std::move(plan.edit), hair.edit);
-      hair_chains += hair.result.chains.size();
-      for (const auto& w : hair.result.warnings) result.warnings.push_back(w);
-      result.hair.push_back(std::move(hair.result));
+      HairPlan h = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp,
+                             plan.result.piece_originals, found);
+      plan.edit = merge_rig_edits(std::move(plan.edit), h.edit);
+      hair_chains += h.result.chains.size();
+      for (const auto& w : h.result.warnings) result.warnings.push_back(w);
+      hair[k] = std::move(h.result);
     } else if (!params.hair.hair.empty()) {
-      result.hair.emplace_back();
-      result.hair.back().matched.assign(params.hair.hair.size(), true); // detect: not planned
+      hair[k].matched.assign(params.hair.hair.size(), true); // detect: not planned
     }
     apply_rig_edit(in.doc, in.model, plan.edit);
     plans = merge_rig_edits(std::move(plans), plan.edit);
@@ -192,15 +196,14 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     pieces += r.detection.pieces.size();
     for (const auto& w : r.warnings) result.warnings.push_back(w);
   }
+  if (any_hair) result.hair = std::move(hair);
   char torn_ms[64] = "";
   if (result.tear_ms > 0)
     std::snprintf(torn_ms, sizeof torn_ms, " (tearing measured in %.1f ms)", result.tear_ms);
   result.stages.push_back(
       {"rerig", ms_since(t0),
        std::to_string(pieces) + " far pieces, " + std::to_string(chains) + " tail chain(s)" +
-           torn_ms +
-           (params.hair.hair.empty() ? ""
-                                     : ", " + std::to_string(hair_chains) + " hair chain(s)")});
+           torn_ms + (!any_hair ? "" : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   clear_clip_results(in.characters.size(), result);
   if (chains + hair_chains == 0 || clips.empty()) return {};
   return measure_clips(in, clips, params, plans, hair_chains > 0, result);
@@ -235,7 +238,8 @@ void check_hair_selectors(const HairRigParams& p, const std::vector<HairResult>&
   }
 }
 
-/// Every --tail / --not-tail selector must name geometry of some character (Error(Usage)).
+/// Every --tail / --not-tail / --not-hair selector must name geometry of some character
+/// (Error(Usage)).
 void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& characters) {
   const std::size_t n = p.tail.size() + p.not_tail.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -248,6 +252,15 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
     if (!matched && parse_piece_selector(sel, id))
       unknown_piece(sel, tail ? "--tail" : "--not-tail", characters);
     require_selected(sel, tail ? "--tail" : "--not-tail", matched);
+  }
+  for (std::size_t i = 0; i < p.not_hair.size(); ++i) { // --not-hair: the same rule
+    bool matched = false;
+    for (const auto& c : characters)
+      matched = matched || (i < c.not_hair_matched.size() && c.not_hair_matched[i]);
+    int id = -1;
+    if (!matched && parse_piece_selector(p.not_hair[i], id))
+      unknown_piece(p.not_hair[i], "--not-hair", characters);
+    require_selected(p.not_hair[i], "--not-hair", matched);
   }
 }
 

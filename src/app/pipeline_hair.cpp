@@ -3,6 +3,7 @@
 // clump as it was when its head turn tears its skin.
 #include "app/pipeline_internal.h"
 
+#include "retail/detect/selector.h"
 #include "retail/motion/hair_qa.h"
 #include "retail/motion/spring_bake.h"
 #include "retail/motion/vrm_spring_export.h"
@@ -68,13 +69,13 @@ std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& para
     const auto& turned = result.hair_head_turn[k].chains;
     for (std::size_t i = 0; i < h.chains.size() && i < turned.size(); ++i) {
       const double p99 = turned[i].edge_max_p99_percent;
-      if (!(p99 > kHairTornP99Percent)) continue;
+      if (!(p99 > params.harm.hair_torn_p99_percent)) continue;
       char why[200];
       std::snprintf(why, sizeof why,
                     "the head turn tears its skin (edge-max p99 %.4g%%, above %.4g%%; on the "
                     "head as it was, about 0%%)",
-                    p99, kHairTornP99Percent);
-      out.push_back({k, {h.chains[i].selector, h.chains[i].vertices, why}});
+                    p99, params.harm.hair_torn_p99_percent);
+      out.push_back({k, {h.chains[i].selector, h.chains[i].found, h.chains[i].vertices, why}});
     }
   }
   return out;
@@ -83,8 +84,16 @@ std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& para
 RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& left) {
   RunParams out = params;
   auto& sel = out.hair.hair;
-  for (const HairLeftIn& l : left)
+  for (const HairLeftIn& l : left) {
+    int id = -1;
+    if (l.left.found && parse_piece_selector(l.left.selector, id)) {
+      auto& by_character = out.hair.left_found;
+      if (by_character.size() <= l.character) by_character.resize(l.character + 1);
+      by_character[l.character][id] = l.left.reason;
+      continue;
+    }
     sel.erase(std::remove(sel.begin(), sel.end(), l.left.selector), sel.end());
+  }
   return out;
 }
 
@@ -93,8 +102,8 @@ void record_hair_left(const std::vector<HairLeftIn>& left, std::size_t character
   if (result.hair.size() < characters) result.hair.resize(characters);
   for (const HairLeftIn& l : left) {
     result.hair[l.character].left.push_back(l.left);
-    result.warnings.push_back("--hair " + l.left.selector + ": " + l.left.reason +
-                              ": left as it was");
+    result.warnings.push_back((l.left.found ? "hair " : "--hair ") + l.left.selector + ": " +
+                              l.left.reason + ": left as it was");
   }
 }
 

@@ -51,22 +51,19 @@ std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& 
 void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
                         RunResult& result);
 
-/// A --hair edge-max p99 under the head turn above this tears the clump's skin far past the
-/// input's (the clump on the head as it was stretches by about 0%): twice the report's torn
-/// ratio of 1.5 (docs/hair.md).
-constexpr double kHairTornP99Percent = 100;
-
-/// A --hair clump left as it was, and its character.
+/// A hair clump (--hair or found) left as it was, and its character.
 struct HairLeftIn {
   std::size_t character = 0;
   HairLeft left;
 };
 
-/// The --hair chains of `result` (after after_rerig_stages) whose head turn tears their skin
-/// (kHairTornP99Percent), to be left as they were; none when the harm check is off.
+/// The hair chains of `result` (after after_rerig_stages; --hair and found) whose head turn tears
+/// their skin (HarmParams::hair_torn_p99_percent), to be left as they were; none when the harm
+/// check is off.
 std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& params);
 
-/// `params` without the --hair selectors of `left`.
+/// `params` without the --hair selectors of `left`; its found clumps in hair.left_found (their
+/// pieces then HairRejected, rerig.h's hair_left).
 RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& left);
 
 /// Records `left` in result.hair (one entry per character at least) with a warning each.

@@ -215,7 +215,9 @@ void DetectParams::validate() const {
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
       !(evidence_tear_ratio >= 0) || !std::isfinite(evidence_tear_ratio) ||
-      !(evidence_own_bones >= 0 && evidence_own_bones <= 1))
+      !(evidence_own_bones >= 0 && evidence_own_bones <= 1) || !(hair_length_heads >= 0) ||
+      !(hair_drop_heads >= 0) || !(hair_head_weight >= 0 && hair_head_weight <= 1) ||
+      !std::isfinite(hair_length_heads) || !std::isfinite(hair_drop_heads))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -231,6 +233,10 @@ const char* decision_name(Decision d) {
     return "worn";
   case Decision::WornRigid:
     return "worn_rigid";
+  case Decision::Hair:
+    return "hair";
+  case Decision::HairRejected:
+    return "hair_rejected";
   case Decision::Head:
     return "head";
   case Decision::Limb:
@@ -389,9 +395,9 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
     bool any = false;
     for (Piece& p : pieces) {
       if (&p == &tail || p.vertices.empty() || !p.collar_from_shell ||
-          p.decision == Decision::Head || p.decision == Decision::Worn ||
-          p.decision == Decision::WornRigid || !p.selected.empty() ||
-          4 * p.vertices.size() > tail.vertices.size() ||
+          p.decision == Decision::Head || p.decision == Decision::Hair ||
+          p.decision == Decision::Worn || p.decision == Decision::WornRigid ||
+          !p.selected.empty() || 4 * p.vertices.size() > tail.vertices.size() ||
           (box_overlap(m, tail, p) <= params.merge_overlap &&
            (p.open_border > 0 || !touches_tail(m, f, tail, p))))
         continue;
@@ -452,6 +458,7 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
       p.leg_weight >= x.params.stub_leg_weight)
     p.region = "hips";
   decide(x.params, x.c.height, p);
+  judge_hair(x, p);
   if (!p.selected.empty()) {
     p.reason = "selected with --tail '" + p.selected +
                "': tail chain (detection alone: " + decision_name(p.decision) + ", " + p.reason +
@@ -518,7 +525,8 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                      legs,
                      vertex_areas(m),
                      torso_of(det, region),
-                     own_bones(c)};
+                     own_bones(c),
+                     head_frame(m, c, det, region)};
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
   classify_pieces(x, pieces);

@@ -10,6 +10,16 @@
 
 namespace retail {
 
+/// What judge_hair reads about the character's head (head_frame), computed once.
+struct HeadFrame {
+  int head = -1;              ///< the head role's joint index (-1: none, no hair is found)
+  double head_y = 0;          ///< its bind height (world Y)
+  std::vector<Segment> bones; ///< the segments of joints of region "head"
+  /// Welded vertices nearest a head bone: (height above the head joint, id), highest first
+  /// (ties: the lower id).
+  std::vector<std::pair<double, int>> rise;
+};
+
 /// What classify_pieces reads.
 struct Classifier {
   const WeldedMesh& m;
@@ -23,7 +33,23 @@ struct Classifier {
   std::vector<double> areas;
   std::vector<Segment> torso; ///< the pelvis's bones, else the spine's (collar_of)
   std::vector<bool> own;      ///< per joint: a bone of its own (own_bones)
+  HeadFrame head;             ///< head_frame
 };
+
+/// The head's joint, height, bones and skin (HeadFrame) of character `c`; `region` from
+/// joint_regions, `det` with its segments and field. No head or hips role, or a character that
+/// is not upright (hips -> head more than 30 degrees from world up: an animal's horizontal body,
+/// whose jaw does not hang below its head joint by height): head -1, nothing else (no hair).
+HeadFrame head_frame(const WeldedMesh& m, const Character& c, const Detection& det,
+                     const std::vector<std::string>& region);
+
+/// Hair found from the model (DetectParams::find_hair; docs/hair.md): a piece that is not a
+/// tail chain, not selected and not from the evidence, touching the head (its vertices or collar
+/// within the field's far distance of a head bone), hanging from the head or neck (region) or
+/// weighted at least hair_head_weight to them, gets its hair cues measured (Piece::head_size ..
+/// head_weight) and is decided Hair when it passes every cue; a piece from the head or neck that
+/// fails one is Head with the cue in its reason; any other piece keeps its decision.
+void judge_hair(const Classifier& x, Piece& p);
 
 /// A piece's collar, attachment, measures and decision, as piece `id` (a --tail piece is a tail
 /// chain whatever the tests say).

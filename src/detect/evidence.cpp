@@ -100,7 +100,8 @@ namespace {
 /// Does a piece decided `d` (or selected) keep its skin from the evidence's pieces?
 bool holds_its_skin(const Piece& p) {
   return !p.selected.empty() || p.decision == Decision::TailChain || p.decision == Decision::Worn ||
-         p.decision == Decision::WornRigid || p.decision == Decision::Head;
+         p.decision == Decision::WornRigid || p.decision == Decision::Head ||
+         p.decision == Decision::Hair;
 }
 
 /// Adds to `part` (sorted after) the single vertices it encloses: every neighbour in it, and

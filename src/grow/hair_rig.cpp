@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace retail {
 
@@ -23,6 +24,13 @@ void HairRigParams::validate() const {
   if (!(pin_fraction >= 0 && pin_fraction < 0.5))
     throw Error(ExitCode::Usage, "hair pin fraction must be in [0, 0.5)");
   if (smoothing_passes < 0) throw Error(ExitCode::Usage, "hair smoothing passes must be >= 0");
+  if (!(stiffness_ref_per_s2 > 0) || !std::isfinite(stiffness_ref_per_s2) || !(aspect_ref > 0) ||
+      !std::isfinite(aspect_ref) || !(damping_ratio >= 0) || !std::isfinite(damping_ratio))
+    throw Error(ExitCode::Usage, "hair stiffness reference and damping ratio out of range");
+  if (!std::isnan(stiffness_per_s2) && !(stiffness_per_s2 > 0 && std::isfinite(stiffness_per_s2)))
+    throw Error(ExitCode::Usage, "--hair-stiffness must be a positive number");
+  if (!std::isnan(damping_per_s) && !(damping_per_s >= 0 && std::isfinite(damping_per_s)))
+    throw Error(ExitCode::Usage, "--hair-damping must be a non-negative number");
   weld.validate();
 }
 
@@ -39,6 +47,17 @@ ChainWeight hair_chain_weight(double g, double length, int bones, double pin) {
   w.count = next > 0 ? 3 : 2;
   if (head >= 1) w.count = 1, w.weight = {1, 0, 0};
   return w;
+}
+
+std::pair<double, double> hair_stiffness(const HairRigParams& p, double length, double radius) {
+  double k = p.stiffness_ref_per_s2;
+  if (length > 0 && radius > 0)
+    k = std::clamp(p.stiffness_ref_per_s2 * (radius / length) / p.aspect_ref,
+                   p.stiffness_ref_per_s2 / 4, 4 * p.stiffness_ref_per_s2);
+  if (!std::isnan(p.stiffness_per_s2)) k = p.stiffness_per_s2;
+  const double c =
+      std::isnan(p.damping_per_s) ? 2 * p.damping_ratio * std::sqrt(k) : p.damping_per_s;
+  return {k, c};
 }
 
 namespace {
@@ -116,10 +135,11 @@ Piece clump_piece(const HairContext& x, const std::vector<int>& clump, const std
   return piece;
 }
 
-/// One selector's chain: nodes into `edit`, the clump's influences into `changed`. Returns
-/// false (and a warning) when the clump has no length to grow along.
-bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bool>& selected,
-              std::size_t number, const RigEdit& prior, RigEdit& edit, HairChainResult& r,
+/// One selector's chain (`what` names it in warnings): nodes into `edit`, the clump's influences
+/// into `changed`. Returns false (and a warning) when the clump has no length to grow along.
+bool plan_one(const HairContext& x, const std::string& sel, const std::string& what,
+              const std::vector<bool>& selected, std::size_t number, const RigEdit& prior,
+              RigEdit& edit, HairChainResult& r,
               std::vector<std::pair<int, Eigen::Matrix4d>>& binds,
               std::map<std::size_t, NodeInfluences>& changed, std::vector<std::string>& warnings) {
   r.selector = sel;
@@ -128,7 +148,7 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   std::vector<double> g;
   Piece piece = clump_piece(x, clump, band, g);
   if (!(piece.length > 0)) {
-    warnings.push_back("--hair " + sel + ": the clump has no length to grow a chain along; left " +
+    warnings.push_back(what + ": the clump has no length to grow a chain along; left " +
                        "as it was");
     return false;
   }
@@ -137,6 +157,9 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   cp.smoothing_passes = x.params.smoothing_passes;
   cp.coordinate = ChainParams::Coordinate::Geodesic; // hair weights read g (hair_chain_weight)
   r.chain = grow_chain(x.mesh, piece, x.c.height, cp);
+  double radius = 0; // the chain's mean skin radius over its joints
+  for (double rj : r.chain.radius) radius += rj / double(r.chain.radius.size());
+  std::tie(r.stiffness_per_s2, r.damping_per_s) = hair_stiffness(x.params, r.chain.length, radius);
   const std::string prefix = hair_prefix(x.doc.gltf, prior, edit.nodes, number);
   r.nodes = plan_chain_nodes(x.c, x.c.roles.head, r.chain, prefix,
                              prior.first_node + int(prior.nodes.size()), edit, r.bones, binds);
@@ -167,11 +190,11 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::vector<bo
   return true;
 }
 
-/// Do no harm: a clump with more than half the character's welded vertices, or one that would
-/// take the clumps rebuilt so far (`taken`) past half, is left as it was (recorded in `out`).
-/// Otherwise its vertices join `taken`.
-bool implausible_clump(const HairContext& x, const std::string& sel,
-                       const std::vector<bool>& selected, std::vector<bool>& taken,
+/// Do no harm (`what` names the clump in the warning): a clump with more than half the character's
+/// welded vertices, or one that would take the clumps rebuilt so far (`taken`) past half, is left
+/// as it was (recorded in `out`). Otherwise its vertices join `taken`.
+bool implausible_clump(const HairContext& x, const std::string& sel, const std::string& what,
+                       bool found, const std::vector<bool>& selected, std::vector<bool>& taken,
                        std::size_t& taken_count, HairResult& out) {
   const std::vector<int> clump = clump_of(x, selected);
   std::size_t added = 0;
@@ -191,8 +214,8 @@ bool implausible_clump(const HairContext& x, const std::string& sel,
                   "implausible for a hair clump (%zu of %zu vertices, with the clumps before it "
                   "%zu)",
                   clump.size(), all, taken_count + added);
-  out.left.push_back({sel, clump.size(), why});
-  out.warnings.push_back("--hair " + sel + ": " + why + ": left as it was");
+  out.left.push_back({sel, found, clump.size(), why});
+  out.warnings.push_back(what + ": " + why + ": left as it was");
   return true;
 }
 
@@ -266,20 +289,28 @@ TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c
 
 HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
                    const RigEdit& prior, const HairRigParams& params,
-                   const std::map<std::string, std::vector<bool>>& pieces) {
+                   const std::map<std::string, std::vector<bool>>& pieces,
+                   const std::vector<std::pair<std::string, std::vector<bool>>>& found) {
   params.validate();
   HairPlan plan;
   plan.edit.first_node = prior.first_node + int(prior.nodes.size());
-  if (params.hair.empty()) return plan;
+  if (params.hair.empty() && found.empty()) return plan;
   const WeldedMesh mesh = weld_character(doc, model, c, params.weld);
   std::vector<std::vector<bool>> selected;
+  std::vector<std::string> names = params.hair; // the selectors, then the found clumps
+  std::vector<bool> matched;
   for (const std::string& sel : params.hair) {
     const auto piece = pieces.find(sel); // piece:N, resolved by plan_character
     selected.push_back(piece != pieces.end() ? piece->second : select_geometry(doc, mesh, sel));
-    plan.result.matched.push_back(std::count(selected.back().begin(), selected.back().end(), true) >
-                                  0);
+    matched.push_back(std::count(selected.back().begin(), selected.back().end(), true) > 0);
   }
-  if (std::count(plan.result.matched.begin(), plan.result.matched.end(), true) == 0) return plan;
+  plan.result.matched = matched;
+  for (const auto& [name, mine] : found) {
+    names.push_back(name);
+    selected.push_back(mine);
+    matched.push_back(std::count(mine.begin(), mine.end(), true) > 0);
+  }
+  if (std::count(matched.begin(), matched.end(), true) == 0) return plan;
   if (c.roles.head < 0 || c.joint_index(c.roles.head) < 0)
     fail_unsupported("--hair: the character has no head joint to hang the hair from");
   HairContext x{doc, c, mesh, params, c.joint_index(c.roles.head), {}, {}};
@@ -291,13 +322,16 @@ HairPlan plan_hair(const Document& doc, const Model& model, const Character& c,
   std::vector<std::pair<int, Eigen::Matrix4d>> binds;
   std::vector<bool> taken(mesh.size(), false); // welded vertices of the clumps rebuilt so far
   std::size_t taken_count = 0;
-  for (std::size_t i = 0; i < params.hair.size(); ++i) {
-    if (!plan.result.matched[i]) continue;
-    if (params.judge &&
-        implausible_clump(x, params.hair[i], selected[i], taken, taken_count, plan.result))
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!matched[i]) continue;
+    const bool is_found = i >= params.hair.size();
+    const std::string what = (is_found ? "hair " : "--hair ") + names[i];
+    if (params.judge && implausible_clump(x, names[i], what, is_found, selected[i], taken,
+                                          taken_count, plan.result))
       continue;
     HairChainResult r;
-    if (plan_one(x, params.hair[i], selected[i], plan.result.chains.size() + 1, prior, plan.edit, r,
+    r.found = is_found;
+    if (plan_one(x, names[i], what, selected[i], plan.result.chains.size() + 1, prior, plan.edit, r,
                  binds, changed, plan.result.warnings))
       plan.result.chains.push_back(std::move(r));
   }

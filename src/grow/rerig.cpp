@@ -377,6 +377,42 @@ ChainResult plan_peeled_chain(const PlanContext& x, const Piece& piece, std::siz
   return r;
 }
 
+/// Hair found by detection, settled: a piece with a vertex a --not-hair selector names is left
+/// alone (Head), one the harm check left (params.hair_left) is HairRejected; the rest, outside
+/// mode detect, go to out.found_hair with their original vertices. Sets not_hair_matched.
+void settle_found_hair(const Document& doc, const WeldedMesh& mesh, const RerigParams& params,
+                       CharacterResult& out) {
+  std::vector<std::vector<int>> named;
+  for (const auto& sel : params.not_hair) {
+    named.push_back(selected_welded(doc, mesh, sel, &out.detection.pieces));
+    out.not_hair_matched.push_back(!named.back().empty());
+  }
+  for (Piece& p : out.detection.pieces) {
+    if (p.decision != Decision::Hair) continue;
+    std::string by;
+    for (std::size_t i = 0; i < named.size() && by.empty(); ++i)
+      for (int w : named[i])
+        if (std::binary_search(p.vertices.begin(), p.vertices.end(), w)) {
+          by = params.not_hair[i];
+          break;
+        }
+    const auto left = params.hair_left.find(p.id);
+    if (!by.empty()) {
+      p.decision = Decision::Head;
+      p.reason = "--not-hair '" + by + "': left alone (detection alone: " + p.reason + ")";
+    } else if (left != params.hair_left.end()) {
+      p.decision = Decision::HairRejected;
+      p.reason = p.reason + "; " + left->second + ": left as it was";
+    } else if (params.mode != Mode::Detect) {
+      std::vector<char> in(mesh.size(), 0);
+      for (int w : p.vertices) in[std::size_t(w)] = 1;
+      std::vector<bool> mine(mesh.weld_of.size(), false);
+      for (std::size_t v = 0; v < mine.size(); ++v) mine[v] = in[std::size_t(mesh.weld_of[v])];
+      out.found_hair.push_back({"piece:" + std::to_string(p.id), std::move(mine)});
+    }
+  }
+}
+
 /// Skins: the new joints (and the hips, if a skin lacks it) appended with IBMs in its space.
 /// Returns each skin's node -> joint index after the edit.
 std::map<int, std::map<int, int>>
@@ -470,6 +506,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
     piece_originals(mesh, params, first.pieces, out.piece_originals);
   }
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
+  settle_found_hair(doc, mesh, params, out);
   const Originals originals(mesh);
   const PlanContext x{doc,
                       model,

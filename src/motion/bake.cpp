@@ -212,8 +212,10 @@ void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
     link.rest_local = linear_inv * seg;
     link.length_m = seg.norm();
     link.radius_m = params.radius_scale * (i < spec.skin_radius.size() ? spec.skin_radius[i] : 0.0);
-    link.stiffness_per_s2 = params.stiffness_per_s2;
-    link.damping_per_s = params.damping_per_s;
+    link.stiffness_per_s2 = std::isnan(spec.hair_stiffness_per_s2) ? params.stiffness_per_s2
+                                                                   : spec.hair_stiffness_per_s2;
+    link.damping_per_s =
+        std::isnan(spec.hair_damping_per_s) ? params.damping_per_s : spec.hair_damping_per_s;
     link.gravity_mps2 = Eigen::Vector3d(0, -params.gravity_mps2 * c.scale, 0);
     chain.links.push_back(link);
     out.bind_direction.push_back(rt * seg / seg.norm()); // every bone shares the anchor's frame

@@ -84,6 +84,8 @@ ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
   spec.forward_plane = spec.floor = false;
   spec.hair = true;
   spec.colliders = colliders.proxies;
+  spec.hair_stiffness_per_s2 = chain.stiffness_per_s2;
+  spec.hair_damping_per_s = chain.damping_per_s;
   return spec;
 }
 

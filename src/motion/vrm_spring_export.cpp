@@ -169,9 +169,11 @@ std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& 
   }
   if (!hair) return out;
   const HairBakeParams& hp = params.hair;
-  const auto [f, zeta] = frequency_and_ratio(hp.stiffness_per_s2, hp.damping_per_s);
   for (const HairChainResult& ch : hair->chains) {
     if (ch.nodes.size() < 2) continue;
+    const auto [f, zeta] = frequency_and_ratio(
+        std::isnan(ch.stiffness_per_s2) ? hp.stiffness_per_s2 : ch.stiffness_per_s2,
+        std::isnan(ch.damping_per_s) ? hp.damping_per_s : ch.damping_per_s);
     GrownSpring s;
     s.name = "retail " + ch.bones.front();
     s.joints = ch.nodes;

@@ -37,6 +37,13 @@ Json piece_json(const CharacterFacts& c, const Piece& p) {
   j["collar_from_shell"] = p.collar_from_shell;
   j["merged"] = p.merged;
   j["selected"] = p.selected.empty() ? Json(nullptr) : Json(p.selected);
+  if (std::isfinite(p.head_weight)) // measured: the piece touches the head (docs/hair.md)
+    j["hair_cues"] = {
+        {"head_size", r6(p.head_size)},
+        {"drop_heads", std::isfinite(p.hair_drop) ? Json(r6(p.hair_drop)) : Json()},
+        {"length_heads", std::isfinite(p.hair_length) ? Json(r6(p.hair_length)) : Json()},
+        {"head_weight", r6(p.head_weight)},
+        {"own_bones", r6(p.own_bones)}};
   j["decision"] = decision_name(p.decision);
   j["reason"] = p.reason;
   return j;
@@ -154,6 +161,9 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
     Json radius = Json::array();
     for (double r : c.chain.radius) radius.push_back(r6(r));
     Json cj = {{"selector", c.selector},
+               {"found", c.found},
+               {"stiffness_per_s2", r6(c.stiffness_per_s2)},
+               {"damping_per_s", r6(c.damping_per_s)},
                {"vertices", c.vertices},
                {"attachment_band_vertices", c.band_vertices},
                {"pinned_vertices", c.pinned},
@@ -178,7 +188,10 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
   }
   Json left = Json::array();
   for (const HairLeft& l : h.left)
-    left.push_back({{"selector", l.selector}, {"vertices", l.vertices}, {"reason", l.reason}});
+    left.push_back({{"selector", l.selector},
+                    {"found", l.found},
+                    {"vertices", l.vertices},
+                    {"reason", l.reason}});
   Json out = {{"chains", chains}, {"left", left}};
   if (k < rec.hair_head_turn.size() && rec.hair_head_turn[k].samples > 0) {
     const HeadTurnParams& p = rec.hair_qa.turn;
@@ -192,8 +205,6 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
     Json turn = head_turn_sequence_json(p);
     turn.update({{"samples", rec.hair_head_turn[k].samples},
                  {"head", rec.hair_head_turn[k].head},
-                 {"stiffness_per_s2", solver.stiffness_per_s2},
-                 {"damping_per_s", solver.damping_per_s},
                  {"gravity_mps2", solver.gravity_mps2},
                  {"radius_scale", solver.radius_scale},
                  {"torso_capsule", capsule}});

@@ -19,8 +19,11 @@ using gen::WeightFn;
 using gen::Weights;
 
 namespace {
-const char* kPieceNames[] = {"body", "tail", "ears", "cape", "skirt", "sheath", "hair"};
-constexpr int kClassicPieces = 6; ///< the truth lists "hair" only for a rig with a ponytail
+const char* kPieceNames[] = {"body", "tail",  "ears",      "cape",       "skirt", "sheath",
+                             "hair", "braid", "long_hair", "short_hair", "hat",   "cat_ears"};
+/// The truth lists "hair" only for a rig with a ponytail, the later names only for a rig with
+/// one of the later head pieces.
+constexpr int kClassicPieces = 6, kAllPieces = 12;
 } // namespace
 
 void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
@@ -147,23 +150,6 @@ void add_pieces(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk, const Rig
   }
 }
 
-/// RigOptions::ponytail: a tapering tube from inside the back of the head, out and down behind
-/// the back (a quadratic Bezier), weighted 1.0 to the head.
-void add_ponytail(MeshBuild& hair, const Skeleton& sk, int segs, double k) {
-  Weights head{{sk.find("Head"), 1.0}};
-  const Vector3d p0(0, 1.66, -0.05), p1(0, 1.66, -0.21), p2(0, 1.28, -0.22);
-  TubeSpec spec;
-  const int rings = 16;
-  for (int i = 0; i <= rings; ++i) {
-    double t = double(i) / rings;
-    spec.centre.push_back(((1 - t) * (1 - t) * p0 + 2 * t * (1 - t) * p1 + t * t * p2) * k);
-    spec.radius.push_back((0.035 - 0.02 * t) * k);
-  }
-  spec.segments = segs;
-  spec.piece = gen::kHair;
-  add_tube(hair, sk, spec, fixed_weight, &head);
-}
-
 } // namespace
 
 const char* tail_style_name(TailStyle style) {
@@ -205,65 +191,34 @@ void RigOptions::validate() const {
     throw Error(ExitCode::Usage, "a leftover bone's length must be 0..0.6");
   if (hips_ahead < 0 || hips_ahead > 0.8 || hips_above < 0 || hips_above > 0.8)
     throw Error(ExitCode::Usage, "hips offsets must be 0..0.8");
-  if (horizontal_body && (ears || cape || skirt || sheath || ponytail || vrm >= 0 || thick_base))
-    throw Error(ExitCode::Usage, "a horizontal body takes no ears, cape, skirt, sheath, ponytail, "
-                                 "vrm or thick base");
+  if (!(hair_length_scale > 0 && hair_length_scale <= 4) ||
+      !(hair_radius_scale > 0 && hair_radius_scale <= 4))
+    throw Error(ExitCode::Usage, "hair length and radius scales must be in (0, 4]");
+  const bool head = ponytail || braid || long_hair || short_hair || hat || cat_ears;
+  if (horizontal_body && (ears || cape || skirt || sheath || head || vrm >= 0 || thick_base))
+    throw Error(ExitCode::Usage, "a horizontal body takes no ears, cape, skirt, sheath, head "
+                                 "pieces, vrm or thick base");
 }
 
 void write_skeleton_nodes(Document& doc, Skeleton& sk, const RigOptions& o);
 Json write_primitive(Document& doc, const MeshBuild& m, const Skeleton& sk, int material);
 
-GeneratedRig generate_rig(const RigOptions& o) {
-  o.validate();
-  double k =
-      o.height_m / 1.8; // the skeleton is authored for a 1.8 m figure (H is measured on the mesh)
-  Skeleton sk = gen::make_skeleton(k, o);
-  if (o.rotated) sk.rotation = Eigen::AngleAxisd(-M_PI / 2, Vector3d::UnitX()).toRotationMatrix();
-  if (o.centimetres) sk.node_scale = 0.01;
-  MeshBuild skin, extra;
-  gen::add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision, o.horizontal_body);
-  if (o.thick_base) gen::add_haunch(skin, sk, k, o.tube_segments, o.ring_subdivision);
-  if (o.leftover_bone > 0) gen::add_leftover_bone(sk, skin, k, o.leftover_bone);
-  std::vector<Vector3d> centreline;
-  add_pieces(skin, extra, sk, o, k, centreline);
-  MeshBuild hair;
-  if (o.ponytail) add_ponytail(hair, sk, o.tube_segments, k);
+namespace {
 
-  GeneratedRig rig;
-  Document& doc = rig.doc;
-  doc.container = Container::Glb;
-  doc.gltf = {{"asset", {{"version", "2.0"}, {"generator", "retail make_test_rig"}}}};
-  doc.gltf["scene"] = 0;
-  doc.gltf["materials"] = Json::array(
-      {{{"name", "Skin"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.8, 0.55, 0.3, 1.0}}}}},
-       {{"name", "Fur and cloth"},
-        {"pbrMetallicRoughness", {{"baseColorFactor", {0.9, 0.9, 0.85, 1.0}}}}}});
-  write_skeleton_nodes(doc, sk, o);
-  Json prims = Json::array({write_primitive(doc, skin, sk, 0)});
-  if (!extra.pos.empty()) prims.push_back(write_primitive(doc, extra, sk, 1));
-  doc.gltf["meshes"] = Json::array({{{"name", "Character"}, {"primitives", prims}}});
-  if (o.ponytail) {
-    doc.gltf["materials"].push_back(
-        {{"name", "Hair"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.3, 0.2, 0.1, 1.0}}}}});
-    doc.gltf["meshes"].push_back(
-        {{"name", "Ponytail"}, {"primitives", Json::array({write_primitive(doc, hair, sk, 2)})}});
-    Json node = {{"name", "Ponytail"}, {"mesh", 1}, {"skin", 0}};
-    if (o.rotated) node["rotation"] = doc.gltf["nodes"].back()["rotation"];
-    if (o.centimetres) node["scale"] = doc.gltf["nodes"].back()["scale"];
-    doc.gltf["scenes"][0]["nodes"].push_back(append_to_array(doc.gltf, "nodes", node));
-  }
-  if (o.clips) gen::add_clips(doc, sk, k, o.ponytail);
-  if (o.vrm >= 0) gen::add_vrm_metadata(doc, sk, o.vrm, k);
-
+/// The ground truth (rig_generator.h's GeneratedRig::truth) of the pieces built.
+Json make_truth(const RigOptions& o, const MeshBuild& skin, const MeshBuild& extra,
+                const std::vector<std::pair<std::string, MeshBuild>>& head_pieces,
+                const std::vector<Vector3d>& centreline) {
+  const bool later = o.braid || o.long_hair || o.short_hair || o.hat || o.cat_ears;
   Json truth = Json::object();
   truth["schema"] = "retail.truth/1";
   truth["height_m"] = o.height_m;
   truth["pieces"] = Json::array();
-  for (int p = 0; p < (o.ponytail ? kClassicPieces + 1 : kClassicPieces); ++p)
+  for (int p = 0; p < (later ? kAllPieces : o.ponytail ? kClassicPieces + 1 : kClassicPieces); ++p)
     truth["pieces"].push_back(kPieceNames[p]);
   truth["membership"] = Json::array({skin.piece});
   if (!extra.pos.empty()) truth["membership"].push_back(extra.piece);
-  if (o.ponytail) truth["membership"].push_back(hair.piece);
+  for (const auto& hp : head_pieces) truth["membership"].push_back(hp.second.piece);
   Json line = Json::array();
   for (const auto& p : centreline) line.push_back({p.x(), p.y(), p.z()});
   truth["tail_centreline"] = line;
@@ -281,13 +236,68 @@ GeneratedRig generate_rig(const RigOptions& o) {
   if (o.tail_spikes) opt["tail_spikes"] = o.tail_spikes;
   if (o.thick_base) opt["thick_base"] = true;
   if (o.ponytail) opt["ponytail"] = true;
+  for (const auto& [on, name] : {std::pair{o.braid, "braid"}, std::pair{o.long_hair, "long_hair"},
+                                 std::pair{o.short_hair, "short_hair"}, std::pair{o.hat, "hat"},
+                                 std::pair{o.cat_ears, "cat_ears"}})
+    if (on) opt[name] = true;
+  if (o.hair_split_weights) opt["hair_split_weights"] = true;
+  if (o.hair_length_scale != 1) opt["hair_length_scale"] = o.hair_length_scale;
+  if (o.hair_radius_scale != 1) opt["hair_radius_scale"] = o.hair_radius_scale;
   if (o.vrm >= 0) opt["vrm"] = o.vrm;
   if (o.tail_length_scale != 1) opt["tail_length_scale"] = o.tail_length_scale;
   if (o.tail_radius_scale != 1) opt["tail_radius_scale"] = o.tail_radius_scale;
   if (o.tail == TailStyle::Curled) opt["tail_curl_deg"] = o.tail_curl_deg;
   if (o.leftover_bone > 0) opt["leftover_bone"] = o.leftover_bone;
   if (o.horizontal_body) opt["horizontal_body"] = {o.hips_ahead, o.hips_above}; // the hips offsets
-  rig.truth = truth;
+  return truth;
+}
+
+} // namespace
+
+GeneratedRig generate_rig(const RigOptions& o) {
+  o.validate();
+  double k =
+      o.height_m / 1.8; // the skeleton is authored for a 1.8 m figure (H is measured on the mesh)
+  Skeleton sk = gen::make_skeleton(k, o);
+  if (o.rotated) sk.rotation = Eigen::AngleAxisd(-M_PI / 2, Vector3d::UnitX()).toRotationMatrix();
+  if (o.centimetres) sk.node_scale = 0.01;
+  MeshBuild skin, extra;
+  gen::add_body(skin, sk, k, o.tube_segments, 4 * o.ring_subdivision, o.horizontal_body);
+  if (o.thick_base) gen::add_haunch(skin, sk, k, o.tube_segments, o.ring_subdivision);
+  if (o.leftover_bone > 0) gen::add_leftover_bone(sk, skin, k, o.leftover_bone);
+  std::vector<Vector3d> centreline;
+  add_pieces(skin, extra, sk, o, k, centreline);
+  const auto head_pieces = gen::add_head_pieces(sk, o, k);
+
+  GeneratedRig rig;
+  Document& doc = rig.doc;
+  doc.container = Container::Glb;
+  doc.gltf = {{"asset", {{"version", "2.0"}, {"generator", "retail make_test_rig"}}}};
+  doc.gltf["scene"] = 0;
+  doc.gltf["materials"] = Json::array(
+      {{{"name", "Skin"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.8, 0.55, 0.3, 1.0}}}}},
+       {{"name", "Fur and cloth"},
+        {"pbrMetallicRoughness", {{"baseColorFactor", {0.9, 0.9, 0.85, 1.0}}}}}});
+  write_skeleton_nodes(doc, sk, o);
+  Json prims = Json::array({write_primitive(doc, skin, sk, 0)});
+  if (!extra.pos.empty()) prims.push_back(write_primitive(doc, extra, sk, 1));
+  doc.gltf["meshes"] = Json::array({{{"name", "Character"}, {"primitives", prims}}});
+  if (!head_pieces.empty())
+    doc.gltf["materials"].push_back(
+        {{"name", "Hair"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0.3, 0.2, 0.1, 1.0}}}}});
+  for (const auto& [name, m] : head_pieces) {
+    const int mesh = int(doc.gltf["meshes"].size());
+    doc.gltf["meshes"].push_back(
+        {{"name", name}, {"primitives", Json::array({write_primitive(doc, m, sk, 2)})}});
+    Json node = {{"name", name}, {"mesh", mesh}, {"skin", 0}};
+    if (o.rotated) node["rotation"] = doc.gltf["nodes"].back()["rotation"];
+    if (o.centimetres) node["scale"] = doc.gltf["nodes"].back()["scale"];
+    doc.gltf["scenes"][0]["nodes"].push_back(append_to_array(doc.gltf, "nodes", node));
+  }
+  if (o.clips) gen::add_clips(doc, sk, k, !head_pieces.empty());
+  if (o.vrm >= 0) gen::add_vrm_metadata(doc, sk, o.vrm, k);
+
+  rig.truth = make_truth(o, skin, extra, head_pieces, centreline);
   return rig;
 }
 

@@ -38,7 +38,20 @@ struct Skeleton {
 using Weights = std::map<int, double>; ///< joint -> weight
 
 /// Piece of every generated vertex (the truth's "pieces" names, in this order).
-enum PieceKind { kBody, kTail, kEars, kCape, kSkirt, kSheath, kHair };
+enum PieceKind {
+  kBody,
+  kTail,
+  kEars,
+  kCape,
+  kSkirt,
+  kSheath,
+  kHair,
+  kBraid,
+  kLongHair,
+  kShortHair,
+  kHat,
+  kCatEars
+};
 
 /// One primitive under construction (world positions).
 struct MeshBuild {
@@ -99,6 +112,13 @@ void add_haunch(MeshBuild& m, const Skeleton& sk, double k, int segments, int su
 /// and no thick base are exactly the original generator's tails.
 std::vector<Eigen::Vector3d> add_tail(MeshBuild& skin, MeshBuild& extra, const Skeleton& sk,
                                       const RigOptions& o, double k);
+
+/// The head pieces RigOptions asks for (ponytail, braid, long hair, short hair, hat, cat ears, in
+/// that order), each a mesh of its own: its name ("Ponytail", "Braid", "LongHair", "ShortHair",
+/// "Hat", "CatEars") and geometry (world), weighted 1.0 to the head or, with
+/// RigOptions::hair_split_weights, split by height across head, neck, Spine2 and a shoulder.
+std::vector<std::pair<std::string, MeshBuild>> add_head_pieces(const Skeleton& sk,
+                                                               const RigOptions& o, double k);
 
 /// Writes the clips (Walk, HipSwing, Crouch, Idle; HeadTurn when `head_turn`) as LINEAR keys at
 /// 30 fps.

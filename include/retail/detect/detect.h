@@ -81,7 +81,17 @@ struct DetectParams {
   /// vertices a link.
   int min_tail_vertices = 12;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
-  void validate() const;   ///< Failure: Error(Usage)
+  /// Hair found from the model (docs/hair.md "Hair found from the model"): a piece that touches
+  /// the head (within the far distance of a head bone), weighted at least hair_head_weight to the
+  /// head and neck and less than evidence_own_bones to bones of its own, that hangs at least
+  /// hair_drop_heads head sizes below the head joint and is at least hair_length_heads head sizes
+  /// long (L from its collar), is hair: a chain under the head. Head size: how far the head's
+  /// skin rises above the head joint. find_hair false: no piece is.
+  bool find_hair = true;
+  double hair_length_heads = 1.0;
+  double hair_drop_heads = 0.3;
+  double hair_head_weight = 0.2;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 enum class Decision {
@@ -90,6 +100,8 @@ enum class Decision {
   TailRejected, ///< a tail the harm check left as it was (neither chain nor rigid helped)
   Worn,
   WornRigid,
+  Hair,         ///< hair found from the model: a chain under the head (docs/hair.md)
+  HairRejected, ///< found hair the head-turn harm check left as it was
   Head,
   Limb,
   Broad,
@@ -98,7 +110,7 @@ enum class Decision {
 };
 
 /// Short name used in reports: "tail_chain", "tail_rigid", "tail_rejected", "worn",
-/// "worn_rigid", "head", "limb", "broad", "body", "small".
+/// "worn_rigid", "hair", "hair_rejected", "head", "limb", "broad", "body", "small".
 const char* decision_name(Decision d);
 
 struct Piece {
@@ -141,6 +153,11 @@ struct Piece {
   /// Share of its weight on joints without a role outside the limbs (bones of their own: a
   /// tail's, an ear's); an auto-rigger has none for what it missed.
   double own_bones = 0;
+  /// Hair cues, measured on a piece that touches the head (else NaN): the head size (how far the
+  /// head's skin other than this piece rises above the head joint, world Y, model units), how
+  /// far its lowest point lies below the head joint and its length L, both in head sizes, and the
+  /// share of its weight on the head and neck (joints of region "head" or "neck").
+  double head_size = NAN, hair_drop = NAN, hair_length = NAN, head_weight = NAN;
 };
 
 /// What the user said the tail is (SPEC §13), per welded vertex.

@@ -26,8 +26,10 @@
 #include "retail/rig/skeleton.h"
 
 #include <Eigen/Core>
+#include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace retail {
@@ -38,17 +40,32 @@ struct HairRigParams {
   double attach_fraction = 0.05; ///< attachment band: this share of the clump nearest the head
   double pin_fraction = 0.05;    ///< pinned band: g <= this × L, weight 1 on the head
   int smoothing_passes = 2;      ///< as ChainParams
+  /// Stiffness and damping per chain from the clump (hair_stiffness; docs/hair.md "Stiffness and
+  /// damping from the clump"): k = stiffness_ref × (a / aspect_ref), a = the chain's mean skin
+  /// radius / L, clamped to [stiffness_ref / 4, 4 stiffness_ref]; c = 2 damping_ratio √k. The
+  /// reference is the generated ponytail's (a = 0.079).
+  double stiffness_ref_per_s2 = 790;
+  double aspect_ref = 0.079;
+  double damping_ratio = 0.35;
+  double stiffness_per_s2 = NAN; ///< --hair-stiffness: every chain's k (NaN: from the clump)
+  double damping_per_s = NAN;    ///< --hair-damping: every chain's c (NaN: 2 damping_ratio √k)
   bool judge = true; ///< do no harm: implausible clumps left as they were (the run's harm check)
+  /// Per character: found hair (piece id) the head-turn harm check left, and why (the driver's;
+  /// RerigParams::hair_left).
+  std::vector<std::map<int, std::string>> left_found;
   WeldParams weld;
   void validate() const; ///< Failure: Error(Usage) naming the option
 };
 
 /// One selected clump rebuilt as a chain.
 struct HairChainResult {
-  std::string selector;
+  std::string selector; ///< the --hair selector, or "piece:N" for hair found from the model
+  bool found = false;   ///< found from the model (rerig.h's found_hair), not named by --hair
   std::vector<std::string> bones; ///< Hair_<n>_1 .. Hair_<n>_N, Hair_<n>_End
   std::vector<int> nodes;         ///< their node indices (as the edit numbers them)
   Chain chain;                    ///< joints (world, bind), length L, skin radius per joint
+  double stiffness_per_s2 = NAN;  ///< k for the solver (hair_stiffness)
+  double damping_per_s = NAN;     ///< c for the solver
   std::size_t vertices = 0;       ///< original vertices re-weighted (the clump)
   std::size_t band_vertices = 0;  ///< of them, in the attachment band (geodesic sources)
   std::size_t pinned = 0;         ///< of them, weight 1 on the head (pinned band + unreached)
@@ -69,7 +86,8 @@ struct TrunkSkin {
 
 /// A selected clump left as it was (do no harm, as a tail the harm check leaves).
 struct HairLeft {
-  std::string selector;
+  std::string selector;     ///< the --hair selector, or "piece:N" for found hair
+  bool found = false;       ///< found from the model (HairChainResult::found)
   std::size_t vertices = 0; ///< the clump's welded vertices
   std::string reason;       ///< "implausible for a hair clump (N of M vertices)", ...
 };
@@ -94,6 +112,11 @@ struct HairPlan {
 /// (and SPEC's w_next on bone 2 past f = 3/4). Sums to 1; continuous in g. Pre: length > 0.
 ChainWeight hair_chain_weight(double g, double length, int bones, double pin);
 
+/// The solver's k (s⁻²) and c (s⁻¹) for a clump of length `length` and mean skin radius
+/// `radius` (the same units; HairRigParams: the formula, or the fixed overrides). A clump without
+/// length or radius takes the reference k.
+std::pair<double, double> hair_stiffness(const HairRigParams& params, double length, double radius);
+
 /// Plans the hair chains of one character (see the top). Reads doc; changes nothing.
 /// Do no harm (params.judge): a clump holding more than half the character's welded vertices, or
 /// that would bring the clumps rebuilt so far past half, is implausible for hair (a body, every
@@ -105,8 +128,12 @@ ChainWeight hair_chain_weight(double g, double length, int bones, double pin);
 /// names nothing.
 /// Deterministic. Failure: Error(Usage) for bad params; Error(Unsupported) when a selector names
 /// geometry but the character has no head role.
+/// `found`: hair detection found (CharacterResult::found_hair: "piece:N" and its original
+/// vertices), each planned as one more clump after the selectors' (found = true; its messages say
+/// "hair piece:N" instead of "--hair SEL").
 HairPlan plan_hair(const Document& doc, const Model& model, const Character& character,
                    const RigEdit& prior, const HairRigParams& params,
-                   const std::map<std::string, std::vector<bool>>& pieces = {});
+                   const std::map<std::string, std::vector<bool>>& pieces = {},
+                   const std::vector<std::pair<std::string, std::vector<bool>>>& found = {});
 
 } // namespace retail

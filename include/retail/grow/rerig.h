@@ -48,6 +48,11 @@ struct RerigParams {
   std::map<int, PieceOverride> overrides; ///< by piece id (ids are deterministic)
   std::vector<std::string> tail;          ///< --tail selectors (selector.h): tail chains
   std::vector<std::string> not_tail;      ///< --not-tail selectors: never a piece
+  /// --not-hair selectors: a piece detection found as hair (Decision::Hair) with a vertex they
+  /// name is left alone (Decision::Head); piece:N names the piece this detection numbers N.
+  std::vector<std::string> not_hair;
+  /// Found hair the head-turn harm check left (by piece id; the driver's): HairRejected, with why.
+  std::map<int, std::string> hair_left;
   WeldParams weld;
   DetectParams detect;
   ChainParams chain;
@@ -86,6 +91,10 @@ struct CharacterResult {
   /// Per piece selector that named a piece: per original vertex (the character's primitives
   /// concatenated), is it in that piece? (plan_hair reads it for --hair piece:N.)
   std::map<std::string, std::vector<bool>> piece_originals;
+  /// Hair found from the model and kept (Decision::Hair; mode detect: none): its selector
+  /// "piece:N" and per original vertex whether it is in the piece, for plan_hair (hair_rig.h).
+  std::vector<std::pair<std::string, std::vector<bool>>> found_hair;
+  std::vector<bool> not_hair_matched; ///< per --not-hair selector: did it name any geometry
 };
 
 /// A character's re-rig: what was found and decided, and the edit that writes it.

@@ -87,6 +87,8 @@ struct ChainSpec {
   /// Hair: collision proxies, each in the bind frame of a joint node it rides (its shape's
   /// `proxy` field is ignored): at time t it is placed by that node's world transform.
   std::vector<std::pair<int, HairProxy>> colliders;
+  /// Hair: this chain's k and c (a grown clump's, hair_rig.h); NaN: HairBakeParams'.
+  double hair_stiffness_per_s2 = NAN, hair_damping_per_s = NAN;
 };
 
 /// One chain ready to bake: its nodes and its spring rig.

@@ -78,6 +78,20 @@ struct RigOptions {
   /// HeadTurn clip (8 s loop: 2 s of neck and head yaw up to ±40°, then 6 s still). Truth piece:
   /// "hair".
   bool ponytail = false;
+  /// More head pieces (issue 31), each its own mesh drawn with the character's skin (material
+  /// "Hair"), weighted 1.0 to the head as a rigger without a bone for them does, each adding the
+  /// HeadTurn clip as the ponytail does. Hair that hangs: a braid (mesh "Braid", truth "braid": a
+  /// plaited rope down the back, ~0.33 H), long loose hair ("LongHair", "long_hair": a cap close
+  /// to the skull with three flat clumps sunk into it, one down the back and one behind each
+  /// shoulder, ~0.2 H below the head joint). Pieces that do not: short hair ("ShortHair",
+  /// "short_hair": a cap 1.2 cm off the skull), a hat ("Hat", "hat": brim and crown) and cat
+  /// ears ("CatEars", "cat_ears": two pointed cones on top, 0.07 H).
+  bool braid = false, long_hair = false, short_hair = false, hat = false, cat_ears = false;
+  /// The head pieces' weights split by height across head, neck, Spine2 and the shoulder on the
+  /// vertex's side (a proximity rigger's) instead of 1.0 on the head.
+  bool hair_split_weights = false;
+  /// The ponytail's, braid's and long hair clumps' length and radius x these (each in (0, 4]).
+  double hair_length_scale = 1, hair_radius_scale = 1;
   /// VRM metadata: -1 none, 0 (VRM 0.x `VRM`), 1 (VRM 1.0 `VRMC_vrm` + `VRMC_springBone`): the
   /// humanoid map, a short spring tuft under the head (three nodes that are not skin joints,
   /// appended after the others) and collider groups on the head, the hips and the upper legs.
@@ -87,8 +101,8 @@ struct RigOptions {
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height, fewer than 3 segments, spikes outside
   /// 0..64, scales outside (0, 10], a curl outside [30, 540] degrees, a vrm outside -1..1, a
-  /// leftover bone outside [0, 0.6], hips offsets outside [0, 0.8] or a horizontal body with a
-  /// humanoid's piece.
+  /// leftover bone outside [0, 0.6], hips offsets outside [0, 0.8], hair scales outside (0, 4]
+  /// or a horizontal body with a humanoid's piece.
   void validate() const;
 };
 

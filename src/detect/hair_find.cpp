@@ -1,0 +1,124 @@
+// Hair found from the model (issue 31; docs/hair.md "Hair found from the model"): which pieces
+// touching the head are long clumps a rigger left on the head's bones.
+#include "detect/classify_internal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace retail {
+
+namespace {
+
+template <class... Args> std::string fmt(const char* format, Args... args) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf, format, args...);
+  return buf;
+}
+
+/// Least distance from the piece's vertices and collar to the head's bones.
+double distance_to_head(const Classifier& x, const Piece& p) {
+  double best = INFINITY;
+  for (const auto* list : {&p.vertices, &p.collar})
+    for (int v : *list) {
+      const Eigen::Vector3d q = x.m.welded.row(v).transpose();
+      for (const Segment& s : x.head.bones) best = std::min(best, segment_distance(q, s.a, s.b));
+    }
+  return best;
+}
+
+/// Share of the piece's weight (first originals) on joints of region "head" or "neck".
+double head_share(const Classifier& x, const std::vector<int>& first, const Piece& p) {
+  double on = 0, total = 0;
+  for (int w : p.vertices) {
+    const int v = first[std::size_t(w)];
+    if (v < 0 || std::size_t(v) >= x.sw.joint.size()) continue;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      const int j = x.sw.joint[std::size_t(v)][std::size_t(k)];
+      const double wt = x.sw.weight[std::size_t(v)][std::size_t(k)];
+      if (j < 0 || !(wt > 0)) continue;
+      total += wt;
+      const std::string& r = x.region[std::size_t(j)];
+      if (r == "head" || r == "neck") on += wt;
+    }
+  }
+  return total > 0 ? on / total : 0;
+}
+
+/// How far the head's skin but `p` rises above the head joint: the highest welded vertex nearest
+/// a head bone that is not one of the piece's.
+double head_size(const HeadFrame& h, const Piece& p) {
+  for (const auto& [rise, v] : h.rise)
+    if (!std::binary_search(p.vertices.begin(), p.vertices.end(), v)) return std::max(rise, 0.0);
+  return 0;
+}
+
+} // namespace
+
+/// Hair is looked for on upright characters: the hips -> head direction within this many degrees
+/// of world up (the jaw and the drop are measured along world up). The shared humanoids lean
+/// 0-8.2 degrees, the shared animals and dinosaurs 54-131: 30 lies between (docs/hair.md).
+constexpr double kUprightDeg = 30;
+
+HeadFrame head_frame(const WeldedMesh& m, const Character& c, const Detection& det,
+                     const std::vector<std::string>& region) {
+  HeadFrame h;
+  const int head = c.joint_index(c.roles.head), hips = c.joint_index(c.roles.hips);
+  if (head < 0 || hips < 0) return h;
+  const Eigen::Vector3d up = c.bind_position(head) - c.bind_position(hips);
+  if (!(up.norm() > 0) || up.normalized().y() < std::cos(kUprightDeg * M_PI / 180)) return h;
+  h.head = head;
+  h.head_y = c.bind_position(h.head).y();
+  for (const Segment& s : det.segments)
+    if (s.joint >= 0 && region[std::size_t(s.joint)] == "head") h.bones.push_back(s);
+  const std::vector<char> near_head = nearest_in_region(det.field, det.segments, region, "head");
+  for (std::size_t v = 0; v < near_head.size(); ++v)
+    if (near_head[v]) h.rise.push_back({m.welded(Eigen::Index(v), 1) - h.head_y, int(v)});
+  // Highest first; ties: the lower vertex.
+  std::sort(h.rise.begin(), h.rise.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  return h;
+}
+
+void judge_hair(const Classifier& x, Piece& p) {
+  const DetectParams& prm = x.params;
+  if (!prm.find_hair || x.head.head < 0 || x.head.bones.empty() || p.vertices.size() < 3 ||
+      !p.selected.empty() || p.evidence || p.decision == Decision::TailChain)
+    return;
+  if (!(distance_to_head(x, p) <= x.det.field.threshold)) return; // does not touch the head
+  p.head_weight = head_share(x, first_originals(x.m), p);
+  const bool from_head = p.region == "head" || p.region == "neck";
+  if (!from_head && p.head_weight < prm.hair_head_weight) return; // not the head's: as decided
+  p.head_size = head_size(x.head, p);
+  double lowest = INFINITY;
+  for (int v : p.vertices) lowest = std::min(lowest, x.m.welded(v, 1));
+  const double size = p.head_size > 0 ? p.head_size : INFINITY;
+  p.hair_drop = (x.head.head_y - lowest) / size;
+  p.hair_length = p.length / size;
+  std::string why;
+  if (p.own_bones >= prm.evidence_own_bones)
+    why = fmt("on bones of its own (%.0f%% of its weight): left alone", 100 * p.own_bones);
+  else if (p.head_weight < prm.hair_head_weight)
+    why = fmt("weighted %.0f%% to the head and neck (< %.0f%%): not hair, left alone",
+              100 * p.head_weight, 100 * prm.hair_head_weight);
+  else if (p.hair_drop < prm.hair_drop_heads)
+    why = fmt("does not hang below the jaw (lowest point %.2f head sizes below the head joint < "
+              "%.2f: ears, horns, a hat, short hair): left alone",
+              p.hair_drop, prm.hair_drop_heads);
+  else if (p.hair_length < prm.hair_length_heads)
+    why = fmt("short (L = %.2f head sizes < %.2f: short hair, a lock): left alone", p.hair_length,
+              prm.hair_length_heads);
+  if (why.empty()) {
+    p.decision = Decision::Hair;
+    p.reason = fmt("hair: touches the head, weighted %.0f%% to the head and neck and %.0f%% to "
+                   "bones of its own, hangs %.2f head sizes below the head joint, L = %.2f head "
+                   "sizes (head size %.3f): a chain under the head",
+                   100 * p.head_weight, 100 * p.own_bones, p.hair_drop, p.hair_length, p.head_size);
+  } else if (from_head) {
+    p.decision = Decision::Head;
+    p.reason = "hangs from the head or neck, " + why;
+  }
+}
+
+} // namespace retail
