@@ -178,6 +178,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "the harm check leaves a hair chain as it was when its head-turn edge-max p99 "
                  "exceeds this percent (docs/hair.md)")
       ->capture_default_str();
+  app.add_option("--found-hair-torn-p99", params.harm.found_hair_torn_p99_percent,
+                 "hair retail found itself is also left as it was when its head-turn edge-max "
+                 "p99 exceeds this percent (the article's target; docs/hair.md)")
+      ->capture_default_str();
   group_rest(app, first, kGroupAdvanced);
 }
 

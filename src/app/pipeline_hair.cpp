@@ -69,12 +69,15 @@ std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& para
     const auto& turned = result.hair_head_turn[k].chains;
     for (std::size_t i = 0; i < h.chains.size() && i < turned.size(); ++i) {
       const double p99 = turned[i].edge_max_p99_percent;
-      if (!(p99 > params.harm.hair_torn_p99_percent)) continue;
+      const double limit = h.chains[i].found ? std::min(params.harm.hair_torn_p99_percent,
+                                                        params.harm.found_hair_torn_p99_percent)
+                                             : params.harm.hair_torn_p99_percent;
+      if (!(p99 > limit)) continue;
       char why[200];
       std::snprintf(why, sizeof why,
                     "the head turn tears its skin (edge-max p99 %.4g%%, above %.4g%%; on the "
                     "head as it was, about 0%%)",
-                    p99, params.harm.hair_torn_p99_percent);
+                    p99, limit);
       out.push_back({k, {h.chains[i].selector, h.chains[i].found, h.chains[i].vertices, why}});
     }
   }

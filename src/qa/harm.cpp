@@ -14,6 +14,8 @@ void HarmParams::validate() const {
     throw Error(ExitCode::Usage, "--harm-noise must lie in [0, 1)");
   if (!(hair_torn_p99_percent >= 0) || !std::isfinite(hair_torn_p99_percent))
     throw Error(ExitCode::Usage, "--hair-torn-p99 must be a non-negative number");
+  if (!(found_hair_torn_p99_percent >= 0) || !std::isfinite(found_hair_torn_p99_percent))
+    throw Error(ExitCode::Usage, "--found-hair-torn-p99 must be a non-negative number");
 }
 
 std::size_t noise_floor(std::size_t edge_samples, const HarmParams& params) {

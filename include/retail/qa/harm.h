@@ -28,6 +28,10 @@ struct HarmParams {
   /// skin far past the input's (the clump on the head as it was stretches by about 0%): twice
   /// the report's torn ratio of 1.5. Left as it was (docs/hair.md).
   double hair_torn_p99_percent = 100;
+  /// Hair retail found itself (not named by --hair) is kept only when its head-turn edge-max
+  /// p99 is within this percent as well, the seed article's target for rebuilt hair: a change
+  /// nobody asked for must show it does no harm (docs/hair.md).
+  double found_hair_torn_p99_percent = 8;
   void validate() const; ///< Failure: Error(Usage)
 };
 
