@@ -67,8 +67,8 @@ struct HairChain {
 };
 
 /// Restoring-direction frame. Anchor is SPEC §10. BentParent takes link i's rest direction
-/// relative to link i-1's current (bent) direction, as the article's first solver did: kept only
-/// so a test can show the curl it causes.
+/// relative to link i-1's current (bent) direction (docs/hair.md): kept only so a test can show
+/// the curl it causes.
 enum class HairTargetFrame { Anchor, BentParent };
 
 /// The rig, built once. Chains are stepped in order (a chain anchored on another chain's joint

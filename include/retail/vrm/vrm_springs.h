@@ -10,8 +10,7 @@
 // Links, radii and parameters (what the reference runtimes do, docs/hair.md):
 // - A chain of joints j_0 … j_n has links j_k → j_{k+1}. Link k uses the settings of its *head*
 //   joint j_k (hitRadius, stiffness, drag, gravity): the tail joint's own settings are unused
-//   (VRM 1 lets the last joint carry only `node`). Reading j_{k+1}'s radius gave the last link
-//   radius 0 — the article's bug.
+//   (VRM 1 lets the last joint carry only `node`).
 // - VRM 0.x bone groups list root bones. Each root expands down its descendants: the first child
 //   continues the chain; every further child starts a new chain rooted at itself whose parent
 //   node (the branching joint) is simulated by the chain listed before it. A node without
