@@ -16,8 +16,8 @@
 #include "retail/io/io.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/skeleton.h"
+#include "retail/vrm/vrm_springs.h"
 
 #include <cstddef>
 #include <cstdint>

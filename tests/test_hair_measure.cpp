@@ -5,9 +5,9 @@
 #include "retail/detect/weld.h"
 #include "retail/io/io.h"
 #include "retail/motion/hair_measure.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/skinning.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 #include "support.h"
 
 #include <algorithm>

@@ -10,7 +10,7 @@
 #include "retail/io/builder.h"
 #include "retail/io/io.h"
 #include "retail/motion/spring_bake.h"
-#include "retail/motion/vrm_springs.h"
+#include "retail/vrm/vrm_springs.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -2,9 +2,11 @@
 // for VRM 1 and VRM 0.x read back by read_vrm_springs, existing entries untouched, and refusals.
 #include "retail/base/error.h"
 #include "retail/io/builder.h"
+#include "retail/motion/hair_solver.h"
 #include "retail/motion/vrm_spring_export.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_spring_write.h"
+#include "retail/vrm/vrm_springs.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

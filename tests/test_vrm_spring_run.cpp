@@ -6,8 +6,8 @@
 #include "retail/base/document.h"
 #include "retail/io/io.h"
 #include "retail/motion/vrm_spring_export.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

@@ -1,11 +1,11 @@
-// VRM spring import (include/retail/motion/vrm_springs.h): godette's VRM 0.x bone groups, every VRM
+// VRM spring import (include/retail/vrm/vrm_springs.h): godette's VRM 0.x bone groups, every VRM
 // 1 fixture in ../shared/data/springbone-fixtures, hand-written files for branching, radii and the
 // article's last-link radius bug, and malformed metadata that must fail naming its JSON path.
 #include "retail/base/error.h"
 #include "retail/io/io.h"
 #include "retail/motion/hair_solver.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>

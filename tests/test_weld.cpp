@@ -1,5 +1,6 @@
 // Weld and adjacency: hand-made meshes and the generated rigs' seams.
 #include "retail/detect/geodesic.h"
+#include "retail/detect/graph.h"
 #include "retail/detect/weld.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
@@ -153,4 +154,31 @@ TEST_CASE("geodesic: Dijkstra on a triangulated grid matches the hand-computed p
   CHECK(std::isinf(r[std::size_t(n * n - 1)]));
   // The isoline at level 1.0 across the first row's strip: a straight cut across the grid.
   CHECK(retail::isoline_length(m, d, 0.25) > 0);
+}
+
+TEST_CASE("graph: floods depth-first from the seeds in order, components and rings sorted",
+          "[weld]") {
+  // A strip of three triangles (0..4) and a separate triangle (5, 6, 7).
+  std::vector<Eigen::Vector3d> pts(8, Eigen::Vector3d::Zero());
+  for (std::size_t i = 0; i < pts.size(); ++i) pts[i].x() = double(i);
+  WeldedMesh m = test::mesh_from(pts, {{0, 1, 2}, {1, 3, 2}, {2, 3, 4}, {5, 6, 7}});
+  auto all = [](int) { return true; };
+  // Seeds 4 then 0: 0 is popped first, its neighbours 1 and 2 in adjacency order, then 2's 3.
+  std::vector<bool> reached(m.size(), false);
+  CHECK(retail::flood_welded(m, {4, 0}, reached, all) == std::vector<int>{1, 2, 3});
+  CHECK(reached == std::vector<bool>{true, true, true, true, true, false, false, false});
+  // The predicate stops it; a vertex already reached is neither entered nor returned.
+  reached.assign(m.size(), false);
+  reached[1] = true;
+  CHECK(retail::flood_welded(m, {0}, reached, [](int v) { return v != 3; }) ==
+        std::vector<int>{2, 4});
+  CHECK(!reached[3]);
+
+  std::vector<bool> member(m.size(), true);
+  member[2] = member[6] = false;
+  CHECK(retail::welded_components(m, member) ==
+        std::vector<std::vector<int>>{{0, 1, 3, 4}, {5, 7}});
+  CHECK(retail::welded_ring(m, {2}) == std::vector<int>{0, 1, 3, 4});
+  CHECK(retail::welded_ring(m, {1, 0}) == std::vector<int>{2, 3});
+  CHECK(retail::welded_ring(m, {5, 6, 7}).empty());
 }

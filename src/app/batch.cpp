@@ -352,7 +352,7 @@ BatchResult run_batch(const std::string& in_dir, const std::string& out_dir,
   if (progress) progress(nullptr, tally);
   parallel_for(files.size(), int(n), [&](std::size_t i) {
     BatchEntry e = process(*files[i], per_file, in_dir);
-    const bool look = !look_reasons(e).empty();
+    const bool look = needs_look(e.row);
     std::lock_guard<std::mutex> lock(mutex);
     result.entries[i] = std::move(e);
     done[i] = true;

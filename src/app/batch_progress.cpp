@@ -53,7 +53,7 @@ std::string batch_file_line(const BatchEntry& e, const BatchTally& tally) {
                      e.path + ": " + (e.status == "failed" ? "" : e.status + ", ") +
                      batch_outcome(e);
   if (e.status != "skipped") line += std::string(", ") + secs;
-  if (!look_reasons(e).empty()) line += ", needs a look";
+  if (needs_look(e.row)) line += ", needs a look";
   return line;
 }
 
@@ -88,8 +88,7 @@ std::vector<std::string> batch_summary_lines(const BatchResult& result) {
       " up to date, " + std::to_string(result.failed) + " failed; " + std::to_string(result.look) +
       (result.look == 1 ? " needs" : " need") + " a look" + (result.look ? ":" : "")};
   for (const auto& e : result.entries)
-    if (auto why = look_reasons(e); !why.empty())
-      lines.push_back("  " + e.path + ": " + joined(why, "; "));
+    if (needs_look(e.row)) lines.push_back("  " + e.path + ": " + joined(look_reasons(e), "; "));
   return lines;
 }
 

@@ -3,6 +3,7 @@
 #include "retail/detect/detect.h"
 #include "retail/detect/distance.h"
 #include "retail/detect/geodesic.h"
+#include "retail/detect/graph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,16 +63,12 @@ std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& tors
                            const DistanceField& f, const Piece& piece, bool& from_shell) {
   // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
   // the collar's ring or behind it, and its geodesic coordinate starts there).
-  std::vector<bool> in(m.size(), false);
-  for (int v : piece.vertices) in[std::size_t(v)] = true;
-  for (int v : piece.base) in[std::size_t(v)] = false;
-  std::vector<int> out;
-  for (int u : piece.vertices)
-    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
-      if (in[std::size_t(u)] && !in[std::size_t(m.adjacency[std::size_t(e)])])
-        out.push_back(m.adjacency[std::size_t(e)]);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  std::vector<bool> in_base(m.size(), false);
+  for (int v : piece.base) in_base[std::size_t(v)] = true;
+  std::vector<int> cut;
+  for (int v : piece.vertices)
+    if (!in_base[std::size_t(v)]) cut.push_back(v);
+  std::vector<int> out = welded_ring(m, cut);
   from_shell = out.empty();
   if (!out.empty()) return out;
   // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the

@@ -2,6 +2,7 @@
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/geodesic.h"
+#include "retail/detect/graph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,46 +11,7 @@
 
 namespace retail {
 
-std::vector<std::vector<int>> welded_components(const WeldedMesh& m,
-                                                const std::vector<bool>& member) {
-  std::vector<int> label(m.size(), -1);
-  std::vector<std::vector<int>> out;
-  for (std::size_t s = 0; s < m.size(); ++s) {
-    if (!member[s] || label[s] >= 0) continue;
-    std::vector<int> comp{int(s)}, stack{int(s)};
-    label[s] = int(out.size());
-    while (!stack.empty()) {
-      int u = stack.back();
-      stack.pop_back();
-      for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1];
-           ++e) {
-        int v = m.adjacency[std::size_t(e)];
-        if (member[std::size_t(v)] && label[std::size_t(v)] < 0) {
-          label[std::size_t(v)] = label[s];
-          comp.push_back(v);
-          stack.push_back(v);
-        }
-      }
-    }
-    std::sort(comp.begin(), comp.end());
-    out.push_back(std::move(comp));
-  }
-  return out;
-}
-
 namespace {
-
-std::vector<int> outside_neighbours(const WeldedMesh& m, const std::vector<int>& piece) {
-  std::vector<bool> in(m.size(), false);
-  for (int v : piece) in[std::size_t(v)] = true;
-  std::vector<int> out;
-  for (int u : piece)
-    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1]; ++e)
-      if (!in[std::size_t(m.adjacency[std::size_t(e)])]) out.push_back(m.adjacency[std::size_t(e)]);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
 
 /// Isoline perimeter P(k * step) for k = 0..levels-1, each face adding to the levels it spans.
 std::vector<double> perimeter_profile(const WeldedMesh& m, const std::vector<double>& u,
@@ -193,39 +155,19 @@ std::size_t grow_base(const WeldedMesh& m, const std::vector<double>& u, double 
   std::vector<bool> in(m.size(), false);
   for (int v : piece) in[std::size_t(v)] = true;
   auto zone = [&](int v) { return u[std::size_t(v)] < reach && !taken[std::size_t(v)]; };
-  std::vector<int> stack = piece, added;
-  while (!stack.empty()) {
-    int a = stack.back();
-    stack.pop_back();
-    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
-         ++e) {
-      int b = m.adjacency[std::size_t(e)];
-      if (in[std::size_t(b)] || !zone(b) || !marked(cues, b, midline)) continue;
-      in[std::size_t(b)] = true;
-      added.push_back(b);
-      stack.push_back(b);
-    }
-  }
+  std::vector<int> added =
+      flood_welded(m, piece, in, [&](int v) { return zone(v) && marked(cues, v, midline); });
   if (added.empty()) return 0;
   // Enclosed skin: zone vertices outside the piece from which the zone's edge (a neighbour at
   // u >= reach, or taken by another piece) cannot be reached without crossing the piece.
   std::vector<bool> open(m.size(), false);
+  std::vector<int> edge;
   for (std::size_t v = 0; v < m.size(); ++v) {
     if (in[v] || !zone(int(v))) continue;
     for (int e = m.adjacency_start[v]; e < m.adjacency_start[v + 1] && !open[v]; ++e)
-      if (!zone(m.adjacency[std::size_t(e)])) open[v] = true, stack.push_back(int(v));
+      if (!zone(m.adjacency[std::size_t(e)])) open[v] = true, edge.push_back(int(v));
   }
-  while (!stack.empty()) {
-    int a = stack.back();
-    stack.pop_back();
-    for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
-         ++e) {
-      int b = m.adjacency[std::size_t(e)];
-      if (in[std::size_t(b)] || open[std::size_t(b)] || !zone(b)) continue;
-      open[std::size_t(b)] = true;
-      stack.push_back(b);
-    }
-  }
+  flood_welded(m, std::move(edge), open, [&](int v) { return !in[std::size_t(v)] && zone(v); });
   for (std::size_t v = 0; v < m.size(); ++v)
     if (!in[v] && !open[v] && zone(int(v)) && u[v] < reach) {
       bool touches = false; // only holes next to the piece (not unreached islands)
@@ -484,7 +426,7 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   BaseCues no_growth; // a component marked in no_base: every cue but those a base grows over
   no_growth.beyond_end = cues.beyond_end;
   for (const auto& comp : welded_components(m, f.far)) {
-    std::vector<int> collar = outside_neighbours(m, comp);
+    std::vector<int> collar = welded_ring(m, comp);
     auto [tip, depth] = remote_end(m, f, comp, collar);
     const bool grows = std::none_of(comp.begin(), comp.end(), [&](int v) {
       return !no_base.empty() && no_base[std::size_t(v)];

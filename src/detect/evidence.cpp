@@ -1,6 +1,7 @@
 // Evidence: skin the input rigs wrongly, read from its own weights (detect.h's evidence_skin).
 #include "detect/classify_internal.h"
 #include "retail/detect/detect.h"
+#include "retail/detect/graph.h"
 
 #include <cstdio>
 #include <map>

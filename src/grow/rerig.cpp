@@ -3,6 +3,7 @@
 
 #include "retail/base/error.h"
 #include "retail/detect/distance.h"
+#include "retail/detect/graph.h"
 #include "retail/detect/selector.h"
 
 #include <Eigen/Dense>
@@ -312,27 +313,20 @@ std::vector<bool> peeled_welded(const WeldedMesh& mesh, const Piece& piece,
   std::vector<long long> net(mesh.size(), 0);
   for (const auto& [v, n] : o.peel)
     if (v < mesh.weld_of.size()) net[std::size_t(mesh.weld_of[v])] += n;
-  std::vector<bool> in_piece(mesh.size(), false), out(mesh.size(), false);
+  std::vector<bool> in_piece(mesh.size(), false), reached(mesh.size(), false);
   for (int w : piece.vertices) in_piece[std::size_t(w)] = true;
-  std::vector<int> stack;
+  std::vector<int> seeds, peeled; // untouched skin, and a separate shell's root ring
   for (std::size_t w = 0; w < mesh.size(); ++w)
-    if (!in_piece[w] && !(net[w] > 0)) stack.push_back(int(w)); // untouched skin: the seeds
-  std::vector<bool> seen(mesh.size(), false);
-  for (int w : stack) seen[std::size_t(w)] = true;
+    if (!in_piece[w] && !(net[w] > 0)) seeds.push_back(int(w));
   for (int w : piece.collar) // a separate shell's collar is its own root ring: its border too
-    if (!seen[std::size_t(w)] && net[std::size_t(w)] > 0)
-      seen[std::size_t(w)] = out[std::size_t(w)] = true, stack.push_back(w);
-  while (!stack.empty()) {
-    const int a = stack.back();
-    stack.pop_back();
-    for (int e = mesh.adjacency_start[std::size_t(a)]; e < mesh.adjacency_start[std::size_t(a) + 1];
-         ++e) {
-      const int b = mesh.adjacency[std::size_t(e)];
-      if (seen[std::size_t(b)] || !(net[std::size_t(b)] > 0)) continue;
-      seen[std::size_t(b)] = out[std::size_t(b)] = true;
-      stack.push_back(b);
-    }
-  }
+    if (net[std::size_t(w)] > 0 && !reached[std::size_t(w)])
+      reached[std::size_t(w)] = true, peeled.push_back(w);
+  seeds.insert(seeds.end(), peeled.begin(), peeled.end());
+  const std::vector<int> inward =
+      flood_welded(mesh, seeds, reached, [&](int v) { return net[std::size_t(v)] > 0; });
+  std::vector<bool> out(mesh.size(), false);
+  for (int w : peeled) out[std::size_t(w)] = true;
+  for (int w : inward) out[std::size_t(w)] = true;
   return out;
 }
 

@@ -4,9 +4,9 @@
 #include "retail/base/parallel.h"
 #include "retail/motion/body_capsules.h"
 #include "retail/motion/hair_measure.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/rig/animation.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 
 #include <algorithm>
 #include <array>

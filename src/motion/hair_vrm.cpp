@@ -53,13 +53,6 @@ std::vector<Eigen::Vector3d> rest_points(const VrmSpringChain& ch,
 
 } // namespace
 
-void VrmMapping::validate() const {
-  if (!(reference_rate_hz > 0) || !std::isfinite(reference_rate_hz))
-    throw Error(ExitCode::Usage, "VRM mapping: reference_rate_hz must be positive");
-  if (!(max_damping_per_s > 0) || !std::isfinite(max_damping_per_s))
-    throw Error(ExitCode::Usage, "VRM mapping: max_damping_per_s must be positive");
-}
-
 HairLink vrm_link_params(const VrmJointSettings& s, double length_m, double scale,
                          const VrmMapping& mapping) {
   mapping.validate();

@@ -2,11 +2,11 @@
 #include "retail/motion/head_turn.h"
 
 #include "retail/base/error.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/qa/order_stats.h"
 #include "retail/qa/skin_sampler.h"
 #include "retail/rig/skinning.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,11 +4,11 @@
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
 #include "retail/motion/hair_measure.h"
-#include "retail/motion/vrm_springs.h"
 #include "retail/qa/skin_sampler.h"
 #include "retail/rig/animation.h"
 #include "retail/rig/skinning.h"
 #include "retail/rig/transform.h"
+#include "retail/vrm/vrm_springs.h"
 
 #include <algorithm>
 #include <chrono>

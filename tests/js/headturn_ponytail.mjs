@@ -2,7 +2,7 @@
 // three-vrm"): `retail PONYTAIL OUT --hair Ponytail` rebuilds the generated ponytail as a chain
 // and runs the head turn on it (the report's characters[].hair.chains[].head_turn); here
 // @pixiv/three-vrm's spring bone runs the same head turn on the same bones: VRMSpringBoneJoint
-// objects built by hand with settings mapped from ours as vrm_spring_export.cpp's
+// objects built by hand with settings mapped from ours as vrm_spring_write.cpp's
 // vrm_settings_for writes them (Δ = 1/60 s: stiffness = k Δ L, dragForce = 1 − e^(−c Δ),
 // gravityPower = g Δ, gravityDir −Y, hitRadius = the skin radius at the link's root), against
 // the same torso capsule; the same 120 Hz update, the mesh skinned by three.js at 30 Hz and

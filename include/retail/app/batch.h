@@ -89,7 +89,7 @@ struct BatchResult {
   std::vector<BatchEntry> entries; ///< this shard's files in list order
   std::size_t failed = 0;
   std::size_t stepped_down = 0; ///< files with a piece the harm check stepped down
-  std::size_t look = 0;         ///< files that need a look (look_reasons not empty)
+  std::size_t look = 0;         ///< files that need a look (needs_look on their row)
   int exit_code = 0;            ///< 0, or 5 when any file failed
 };
 
@@ -97,7 +97,9 @@ struct BatchResult {
 /// message), failed --fail-on checks, each piece the harm check stepped down, torn skin left as
 /// it came (said as "nothing found while the input tears" when no chain grew and nothing was
 /// stepped down), an output whose tail tears more than the input's in some clip; else, when the
-/// run warned, its warnings. Not empty exactly when the index row's needs_look holds.
+/// run warned, its warnings. Whether a file needs a look is needs_look(e.row) (html_index.h),
+/// for the index, the progress line and the summary alike; with the row filled from the entry
+/// (as the batch fills it), the reasons are not empty exactly when it holds.
 std::vector<std::string> look_reasons(const BatchEntry& e);
 
 /// Where a batch stands, handed to the progress callback.

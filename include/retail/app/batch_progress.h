@@ -16,7 +16,7 @@ namespace retail {
 std::string batch_outcome(const BatchEntry& e);
 
 /// One finished file: "[3/12] chars/fox.glb: ok, 1 tail chain, 1.24 s", with ", needs a look"
-/// when look_reasons has any.
+/// when needs_look(e.row) holds.
 std::string batch_file_line(const BatchEntry& e, const BatchTally& tally);
 
 /// The live line: "[###.........] 3/12 files, 1 failed, 2 need a look, ETA 0:14", the ETA from
@@ -25,8 +25,8 @@ std::string batch_file_line(const BatchEntry& e, const BatchTally& tally);
 std::string batch_progress_line(const BatchTally& tally, double elapsed_seconds);
 
 /// The end of a batch: a totals line ("batch: 4 files: 1 with a tail chain, 2 with nothing
-/// grown, 0 up to date, 1 failed; 2 need a look"), then per file that needs a look, in list
-/// order, "  PATH: REASON; REASON".
+/// grown, 0 up to date, 1 failed; 2 need a look"), then per file that needs a look
+/// (needs_look(e.row)), in list order, "  PATH: REASON; REASON" (look_reasons).
 std::vector<std::string> batch_summary_lines(const BatchResult& result);
 
 } // namespace retail

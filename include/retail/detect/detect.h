@@ -268,11 +268,6 @@ std::vector<std::string> joint_regions(const Character& character);
 /// order) and L = P99(g) (nearest-rank percentile).
 std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
 
-/// Connected parts of the welded vertices with `member` true, along welded edges: each sorted,
-/// listed in order of their lowest vertex.
-std::vector<std::vector<int>> welded_components(const WeldedMesh& mesh,
-                                                const std::vector<bool>& member);
-
 /// Per character joint: a bone of its own (a tail's, an ear's, a helper's): no role, and not of
 /// a limb (evidence.cpp's limb sides: a joint between the hips and one side's limb top is the
 /// limb's).

@@ -15,7 +15,8 @@ namespace retail {
 struct SkinWeights {
   static constexpr int kMax = 8; ///< JOINTS_0 + JOINTS_1
   /// A joint deforms when its weights, summed over the vertices, come to at least one whole
-  /// vertex: stray weight (a floor-level root holding 8% of four vertices) makes no bone.
+  /// vertex: stray weight (a fraction of a vertex spread thinly, docs/detection.md) makes no
+  /// bone.
   static constexpr double kLeastHeld = 1.0;
   std::vector<std::array<int, kMax>> joint;     ///< #N: character joint index, -1 unused
   std::vector<std::array<double, kMax>> weight; ///< #N: weights as stored (normalised here)

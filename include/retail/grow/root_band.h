@@ -7,6 +7,7 @@
 // (edge weights 1 / length), so smooth, summing to 1, within [0, 1].
 #pragma once
 
+#include "retail/detect/graph.h"
 #include "retail/rig/mesh.h"
 
 #include <map>
@@ -54,15 +55,8 @@ RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, doub
                    const Fixed& fixed, const RootBandParams& params,
                    const std::vector<bool>& passable = {}) {
   std::vector<int> band = band_vertices(mesh, inside, width, passable);
-  std::vector<bool> in_band(mesh.size(), false);
-  for (int w : band) in_band[std::size_t(w)] = true;
   std::map<int, Influences> boundary;
-  for (int w : band)
-    for (int k = mesh.adjacency_start[std::size_t(w)]; k < mesh.adjacency_start[std::size_t(w) + 1];
-         ++k) {
-      int n = mesh.adjacency[std::size_t(k)];
-      if (!in_band[std::size_t(n)] && !boundary.count(n)) boundary[n] = fixed(n);
-    }
+  for (int n : welded_ring(mesh, band)) boundary[n] = fixed(n);
   return solve_root_band(mesh, band, boundary, params);
 }
 

@@ -31,7 +31,7 @@ ChainSpec tail_chain_spec(const Character& character, const ChainResult& chain);
 
 /// The colliders a character's hair chains respect: those the file's VRM springs define (every
 /// collider of the file), plus a torso capsule fitted to the trunk skin (hair_measure.h) when
-/// they leave the trunk uncovered (the article's Back Flip case).
+/// they leave the trunk uncovered (fit_torso_capsule).
 struct HairColliders {
   std::vector<std::pair<int, HairProxy>> proxies; ///< node ridden, shape in its frame
   std::size_t vrm = 0;                            ///< of them, from the file's VRM springs

@@ -1,7 +1,7 @@
-// retail — hair measurements that need no mesh: the article's controlled head-turn sequence and
-// the torso capsule for chains whose colliders leave the trunk uncovered (docs/hair.md).
-// Plain data in, plain data out; deterministic; no file I/O. Mesh edge stretch comes with the
-// CLI wiring (it needs the skinned hair mesh).
+// retail — hair measurements that need no mesh: the controlled head-turn sequence and the torso
+// capsule for chains whose colliders leave the trunk uncovered (docs/hair.md). Plain data in,
+// plain data out; deterministic; no file I/O. The head turn measured on the skinned mesh is
+// head_turn.h's.
 #pragma once
 
 #include "retail/base/document.h"
@@ -18,8 +18,8 @@ namespace retail {
 
 // ---- head turn --------------------------------------------------------------------------------
 
-/// The article's sequence: turn_s of head turns (yaw about `up` through the head pivot,
-/// amplitude_deg × sin(2π t / turn_period_s) × sin(π t / turn_s): smooth start and stop), then
+/// The sequence: turn_s of head turns (yaw about `up` through the head pivot, amplitude_deg ×
+/// sin(2π t / turn_period_s) × sin(π t / turn_s): smooth start and stop), then
 /// settle_s with the head still; the body never moves. The solver runs at solver_hz; tips are
 /// sampled at sample_hz (solver_hz must be a whole multiple of it).
 struct HeadTurnParams {
@@ -118,7 +118,8 @@ TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& c
 
 /// Fits a capsule to the trunk skin (axis along hips -> chest_top; ends and radius from
 /// quantiles, docs/hair.md) and says whether `colliders` (a chain's proxies, placed at bind)
-/// already cover it: the article's Back Flip case, where a ponytail's colliders missed the trunk.
+/// already cover it (covered: every one of params.coverage_samples points along the axis lies
+/// inside one of them).
 TorsoFit fit_torso_capsule(const std::vector<WorldCapsule>& colliders, const TorsoSkin& skin,
                            const TorsoParams& params = {});
 

@@ -1,6 +1,6 @@
-// retail — the head-turn QA of the chains `--hair` grew (docs/hair.md): after
-// the re-rig, head_turn.h's controlled sequence (4 s of head turns, 8 s still, the solver at
-// 120 Hz, the skinned mesh sampled at 30 Hz) run on each character's hair chains as the bake
+// retail — the head-turn QA of the chains `--hair` grew (docs/hair.md): after the re-rig,
+// head_turn.h's controlled sequence (HairQaParams::turn: head turns, then the head still; the
+// skinned mesh sampled at its sample rate) run on each character's hair chains as the bake
 // solves them (bake.h's hair_bake_rig on clip_pass.h's hair_chain_spec, against the same
 // colliders: the file's VRM colliders and the torso capsule when those miss the trunk).
 // Plain data in, a value out; single-threaded, deterministic; no logging, no I/O.
@@ -18,7 +18,7 @@
 namespace retail {
 
 struct HairQaParams {
-  HeadTurnParams turn;   ///< the sequence (defaults: the article's)
+  HeadTurnParams turn;   ///< the sequence (hair_measure.h)
   HairBakeParams solver; ///< the hair chains' k, c, g and radius scale (as the bake's)
   BindParams bind;       ///< as the run's: the characters are rebuilt from `doc`
   void validate() const; ///< Failure: Error(Usage) naming the field

@@ -25,7 +25,7 @@
 // becomes velocity (no rebound). Lengths stay L_i (every correction is re-projected).
 #pragma once
 
-#include "retail/motion/vrm_springs.h"
+#include "retail/vrm/vrm_springs.h"
 
 #include <Eigen/Geometry>
 #include <cstddef>
@@ -67,8 +67,8 @@ struct HairChain {
 };
 
 /// Restoring-direction frame. Anchor is SPEC §10. BentParent takes link i's rest direction
-/// relative to link i-1's current (bent) direction, as the article's first solver did: kept only
-/// so a test can show the curl it causes.
+/// relative to link i-1's current (bent) direction (docs/hair.md): kept only so a test can show
+/// the curl it causes.
 enum class HairTargetFrame { Anchor, BentParent };
 
 /// The rig, built once. Chains are stepped in order (a chain anchored on another chain's joint
@@ -140,22 +140,6 @@ double clearance(const Eigen::Vector3d& o, const Eigen::Vector3d& x, double radi
                  const WorldCapsule& c);
 
 // ---- VRM parameters ---------------------------------------------------------------------------
-
-/// How VRM's per-frame spring settings become ours (docs/hair.md derives it). VRM's runtimes
-/// (UniVRM, three-vrm) move a joint tail per frame of length Δ by: (1 − drag) × last frame's
-/// motion, stiffness × Δ along the unit rest direction, gravityPower × Δ along gravityDir. Read
-/// as rates per second at Δ (velocity kept e^(−cΔ) = 1 − drag per frame; the pulls as
-/// accelerations, for a small deflection θ of a link of length L: stiffness θ / Δ):
-///   c = −ln(1 − drag) / Δ,  k = stiffness / (Δ L),  g = gravityPower / Δ × gravityDir (unit).
-/// Their balance (the sag under gravity: tan = gravityPower / stiffness) is kept exactly; one
-/// step of ours at h = Δ moves (1 − drag) as far as VRM's first frame (SPEC's e^(−ch) also
-/// scales the step's force). Δ = 1 / reference_rate_hz (VRM rigs are tuned at 60 fps).
-/// drag 1 maps to max_damping_per_s.
-struct VrmMapping {
-  double reference_rate_hz = 60;
-  double max_damping_per_s = 1000;
-  void validate() const; ///< Failure: Error(Usage)
-};
 
 /// Our link parameters for VRM settings `s` on a link of world length `length_m`; `scale` is the
 /// world scale of the joint's node (the hit radius is in its units; the pulls are world units).

@@ -1,10 +1,10 @@
-// retail — `retail report IN --head-turn`: the article's controlled head-turn sequence on a file's
-// own spring chains, measured on the skinned mesh (docs/hair.md).
+// retail — `retail report IN --head-turn`: the controlled head-turn sequence on a file's own
+// spring chains, measured on the skinned mesh (docs/hair.md).
 //
 // The file's VRM springs (vrm_springs.h) become a HairRig (hair_solver.h); the head turns as in
-// hair_measure.h (4 s of turns, 8 s still, the body never moves, solver at 120 Hz); at every
-// sample (30 Hz) the chain joints are posed from the solver state and the character's skin is
-// skinned (skin_sampler.h). Per chain:
+// hair_measure.h (HeadTurnParams: head turns, then the head still; the body never moves); at
+// every sample (HeadTurnParams::sample_hz) the chain joints are posed from the solver state and
+// the character's skin is skinned (skin_sampler.h). Per chain:
 //   hair vertices  vertices of the character's skinned primitives with a positive weight on one
 //                  of the chain's joints (the nodes it lists, root included);
 //   hair edges     unique triangle edges of a primitive (stretch.h's mesh_edges) with at least
@@ -18,9 +18,10 @@
 //                  excluded) and the chain's proxies: how much deeper than at rest the point lies
 //                  inside the proxy (centreline, no hair radius); a point the file authors inside
 //                  a proxy counts only what it sinks further. The rest overlap is reported apart;
-//   quiet tip      the largest tip movement between consecutive samples in the last 2 s;
+//   quiet tip      the largest tip movement between consecutive samples in the final
+//                  quiet_window_s;
 //   tip curl       the angle between the last link and its rest direction carried by the anchor,
-//                  after the settle (the article's curl: a lag that became a new rest shape).
+//                  after the settle (a lag that became a new rest shape).
 // A torso capsule (hair_measure.h's fit on the character's trunk skin) is added to a chain whose
 // colliders (sphere and capsule proxies at rest) leave the trunk's axis uncovered, unless the
 // chain rests inside that capsule (then it is reported, not added).
@@ -40,7 +41,7 @@
 namespace retail {
 
 struct HeadTurnReportParams {
-  HeadTurnParams turn;       ///< the sequence (defaults: the article's)
+  HeadTurnParams turn;       ///< the sequence (hair_measure.h)
   TorsoParams torso;         ///< the torso capsule fit
   VrmMapping mapping;        ///< VRM settings -> solver parameters
   bool torso_capsule = true; ///< add the torso capsule where a chain's colliders miss the trunk

@@ -115,8 +115,8 @@ public:
   double floor_penetration() const { return penetration_; }
   void clear_floor_penetration() { penetration_ = 0; }
 
-  /// The broken variant the article admitted (rope correction fed back as velocity), kept only
-  /// so a test can prove the real solver does not behave like it.
+  /// The broken variant (rope correction fed back as velocity, docs/spring.md), kept only so a
+  /// test can prove the real solver does not behave like it.
   bool feed_correction_as_velocity = false;
 
 private:

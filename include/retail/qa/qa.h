@@ -9,7 +9,7 @@
 
 namespace retail {
 
-/// One clip's row of the article's table: the tail before (input rig), as the rigid reference
+/// One clip's row of the stretch table: the tail before (input rig), as the rigid reference
 /// (computed, not written), after (output rig), and the body of the output as the baseline.
 struct StretchRow {
   int clip = -1;

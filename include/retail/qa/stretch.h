@@ -47,7 +47,7 @@ struct StretchParams {
   /// The body baseline is measured on at most this many body edges (all of them when there are
   /// fewer; 0: all): every k-th run of max_body_edges / 1024 consecutive edges of the edge list
   /// (at least 1; deterministic). Runs keep neighbouring vertices together, so a sampled body
-  /// skins about a third of the vertices single edges would. The tail is always measured whole.
+  /// skins fewer vertices per measured edge. The tail is always measured whole.
   std::size_t max_body_edges = std::size_t(1) << 18;
   void validate() const; ///< Failure: Error(Usage)
 };

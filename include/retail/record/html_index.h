@@ -26,7 +26,8 @@ struct IndexRow {
 };
 
 /// Does the row need a look: failed, a piece stepped down, torn skin left as it was, a warning,
-/// a failed check, or an output worse than its input?
+/// a failed check, or an output worse than its input? The one test of it: the index's filter
+/// and `retail batch`'s per-file lines, tally and summary all ask this.
 bool needs_look(const IndexRow& row);
 
 /// `path` (relative, '/'-separated, any bytes) as a relative URL that names exactly those bytes:

@@ -1,9 +1,10 @@
 // retail — the character's surface as one welded graph (SPEC §3).
 //
-// Exporters split vertices at UV and hard-normal seams (the Khronos fox is non-indexed: every
-// triangle has its own three vertices), so one tail falls into dozens of islands on the raw
-// face graph. All skinned primitives of a character are gathered in world space at bind,
-// welded by position (within `weld_tolerance_h * H`), and connected by their triangles' edges.
+// Exporters split vertices at UV and hard-normal seams, and non-indexed geometry gives every
+// triangle its own three vertices (docs/detection.md), so one tail falls into dozens of islands
+// on the raw face graph. All skinned primitives of a character are gathered in world space at
+// bind, welded by position (within `weld_tolerance_h * H`), and connected by their triangles'
+// edges.
 // Results computed per welded vertex are written back per original vertex through `weld_of`.
 // This header holds the types; welding them is detect/weld.h.
 #pragma once

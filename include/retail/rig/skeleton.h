@@ -33,9 +33,8 @@ struct SkinnedPrimitive {
 /// Resolved bone roles, as node indices (-1: not found). Legs/arms: [0] left, [1] right.
 struct Roles {
   int hips = -1;
-  std::vector<int>
-      pelvis; ///< hips, and hips-named joints next to it (Quaternius' "Hips" below "Body")
-  std::vector<int> spine; ///< from hips upwards, excluding hips, neck and head
+  std::vector<int> pelvis; ///< hips, and hips-named joints next to it (docs/pipeline.md, "Roles")
+  std::vector<int> spine;  ///< from hips upwards, excluding hips, neck and head
   int chest = -1, neck = -1, head = -1;
   int upper_leg[2] = {-1, -1}, lower_leg[2] = {-1, -1}, foot[2] = {-1, -1};
   int shoulder[2] = {-1, -1}, upper_arm[2] = {-1, -1}, lower_arm[2] = {-1, -1}, hand[2] = {-1, -1};

@@ -1,6 +1,6 @@
 // read_vrm_springs: VRM 0.x secondaryAnimation and VRM 1 VRMC_springBone into one description
-// (include/retail/motion/vrm_springs.h; the rules are documented in docs/hair.md).
-#include "retail/motion/vrm_springs.h"
+// (include/retail/vrm/vrm_springs.h; the rules are documented in docs/hair.md).
+#include "retail/vrm/vrm_springs.h"
 
 #include "retail/base/error.h"
 #include "retail/rig/transform.h"
@@ -419,6 +419,13 @@ void check_spring_work(const VrmSprings& s) {
 }
 
 } // namespace
+
+void VrmMapping::validate() const {
+  if (!(reference_rate_hz > 0) || !std::isfinite(reference_rate_hz))
+    throw Error(ExitCode::Usage, "VRM mapping: reference_rate_hz must be positive");
+  if (!(max_damping_per_s > 0) || !std::isfinite(max_damping_per_s))
+    throw Error(ExitCode::Usage, "VRM mapping: max_damping_per_s must be positive");
+}
 
 std::size_t spring_work(const VrmSprings& springs) {
   std::size_t total = 0;

@@ -10,8 +10,7 @@
 // Links, radii and parameters (what the reference runtimes do, docs/hair.md):
 // - A chain of joints j_0 … j_n has links j_k → j_{k+1}. Link k uses the settings of its *head*
 //   joint j_k (hitRadius, stiffness, drag, gravity): the tail joint's own settings are unused
-//   (VRM 1 lets the last joint carry only `node`). Reading j_{k+1}'s radius gave the last link
-//   radius 0 — the article's bug.
+//   (VRM 1 lets the last joint carry only `node`).
 // - VRM 0.x bone groups list root bones. Each root expands down its descendants: the first child
 //   continues the chain; every further child starts a new chain rooted at itself whose parent
 //   node (the branching joint) is simulated by the chain listed before it. A node without
@@ -88,6 +87,23 @@ struct VrmSprings {
   /// usable_vrm_springs: why the file's springs are not used ("" when they are).
   std::string unusable;
   bool empty() const { return chains.empty(); }
+};
+
+/// How VRM's per-frame spring settings become ours (docs/hair.md derives it; hair_solver.h's
+/// vrm_link_params applies it, vrm_spring_write.h's vrm_settings_for inverts it). VRM's runtimes
+/// (UniVRM, three-vrm) move a joint tail per frame of length Δ by: (1 − drag) × last frame's
+/// motion, stiffness × Δ along the unit rest direction, gravityPower × Δ along gravityDir. Read
+/// as rates per second at Δ (velocity kept e^(−cΔ) = 1 − drag per frame; the pulls as
+/// accelerations, for a small deflection θ of a link of length L: stiffness θ / Δ):
+///   c = −ln(1 − drag) / Δ,  k = stiffness / (Δ L),  g = gravityPower / Δ × gravityDir (unit).
+/// Their balance (the sag under gravity: tan = gravityPower / stiffness) is kept exactly; one
+/// step of ours at h = Δ moves (1 − drag) as far as VRM's first frame (SPEC's e^(−ch) also
+/// scales the step's force). Δ = 1 / reference_rate_hz (VRM rigs are tuned at 60 fps).
+/// drag 1 maps to max_damping_per_s.
+struct VrmMapping {
+  double reference_rate_hz = 60;
+  double max_damping_per_s = 1000;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 /// Most joints one file may ask for across all chains: every substep of a bake or head turn
