@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 
 namespace test {
 namespace {
@@ -110,6 +111,91 @@ bool moved_by_extremity(const std::map<int, double>& weights, const retail::Char
   return on > off;
 }
 
+/// Distance between segments p0 -> p1 and q0 -> q1, by sampling p's segment finely and
+/// taking each sample's distance to q's (independent of retail's closed form).
+double segment_gap(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const Eigen::Vector3d& q0,
+                   const Eigen::Vector3d& q1) {
+  double best = INFINITY;
+  const Eigen::Vector3d d = q1 - q0;
+  for (int k = 0; k <= 64; ++k) {
+    const Eigen::Vector3d x = p0 + (p1 - p0) * (k / 64.0);
+    const double t =
+        d.squaredNorm() > 0 ? std::clamp((x - q0).dot(d) / d.squaredNorm(), 0.0, 1.0) : 0.0;
+    best = std::min(best, (x - (q0 + t * d)).norm());
+  }
+  return best;
+}
+
+/// Per clip name: how deep the bones that dominate `truth` (segments from each to its joint
+/// children) go into capsules fitted to each leg bone (thigh, shin: 0.8 x the median distance
+/// from the bone of the vertices whose largest weight is on it) beyond their depth at bind, as
+/// a percent of H, over 24 samples.
+std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool>& truth) {
+  const retail::Character& c = l.in.characters.at(0);
+  retail::SkinSampler skin(l.in.doc, l.in.model, c);
+  std::vector<int> dominant(l.weights.size(), -1);
+  for (std::size_t v = 0; v < l.weights.size(); ++v) {
+    double most = 0;
+    for (const auto& [node, w] : l.weights[v])
+      if (w > most) most = w, dominant[v] = node;
+  }
+  const retail::Roles& r = c.roles;
+  std::vector<int> legs = {r.hips};
+  std::vector<std::pair<int, int>> bones; // leg capsules: joint -> joint
+  for (int s = 0; s < 2; ++s) {
+    bones.push_back({r.upper_leg[s], r.lower_leg[s]});
+    bones.push_back({r.lower_leg[s], r.foot[s]});
+    legs.insert(legs.end(), {r.upper_leg[s], r.lower_leg[s], r.foot[s]});
+  }
+  std::vector<double> radius;
+  std::vector<std::pair<int, int>> caps;
+  for (const auto& [a, b] : bones) {
+    const int ja = c.joint_index(a), jb = c.joint_index(b);
+    if (ja < 0 || jb < 0) continue;
+    std::vector<double> d;
+    for (std::size_t v = 0; v < dominant.size() && v < skin.size(); ++v)
+      if (dominant[v] == a)
+        d.push_back(
+            segment_gap(skin.bind()[v], skin.bind()[v], c.bind_position(ja), c.bind_position(jb)));
+    if (d.empty()) continue;
+    std::sort(d.begin(), d.end());
+    radius.push_back(0.8 * d[d.size() / 2]);
+    caps.push_back({ja, jb});
+  }
+  std::set<int> tail_nodes;
+  for (std::size_t v = 0; v < truth.size() && v < dominant.size(); ++v)
+    if (truth[v] && dominant[v] >= 0 && !std::count(legs.begin(), legs.end(), dominant[v]))
+      tail_nodes.insert(dominant[v]);
+  std::vector<std::pair<int, int>> segs; // joint indices
+  for (int node : tail_nodes)
+    for (int ch : l.in.model.nodes[std::size_t(node)].children)
+      if (c.joint_index(ch) >= 0 && c.joint_index(node) >= 0)
+        segs.push_back({c.joint_index(node), c.joint_index(ch)});
+  auto depth = [&](const std::vector<Eigen::Vector3d>& at, std::size_t s, std::size_t k) {
+    return radius[k] - segment_gap(at[std::size_t(segs[s].first)], at[std::size_t(segs[s].second)],
+                                   at[std::size_t(caps[k].first)], at[std::size_t(caps[k].second)]);
+  };
+  std::vector<Eigen::Vector3d> bind;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) bind.push_back(c.bind_position(int(j)));
+  std::map<std::string, double> out;
+  for (std::size_t a = 0; a < l.in.model.animations.size(); ++a) {
+    retail::ClipSampler clip(l.in.doc, l.in.model, int(a));
+    double& deepest = out[l.in.model.animations[a].name];
+    deepest = 0;
+    for (int t = 0; t < 24; ++t) {
+      const auto world =
+          retail::compose_world(l.in.model, clip.locals(l.in.model, clip.duration() * t / 23));
+      std::vector<Eigen::Vector3d> at;
+      for (int node : c.joints) at.push_back(world[std::size_t(node)].topRightCorner<3, 1>());
+      for (std::size_t s = 0; s < segs.size(); ++s)
+        for (std::size_t k = 0; k < caps.size(); ++k)
+          deepest = std::max(deepest, depth(at, s, k) - std::max(0.0, depth(bind, s, k)));
+    }
+    deepest *= 100 / c.height;
+  }
+  return out;
+}
+
 } // namespace
 
 std::size_t noise_floor(std::size_t edge_samples) {
@@ -190,6 +276,9 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     ta = torn(retail::load_input(artist, retail::BindParams{}, st), truth);
   }
   auto mi = torn_masks(a.in, truth), mo = torn_masks(b.in, truth);
+  auto lo = leg_depths(b, truth);
+  std::map<std::string, double> la;
+  if (!artist.empty()) la = leg_depths(load(artist), truth);
   for (const auto& anim : a.in.model.animations) {
     TailClipRow r;
     const std::vector<char>&in_mask = mi[anim.name], &out_mask = mo[anim.name];
@@ -201,6 +290,8 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     r.clip = anim.name;
     r.input_torn = ti[anim.name].first, r.input_p99 = ti[anim.name].second;
     r.output_torn = to[anim.name].first, r.output_p99 = to[anim.name].second;
+    r.output_leg_depth = lo[anim.name];
+    if (la.count(anim.name)) r.artist_leg_depth = la[anim.name];
     if (ta.count(anim.name))
       r.artist_torn = ta[anim.name].first, r.artist_p99 = ta[anim.name].second;
     e.clips.push_back(r);

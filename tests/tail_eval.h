@@ -24,6 +24,10 @@ struct TailClipRow {
   /// Edge-samples of the truth's edges: torn on the output and not on the input (newly torn),
   /// torn on the input and not on the output (healed), and all of them (edges x samples).
   std::size_t newly_torn = 0, healed = 0, edge_samples = 0;
+  /// How deep the bones that own the truth go into capsules fitted to the leg bones' skin
+  /// beyond their depth at bind, percent of H, deepest of 24 samples (tail_eval.cpp leg_depths);
+  /// the artist's -1 when there is no artist rig.
+  double output_leg_depth = 0, artist_leg_depth = -1;
 };
 
 /// The noise floor of the harm check (retail's PieceJudge rule, docs/detection.md section 5):

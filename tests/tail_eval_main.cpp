@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
                             {"edge_samples", r.edge_samples},
                             {"newly_torn", r.newly_torn},
                             {"healed", r.healed},
+                            {"output_leg_depth", r.output_leg_depth},
+                            {"artist_leg_depth", r.artist_leg_depth},
                             {"noise_floor", test::noise_floor(r.edge_samples)}});
     std::cout << j.dump(1) << "\n";
     return 0;

@@ -297,6 +297,10 @@ void bind_bake(CLI::App& app, Cli& cli) {
                  "warm-up ends when every bone's start state repeats within this, degrees")
       ->capture_default_str()
       ->group(kGroupAdvanced);
+  add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
+             "turn tails out of capsules fitted to the legs' skin as the clip moves them "
+             "(--no-colliders: only measure how deep they go)",
+             kGroupAdvanced);
   add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
              "spread a loop's seam still wider than --loop-tolerance over the loop "
              "(--keep-seam: leave it as recorded)",

@@ -159,6 +159,19 @@ std::vector<Eigen::Vector3d> chain_joints(const Character& c, int anchor,
   return joints;
 }
 
+/// SpringRig::collider_radius of a chain whose joints at bind are `joints` (world).
+std::vector<double> collider_allowance(const std::vector<Eigen::Vector3d>& joints,
+                                       const std::vector<RestObstacle>& capsules) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i + 1 < joints.size(); ++i)
+    for (const RestObstacle& o : capsules) {
+      const auto [s, t] = closest_on_segments(joints[i], joints[i + 1], o.a, o.b);
+      const Eigen::Vector3d on_link = joints[i] + s * (joints[i + 1] - joints[i]);
+      out.push_back(std::min(o.radius, (on_link - (o.a + t * (o.b - o.a))).norm()));
+    }
+  return out;
+}
+
 } // namespace
 
 SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) {
@@ -189,6 +202,8 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.root_y = joints[0].y();
   for (const RestObstacle& o : spec.clear_of)
     rig.clear_of.push_back({rt * (o.a - joints[0]), rt * (o.b - joints[0]), o.radius});
+  rig.colliders = spec.limb_colliders.size();
+  rig.collider_radius = collider_allowance(joints, spec.limb_colliders);
   return rig;
 }
 
@@ -351,12 +366,24 @@ public:
 };
 
 /// The tail spring (spring.h): steps read only the step's end.
+/// Its limb colliders ride the proxy poses (two joints per capsule): with `collide` the spring
+/// is turned out of them; either way, while `measure`, their depth and contact are counted.
 class SpringStepper final : public ChainStepper {
 public:
-  SpringStepper(const SpringRig& rig, const SpringParams& params) : spring(rig, params) {}
+  SpringStepper(const SpringRig& rig, const SpringParams& params, bool collide)
+      : spring(rig, params), collide_(collide) {}
   void reset(const SubstepPose& pose) override { spring.reset(pose.anchor); }
   void step(const SubstepPose&, const SubstepPose& to, double dt) override {
-    spring.step(to.anchor, dt);
+    capsules_.clear();
+    for (std::size_t k = 0; k + 1 < to.proxies.size(); k += 2)
+      capsules_.push_back(
+          {to.proxies[k].topRightCorner<3, 1>(), to.proxies[k + 1].topRightCorner<3, 1>(), 0.0});
+    spring.step(to.anchor, dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
+    if (!measure || capsules_.empty()) return;
+    const double depth = spring.collider_depth(capsules_);
+    deepest = std::max(deepest, depth);
+    ++steps;
+    if (depth > 0 || spring.collider_contact()) ++touching;
   }
   std::vector<Eigen::Quaterniond> locals() const override {
     std::vector<Eigen::Quaterniond> out;
@@ -365,6 +392,13 @@ public:
   }
   Eigen::Vector3d tip_offset() const override { return spring.tips().back() - spring.head(0); }
   SpringChain spring;
+  bool measure = false;                ///< count the steps below
+  double deepest = 0;                  ///< SpringChain::collider_depth, deepest while measured
+  std::size_t steps = 0, touching = 0; ///< substeps measured; of them, with a link touching
+
+private:
+  bool collide_ = true;
+  std::vector<RestObstacle> capsules_; ///< this step's, world
 };
 
 /// The hair solver (hair_solver.h) on one chain; bones read back as the rotation taking their
@@ -539,6 +573,8 @@ std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<Chain
       hair_bake_rig(c, spec, params.spring.substep_s, params.hair, cb);
     else {
       cb.rig = spring_rig(c, spec, floor_y);
+      if (spec.limb_collider_joints.size() == 2 * spec.limb_colliders.size())
+        cb.proxy_nodes = spec.limb_collider_joints;
       const SpringChain rest(cb.rig, params.spring);
       cb.carry_deg = rest.carry_deg();
       cb.clears = rest.clears();
@@ -572,7 +608,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
   if (chain.hair) {
     stepper = std::make_unique<HairStepper>(chain);
   } else {
-    auto s = std::make_unique<SpringStepper>(rig, params.spring);
+    auto s = std::make_unique<SpringStepper>(rig, params.spring, params.colliders);
     spring = s.get();
     stepper = std::move(s);
   }
@@ -580,10 +616,18 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
               params.fps, *stepper);
   stepper->reset(run.start_pose());
   if (!cb.one_shot && run.duration() > 0) warm_up(run, params, cb);
-  if (spring) spring->spring.clear_floor_penetration();
+  if (spring) {
+    spring->spring.clear_floor_penetration();
+    spring->measure = true;
+  }
   KeyRecorder rec(run.duration(), params.fps, bones, run.states());
   run.cycle(&rec);
-  if (spring) cb.floor_penetration = spring->spring.floor_penetration();
+  if (spring) {
+    cb.floor_penetration = spring->spring.floor_penetration();
+    cb.collider_depth = spring->deepest;
+    cb.collider_contact_share =
+        spring->steps ? double(spring->touching) / double(spring->steps) : 0.0;
+  }
   Keys keys = rec.take_keys();
   cb.tip_swing_deg = rec.tip_swing_deg();
   cb.loop_closure_deg = loop_closure_deg(keys);

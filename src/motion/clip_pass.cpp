@@ -240,6 +240,8 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
       if (!ch.nodes.empty()) {
         grown.push_back(tail_chain_spec(rigged, ch));
         grown.back().clear_of = legs;
+        grown.back().limb_colliders = at_bind;
+        grown.back().limb_collider_joints = leg_joints;
       }
     w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
   }
@@ -426,7 +428,11 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
     for (const ChainBake& chain : w.chains) {
       r.chain_nodes[k].push_back(chain.nodes);
       r.rests[k].push_back(
-          {chain.bones.empty() ? "" : chain.bones.front(), chain.carry_deg, chain.clears});
+          {chain.bones.empty() ? "" : chain.bones.front(), chain.carry_deg, chain.clears, {}});
+      for (std::size_t c = 0; c + 1 < chain.proxy_nodes.size(); c += 2)
+        r.rests[k].back().colliders.push_back(
+            rigged.model.nodes[std::size_t(chain.proxy_nodes[c])].name + " -> " +
+            rigged.model.nodes[std::size_t(chain.proxy_nodes[c + 1])].name);
     }
     for (std::size_t j = 0; j < w.chains.size(); ++j) {
       std::vector<ClipBake> mine;

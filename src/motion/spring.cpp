@@ -139,6 +139,7 @@ void SpringParams::validate() const {
 SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
     : rig_(rig), params_(params) {
   params_.validate();
+  if (rig_.collider_radius.size() != rig_.links() * rig_.colliders) rig_.colliders = 0;
   floor_on_ = rig_.floor && params_.floor;
   for (Vector3d& a : rig_.authored) a.normalize(); // unit to the last bit the step assumes
   std::size_t n = rig_.links();
@@ -440,8 +441,10 @@ void SpringChain::read_back_link(std::size_t i, const Quaterniond& parent, const
   cum = unit(cum * local_[i]);
 }
 
-void SpringChain::step(const AnchorPose& hips, double dt) {
+void SpringChain::step(const AnchorPose& hips, double dt,
+                       const std::vector<RestObstacle>* colliders) {
   begin_step(hips, dt);
+  collider_contact_ = false;
   Quaterniond cum =
       Quaterniond::Identity(); // product of solved local rotations so far (hips space)
   Vector3d h = root_;
@@ -450,7 +453,9 @@ void SpringChain::step(const AnchorPose& hips, double dt) {
     Vector3d rest_dir;
     const Vector3d nrm = spring_link(i, h, parent, dt, rest_dir);
     const Vector3d dir = bend_link(i, parent, nrm);
-    p_[i] = constrain_link(i, h, h + rig_.length[i] * dir, rest_dir);
+    Vector3d p = h + rig_.length[i] * dir;
+    if (colliders) p = collide_link(i, h, p, *colliders);
+    p_[i] = constrain_link(i, h, p, rest_dir);
     read_back_link(i, parent, h, cum);
     h = p_[i];
   }

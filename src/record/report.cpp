@@ -87,6 +87,8 @@ Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
                      {"seam_spread_deg", r6(b.seam_spread_deg)},
                      {"tip_swing_deg", r6(b.tip_swing_deg)},
                      {"floor_penetration", r6(b.floor_penetration)},
+                     {"collider_depth", r6(b.collider_depth)},
+                     {"collider_contact_share", r6(b.collider_contact_share)},
                      {"keys", b.keys},
                      {"kept_authored", b.kept_authored}});
   return {{"floor_y", r6(floor)}, {"clips", clips}};
@@ -181,7 +183,9 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                                  bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));
       Json b = bake_json(mine, 0.0);
       b.erase("floor_y");
-      for (Json& clip : b["clips"]) clip.erase("floor_penetration");
+      for (Json& clip : b["clips"])
+        for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share"})
+          clip.erase(key);
       cj["bake"] = b;
     }
     chains.push_back(cj);
@@ -253,7 +257,8 @@ Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
     if (!(c.character == int(k) || (c.character < 0 && k == 0))) continue;
     Json bake = bake_json(c.clips, 0.0)["clips"];
     for (std::size_t i = 0; i < bake.size(); ++i) {
-      bake[i].erase("floor_penetration");
+      for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share"})
+        bake[i].erase(key);
       if (i < c.before.size() && i < c.after.size())
         bake[i]["stretch"] = {{"before", spring_stretch_json(c.before[i])},
                               {"after", spring_stretch_json(c.after[i])}};
@@ -300,8 +305,10 @@ Json character_json(const RunRecord& rec, std::size_t k) {
     cj["bake"] = bake_json(rec.bakes[k], k < rec.floors.size() ? rec.floors[k] : 0.0);
     Json rests = Json::array();
     for (const ChainRest& r : k < rec.rests.size() ? rec.rests[k] : std::vector<ChainRest>{})
-      rests.push_back(
-          {{"chain", r.bone}, {"carry_deg", r6(r.carry_deg)}, {"clears_legs", r.clears}});
+      rests.push_back({{"chain", r.bone},
+                       {"carry_deg", r6(r.carry_deg)},
+                       {"clears_legs", r.clears},
+                       {"colliders", r.colliders}});
     cj["bake"]["rests"] = rests;
   }
   if (k < rec.judge.size() && !rec.judge[k].empty())

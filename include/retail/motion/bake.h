@@ -45,7 +45,10 @@ struct BakeParams {
   std::vector<std::string> no_loop; ///< clips baked from rest without looping
   std::vector<std::string> loop;    ///< clips forced to loop
   double floor_y = NAN;             ///< g_0 override (world Y); NaN: measured from the body's skin
-  void validate() const;            ///< Failure: Error(Usage)
+  /// Tails are turned out of their ChainSpec::limb_colliders as they move (false,
+  /// --no-colliders: the depth is still measured, ClipBake::collider_depth).
+  bool colliders = true;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 struct ClipBake {
@@ -59,6 +62,10 @@ struct ClipBake {
   double tip_swing_deg = 0;     ///< range of the tip's direction relative to the hips over the clip
   double floor_penetration = 0; ///< deepest a tail joint went below the floor (world units):
                                 ///< where the skin's limit won over the floor (spring.h)
+  /// Tails: deepest a link went into its limb colliders beyond its depth at bind (world units),
+  /// and the share of the recorded substeps in which some link touched one (0..1).
+  double collider_depth = 0;
+  double collider_contact_share = 0;
   std::size_t keys = 0;
   std::vector<std::string> kept_authored; ///< chain bones this clip already animated
 };
@@ -81,6 +88,11 @@ struct ChainSpec {
   /// Capsules the rest arc clears (SpringParams::carry_as_needed; a tail: the legs), world
   /// space at bind; spring_rig places them in the anchor's axes from the chain's root.
   std::vector<RestObstacle> clear_of;
+  /// Tails: capsules fitted to the limbs (body_capsules.h's leg_capsules: world at bind, each
+  /// running between two joints) the links stay out of as the clip moves those joints;
+  /// `limb_collider_joints` holds the two joint nodes of each, in order.
+  std::vector<RestObstacle> limb_colliders;
+  std::vector<int> limb_collider_joints;
   /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
   /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
   bool hair = false;
@@ -101,7 +113,9 @@ struct ChainBake {
   bool clears = false;            ///< tails: that arc clears the legs and the floor
   bool hair = false;              ///< solved by hair_rig instead (ChainSpec::hair)
   HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
-  std::vector<int> proxy_nodes;   ///< per proxy pose: the node it rides
+  /// Per proxy pose: the node it rides (hair); a tail's: its limb colliders' joints, two per
+  /// capsule (ChainSpec::limb_collider_joints).
+  std::vector<int> proxy_nodes;
   std::vector<Eigen::Vector3d> bind_direction; ///< hair: per bone, unit, in its own bind frame
   /// Hair: per bone its rest local rotation (a VRM spring joint's saved rotation); a bone is read
   /// back as the shortest arc taking its rest direction onto its link, applied after this

@@ -55,11 +55,12 @@ ChainSpec hair_chain_spec(const Character& character, const HairChainResult& cha
                           const HairColliders& colliders);
 
 /// The rest a baked tail chain took: its first bone, the carry (degrees) and whether that rest
-/// clears the legs and the floor (spring.h's carry_as_needed).
+/// clears the legs and the floor (spring.h's carry_as_needed); the colliders it stays out of.
 struct ChainRest {
   std::string bone;
   double carry_deg = 0;
   bool clears = false;
+  std::vector<std::string> colliders; ///< its limb colliders: "joint -> joint" per capsule
 };
 
 /// What the pass reads. `doc` holds the input's accessors (the input document, or the

@@ -10,6 +10,7 @@
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace retail {
@@ -68,6 +69,13 @@ struct SpringRig {
   /// World height of the chain's root at bind: with floor contact, the rest arc keeps its
   /// joints above the floor too (SpringParams::carry_as_needed). NaN: unknown.
   double root_y = NAN;
+  /// How many capsules the links stay out of while the chain moves (a tail: the thighs and
+  /// shins), placed each step by SpringChain::step's `colliders`. Per link i and capsule c,
+  /// collider_radius[i * colliders + c] is the least distance link i's segment keeps from
+  /// capsule c's axis: its radius, or less where the link at bind already lies inside it (that
+  /// depth is the bind's own, allowed).
+  std::size_t colliders = 0;
+  std::vector<double> collider_radius;
   std::size_t links() const { return length.size(); }
 };
 
@@ -87,7 +95,17 @@ public:
   void reset(const AnchorPose& hips);
 
   /// Advances by one substep of `dt` seconds with the hips at `hips` (the end of the step).
-  void step(const AnchorPose& hips, double dt);
+  /// `colliders`: rig.colliders capsule axes (a -> b, world, at the step's end; their radius
+  /// is ignored: SpringRig::collider_radius holds the link's), or null (none this step). Each
+  /// link is turned about its head out of them (the floor and the forward plane still win).
+  void step(const AnchorPose& hips, double dt,
+            const std::vector<RestObstacle>* colliders = nullptr);
+
+  /// Deepest any link's segment lies inside `colliders` (as step's) beyond its allowance
+  /// (SpringRig::collider_radius), world units; 0 when none does.
+  double collider_depth(const std::vector<RestObstacle>& colliders) const;
+  /// Whether the last step turned some link out of a collider.
+  bool collider_contact() const { return collider_contact_; }
 
   /// Local rotation of bone i relative to its parent (the hips for i = 0), in the bones' shared
   /// bind frame (= the hips' bind frame): the value written into the bone's glTF rotation.
@@ -157,6 +175,10 @@ private:
   /// forward plane (the heading loses its forward part when it would be).
   Eigen::Vector3d floor_direction(const Eigen::Vector3d& h, Eigen::Vector3d t, double len,
                                   const Eigen::Vector3d& fallback) const;
+  /// Turns link i (head `h`, tip `p`) about h out of the colliders of this step; removes the
+  /// velocity into them. Returns the tip.
+  Eigen::Vector3d collide_link(std::size_t i, const Eigen::Vector3d& h, Eigen::Vector3d p,
+                               const std::vector<RestObstacle>& colliders);
   /// Step 8 for every link: local rotations and bends from the particles.
   void read_back(const AnchorPose& hips);
   /// step()'s start: the substep's constants (when dt changed), the root, the forward axis,
@@ -201,6 +223,7 @@ private:
   double floor_ = 0;
   bool floor_on_ = true; ///< rig_.floor && params_.floor
   double penetration_ = 0;
+  bool collider_contact_ = false; ///< the last step turned a link out of a collider
   Eigen::Vector3d forward_ = Eigen::Vector3d::UnitZ(); ///< this step's forward axis
   bool plane_ = true; ///< this step enforces the forward plane (hips within 60 deg of upright)
   Eigen::Vector3d forward_local_ = Eigen::Vector3d::UnitZ(); ///< forward at bind, hips-local
@@ -225,6 +248,11 @@ Eigen::Quaterniond swing(const Eigen::Vector3d& a, const Eigen::Vector3d& b);
 /// keeps 1 - theta r dw/dx of its length; dw/dx = 4 / (l_prev + l_next). Infinite when radius
 /// or 1 - min_ratio is not positive.
 double skin_bend_limit(double radius, double length_prev, double length_next, double min_ratio);
+
+/// Closest points of segments p0 -> p1 and q0 -> q1: their parameters s, t in [0, 1] (Ericson,
+/// Real-Time Collision Detection 5.1.9; a degenerate segment is its point).
+std::pair<double, double> closest_on_segments(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1,
+                                              const Eigen::Vector3d& q0, const Eigen::Vector3d& q1);
 
 /// Rotation angle of a unit quaternion: 2 acos(|w|), radians.
 double rotation_angle(const Eigen::Quaterniond& q);

@@ -1,0 +1,99 @@
+// SpringChain's moving colliders (spring.h): links turned about their heads out of capsules
+// (a tail: the thighs and shins) that the clip moves, each allowed its depth at bind.
+#include "retail/motion/spring.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace retail {
+
+using Eigen::Vector3d;
+
+std::pair<double, double> closest_on_segments(const Vector3d& p0, const Vector3d& p1,
+                                              const Vector3d& q0, const Vector3d& q1) {
+  const Vector3d d1 = p1 - p0, d2 = q1 - q0, r = p0 - q0;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  constexpr double eps = 1e-300;
+  if (a <= eps && e <= eps) return {0.0, 0.0};
+  if (a <= eps) return {0.0, std::clamp(f / e, 0.0, 1.0)};
+  const double c = d1.dot(r);
+  if (e <= eps) return {std::clamp(-c / a, 0.0, 1.0), 0.0};
+  const double b = d1.dot(d2), denom = a * e - b * b;
+  double s = denom > 1e-12 * a * e ? std::clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
+  double t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+  return {s, t};
+}
+
+namespace {
+
+/// Distance between segments p0 -> p1 and q0 -> q1, with the two closest points.
+double segment_gap(const Vector3d& p0, const Vector3d& p1, const Vector3d& q0, const Vector3d& q1,
+                   Vector3d& on_p, Vector3d& on_q) {
+  const auto [s, t] = closest_on_segments(p0, p1, q0, q1);
+  on_p = p0 + s * (p1 - p0);
+  on_q = q0 + t * (q1 - q0);
+  return (on_p - on_q).norm();
+}
+
+/// The least share of a link's length its contact point is taken to lie from its head: a
+/// contact nearer the head turns the link as if it were this far out (no unbounded lever).
+constexpr double kLeastLever = 0.2;
+/// Rounds of pushing out of every capsule per link.
+constexpr int kRounds = 4;
+
+} // namespace
+
+Vector3d SpringChain::collide_link(std::size_t i, const Vector3d& h, Vector3d p,
+                                   const std::vector<RestObstacle>& colliders) {
+  const std::size_t n = rig_.colliders;
+  if (n == 0 || colliders.size() != n) return p;
+  const double len = rig_.length[i];
+  for (int round = 0; round < kRounds; ++round) {
+    bool moved = false;
+    for (std::size_t c = 0; c < n; ++c) {
+      const double keep = rig_.collider_radius[i * n + c];
+      const RestObstacle& o = colliders[c];
+      Vector3d on_link, on_axis;
+      const double gap = segment_gap(h, p, o.a, o.b, on_link, on_axis);
+      if (!(gap < keep)) continue;
+      Vector3d out = on_link - on_axis;
+      if (out.norm() <= 1e-12 * len) { // on the axis: away across the axis and the link
+        out = (o.b - o.a).cross(p - h);
+        if (out.norm() <= 1e-12) continue;
+      }
+      out.normalize();
+      const double s = std::max((on_link - h).norm() / len, kLeastLever);
+      const Vector3d pushed = p + (keep - gap) / s * out - h;
+      if (pushed.norm() <= 1e-12 * len) continue;
+      p = h + len * pushed.normalized();
+      const double into = v_[i].dot(out);
+      if (into < 0) v_[i] -= into * out;
+      moved = collider_contact_ = true;
+    }
+    if (!moved) break;
+  }
+  return p;
+}
+
+double SpringChain::collider_depth(const std::vector<RestObstacle>& colliders) const {
+  const std::size_t n = rig_.colliders;
+  double deepest = 0;
+  if (n == 0 || colliders.size() != n) return deepest;
+  for (std::size_t i = 0; i < rig_.links(); ++i)
+    for (std::size_t c = 0; c < n; ++c) {
+      Vector3d on_link, on_axis;
+      const double gap =
+          segment_gap(head(i), p_[i], colliders[c].a, colliders[c].b, on_link, on_axis);
+      deepest = std::max(deepest, rig_.collider_radius[i * n + c] - gap);
+    }
+  return deepest;
+}
+
+} // namespace retail
