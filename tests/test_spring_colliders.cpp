@@ -30,12 +30,12 @@ retail::AnchorPose hips(double x, double yaw) {
   return h;
 }
 
-/// A vertical thigh capsule beside the tail's second joint, in the hips' frame.
-const Vector3d kThighTop(0.12, 0.1, -0.3), kThighBottom(0.12, -0.6, -0.3);
+/// A vertical thigh capsule beside the tail's second joint at rest, in the hips' frame.
+const Vector3d kThighTop(0.08, 0.3, 0), kThighBottom(0.08, -0.3, 0);
 constexpr double kThighRadius = 0.05;
 
 /// Deepest the tail goes into the thigh (beyond its bind depth: none here) while the hips
-/// swing it sideways for 3 s, with or without the collider.
+/// swing it sideways (0.3 m at 1.5 Hz) for 3 s, with or without the collider.
 double deepest_swing(bool collide) {
   retail::SpringParams params;
   retail::SpringRig rig = straight_tail(4, 0.8);
@@ -43,14 +43,14 @@ double deepest_swing(bool collide) {
   rig.collider_radius.assign(rig.links(), kThighRadius);
   retail::SpringChain chain(rig, params);
   chain.reset(hips(0, 0));
+  const Vector3d joint = chain.tips()[1], top = joint + kThighTop, bottom = joint + kThighBottom;
   double deepest = 0;
   for (int s = 1; s <= 360; ++s) {
     const double t = s * params.substep_s;
-    const retail::AnchorPose h =
-        hips(0.25 * std::sin(2 * M_PI * 1.2 * t), 0.6 * std::sin(2 * M_PI * 1.2 * t));
-    const std::vector<retail::RestObstacle> thigh = {
-        {(h.world * kThighTop.homogeneous()).head<3>(),
-         (h.world * kThighBottom.homogeneous()).head<3>(), kThighRadius}};
+    const retail::AnchorPose h = hips(0.3 * std::sin(2 * M_PI * 1.5 * t), 0);
+    const std::vector<retail::RestObstacle> thigh = {{(h.world * top.homogeneous()).head<3>(),
+                                                      (h.world * bottom.homogeneous()).head<3>(),
+                                                      kThighRadius}};
     chain.step(h, params.substep_s, collide ? &thigh : nullptr);
     deepest = std::max(deepest, chain.collider_depth(thigh));
   }

@@ -454,7 +454,11 @@ void SpringChain::step(const AnchorPose& hips, double dt,
     const Vector3d nrm = spring_link(i, h, parent, dt, rest_dir);
     const Vector3d dir = bend_link(i, parent, nrm);
     Vector3d p = h + rig_.length[i] * dir;
-    if (colliders) p = collide_link(i, h, p, *colliders);
+    if (colliders) { // out of the colliders, within the skin's limit (the skin wins)
+      p = collide_link(i, h, p, *colliders);
+      p = h + rig_.length[i] * skin_limited(unit(p - h), rotate(parent, rig_.authored[i]),
+                                            skin_limit_[i], skin_cos_[i], v_[i]);
+    }
     p_[i] = constrain_link(i, h, p, rest_dir);
     read_back_link(i, parent, h, cum);
     h = p_[i];

@@ -42,11 +42,14 @@ double segment_gap(const Vector3d& p0, const Vector3d& p1, const Vector3d& q0, c
   return (on_p - on_q).norm();
 }
 
-/// The least share of a link's length its contact point is taken to lie from its head: a
-/// contact nearer the head turns the link as if it were this far out (no unbounded lever).
-constexpr double kLeastLever = 0.2;
+/// The least share of a link's length from its head its contact is taken to lie at (a link
+/// whose head is inside a capsule is not turned: its head is the link above's to move).
+constexpr double kLeastLever = 0.05;
+/// The least share of the way out of a capsule that turning a link can open (the rest is along
+/// the link): below it the contact is its head's.
+constexpr double kLeastAcross = 0.3;
 /// Rounds of pushing out of every capsule per link.
-constexpr int kRounds = 4;
+constexpr int kRounds = 8;
 
 } // namespace
 
@@ -70,7 +73,17 @@ Vector3d SpringChain::collide_link(std::size_t i, const Vector3d& h, Vector3d p,
       }
       out.normalize();
       const double s = std::max((on_link - h).norm() / len, kLeastLever);
-      const Vector3d pushed = p + (keep - gap) / s * out - h;
+      const double t = std::clamp(
+          (h - o.a).dot(o.b - o.a) / std::max((o.b - o.a).squaredNorm(), 1e-300), 0.0, 1.0);
+      if ((h - o.a - t * (o.b - o.a)).norm() < keep) continue; // the head is in: the link above's
+      // Turning the link moves the contact across it: only the part of `out` normal to the
+      // link opens the gap, so the tip moves along that part, scaled up by its shortness.
+      const Vector3d along = (p - h) / len;
+      Vector3d across = out - out.dot(along) * along;
+      const double share = across.norm();
+      if (share < kLeastAcross) continue; // pushed along the link: its head's contact
+      across /= share;
+      const Vector3d pushed = p + (keep - gap) / (s * share) * across - h;
       if (pushed.norm() <= 1e-12 * len) continue;
       p = h + len * pushed.normalized();
       const double into = v_[i].dot(out);

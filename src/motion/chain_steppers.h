@@ -1,0 +1,126 @@
+// Private to the bake (src/motion/bake.cpp): what a clip run steps, the tail spring (with its
+// limb colliders) or the hair solver, behind one interface.
+#pragma once
+
+#include "retail/motion/bake.h"
+#include "retail/motion/hair_solver.h"
+#include "retail/motion/spring.h"
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <vector>
+
+namespace retail::bake_detail {
+
+/// One substep's poses: the chain's anchor and the nodes its proxies ride (hair only).
+struct SubstepPose {
+  AnchorPose anchor;
+  std::vector<Eigen::Matrix4d> proxies;
+};
+
+/// What a clip run drives: the tail spring or the hair solver, stepped from substep to substep.
+class ChainStepper {
+public:
+  virtual ~ChainStepper() = default;
+  /// The chain at rest at `pose`.
+  virtual void reset(const SubstepPose& pose) = 0;
+  /// One substep of dt seconds from `from` (the last step's end) to `to`.
+  virtual void step(const SubstepPose& from, const SubstepPose& to, double dt) = 0;
+  /// Per bone: its local rotation (the glTF value).
+  virtual std::vector<Eigen::Quaterniond> locals() const = 0;
+  /// The tip minus the root, world.
+  virtual Eigen::Vector3d tip_offset() const = 0;
+};
+
+/// The tail spring (spring.h): steps read only the step's end.
+/// Its limb colliders ride the proxy poses (two joints per capsule): with `collide` the spring
+/// is turned out of them; either way, while `measure`, their depth and contact are counted.
+class SpringStepper final : public ChainStepper {
+public:
+  SpringStepper(const SpringRig& rig, const SpringParams& params, bool collide)
+      : spring(rig, params), collide_(collide) {}
+  void reset(const SubstepPose& pose) override { spring.reset(pose.anchor); }
+  void step(const SubstepPose&, const SubstepPose& to, double dt) override {
+    capsules_.clear();
+    for (std::size_t k = 0; k + 1 < to.proxies.size(); k += 2)
+      capsules_.push_back(
+          {to.proxies[k].topRightCorner<3, 1>(), to.proxies[k + 1].topRightCorner<3, 1>(), 0.0});
+    spring.step(to.anchor, dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
+    if (!measure || capsules_.empty()) return;
+    const double depth = spring.collider_depth(capsules_);
+    deepest = std::max(deepest, depth);
+    ++steps;
+    if (depth > 0 || spring.collider_contact()) ++touching;
+  }
+  std::vector<Eigen::Quaterniond> locals() const override {
+    std::vector<Eigen::Quaterniond> out;
+    for (std::size_t b = 0; b < spring.tips().size(); ++b) out.push_back(spring.local_rotation(b));
+    return out;
+  }
+  Eigen::Vector3d tip_offset() const override { return spring.tips().back() - spring.head(0); }
+  SpringChain spring;
+  bool measure = false;                ///< count the steps below
+  double deepest = 0;                  ///< SpringChain::collider_depth, deepest while measured
+  std::size_t steps = 0, touching = 0; ///< substeps measured; of them, with a link touching
+
+private:
+  bool collide_ = true;
+  std::vector<RestObstacle> capsules_; ///< this step's, world
+};
+
+/// The hair solver (hair_solver.h) on one chain; bones read back as the rotation taking their
+/// bind direction onto their link, in the parent's current frame.
+class HairStepper final : public ChainStepper {
+public:
+  explicit HairStepper(const ChainBake& chain) : chain_(chain), rig_(chain.hair_rig) {}
+  void reset(const SubstepPose& pose) override {
+    state_ = rest_state(rig_, poses(pose));
+    anchor_ = pose.anchor.rotation;
+    root_ = joint_position(rig_, poses(pose), state_, 0, 0);
+  }
+  void step(const SubstepPose& from, const SubstepPose& to, double dt) override {
+    rig_.substep_s = dt;
+    retail::step(rig_, poses(from), poses(to), state_);
+    anchor_ = to.anchor.rotation;
+    root_ = joint_position(rig_, poses(to), state_, 0, 0);
+  }
+  std::vector<Eigen::Quaterniond> locals() const override {
+    std::vector<Eigen::Quaterniond> out;
+    Eigen::Quaterniond parent = anchor_;
+    Eigen::Vector3d at = root_;
+    for (std::size_t b = 0; b < chain_.bind_direction.size(); ++b) {
+      const Eigen::Vector3d d = state_.chains[0].x[b] - at;
+      Eigen::Quaterniond q;
+      if (chain_.rest_rotation.empty()) {
+        q = Eigen::Quaterniond::FromTwoVectors(chain_.bind_direction[b], parent.conjugate() * d)
+                .normalized();
+      } else { // the rest rotation, then the arc from its rest direction (parent frame) onto d
+        const Eigen::Quaterniond& rest = chain_.rest_rotation[b];
+        q = (Eigen::Quaterniond::FromTwoVectors(rest * chain_.bind_direction[b],
+                                                parent.conjugate() * d) *
+             rest)
+                .normalized();
+      }
+      out.push_back(q);
+      parent = (parent * q).normalized();
+      at = state_.chains[0].x[b];
+    }
+    return out;
+  }
+  Eigen::Vector3d tip_offset() const override { return state_.chains[0].x.back() - root_; }
+
+private:
+  static HairPoses poses(const SubstepPose& p) {
+    HairPoses h;
+    h.anchors.emplace_back(Eigen::Affine3d(p.anchor.world));
+    for (const auto& m : p.proxies) h.proxies.emplace_back(Eigen::Affine3d(m));
+    return h;
+  }
+  const ChainBake& chain_;
+  HairRig rig_;
+  HairState state_;
+  Eigen::Quaterniond anchor_ = Eigen::Quaterniond::Identity();
+  Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
+};
+
+} // namespace retail::bake_detail
