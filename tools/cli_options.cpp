@@ -297,6 +297,10 @@ void bind_bake(CLI::App& app, Cli& cli) {
                  "warm-up ends when every bone's start state repeats within this, degrees")
       ->capture_default_str()
       ->group(kGroupAdvanced);
+  app.add_option("--collider-share", sp.collider_skin_share,
+                 "a joint turned out of a leg collider may bend this share of its skin limit")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
   add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
              "turn tails out of capsules fitted to the legs' skin as the clip moves them "
              "(--no-colliders: only measure how deep they go)",

@@ -134,6 +134,8 @@ void SpringParams::validate() const {
   require_option(rest_skin_share >= 0 && rest_skin_share <= 1, rest_skin_share, "--rest-skin-share",
                  "within [0, 1]");
   require_option(substep_s > 0 && substep_s <= 0.1, substep_s, "--substep", "within (0, 0.1]");
+  require_option(collider_skin_share >= 1 && collider_skin_share <= 4, collider_skin_share,
+                 "--collider-share", "within [1, 4]");
 }
 
 SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
@@ -155,7 +157,11 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   cos_half_limit_ = std::cos(params_.bend_limit_deg * M_PI / 180 / 2);
   skin_cos_.assign(n, -2.0);
   contact_cos_.assign(n, -2.0);
+  collider_limit_.assign(n, INFINITY);
+  collider_cos_.assign(n, -2.0);
   for (std::size_t i = 0; i < n; ++i) {
+    collider_limit_[i] = params_.collider_skin_share * skin_limit_[i];
+    if (collider_limit_[i] < M_PI) collider_cos_[i] = std::cos(collider_limit_[i]);
     if (skin_limit_[i] < M_PI) skin_cos_[i] = std::cos(skin_limit_[i]);
     if (skin_limit_[i] + 1e-9 < M_PI) contact_cos_[i] = std::cos(skin_limit_[i] + 1e-9);
   }
@@ -454,15 +460,16 @@ void SpringChain::step(const AnchorPose& hips, double dt,
     const Vector3d nrm = spring_link(i, h, parent, dt, rest_dir);
     const Vector3d dir = bend_link(i, parent, nrm);
     Vector3d p = h + rig_.length[i] * dir;
-    if (colliders) { // out of the colliders, within the skin's limit (the skin wins)
+    if (colliders) { // out of the colliders, within their share of the skin's limit
       p = collide_link(i, h, p, *colliders);
       p = h + rig_.length[i] * skin_limited(unit(p - h), rotate(parent, rig_.authored[i]),
-                                            skin_limit_[i], skin_cos_[i], v_[i]);
+                                            collider_limit_[i], collider_cos_[i], v_[i]);
     }
     p_[i] = constrain_link(i, h, p, rest_dir);
     read_back_link(i, parent, h, cum);
     h = p_[i];
   }
+  if (colliders) spread_colliders(hips, *colliders);
   if (floor_on_) spread_contact(hips);
 }
 

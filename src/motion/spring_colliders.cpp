@@ -1,5 +1,6 @@
 // SpringChain's moving colliders (spring.h): links turned about their heads out of capsules
 // (a tail: the thighs and shins) that the clip moves, each allowed its depth at bind.
+#include "motion/spring_internal.h"
 #include "retail/motion/spring.h"
 
 #include <algorithm>
@@ -7,7 +8,10 @@
 
 namespace retail {
 
+using Eigen::Quaterniond;
 using Eigen::Vector3d;
+using spring_detail::rotate;
+using spring_detail::slerp;
 
 std::pair<double, double> closest_on_segments(const Vector3d& p0, const Vector3d& p1,
                                               const Vector3d& q0, const Vector3d& q1) {
@@ -93,6 +97,73 @@ Vector3d SpringChain::collide_link(std::size_t i, const Vector3d& h, Vector3d p,
     if (!moved) break;
   }
   return p;
+}
+
+bool SpringChain::deepest_contact(std::size_t i, const std::vector<RestObstacle>& colliders,
+                                  Vector3d& at, Vector3d& out, double& need) const {
+  const std::size_t n = rig_.colliders;
+  need = 0;
+  for (std::size_t c = 0; c < n; ++c) {
+    Vector3d on_link, on_axis;
+    const double gap =
+        segment_gap(head(i), p_[i], colliders[c].a, colliders[c].b, on_link, on_axis);
+    const double depth = rig_.collider_radius[i * n + c] - gap;
+    if (!(depth > need) || gap <= 1e-12) continue;
+    need = depth;
+    at = on_link;
+    out = (on_link - on_axis) / gap;
+  }
+  return need > 0;
+}
+
+void SpringChain::lift_out(std::size_t k, const Vector3d& at, const Vector3d& out, double need,
+                           const Quaterniond& frame) {
+  const Vector3d pivot = head(k), r = at - pivot;
+  Vector3d axis = r.cross(out);
+  const double lever = axis.norm();
+  if (lever <= 1e-9 * rig_.length[k]) return; // the contact is straight out from the pivot
+  axis /= lever;
+  const double angle = std::min(need / lever, M_PI / 4);
+  // No further from its bind direction than the colliders' share of the skin's limit allows
+  // (or than it already is).
+  const Vector3d bind = frame * rig_.authored[k], dir = (p_[k] - pivot).normalized();
+  const double allowed = std::max(params_.collider_skin_share * skin_limit_[k],
+                                  std::acos(std::clamp(dir.dot(bind), -1.0, 1.0)));
+  auto ok = [&](double a) {
+    const Vector3d turned = rotate(Quaterniond(Eigen::AngleAxisd(a, axis)), dir);
+    return !(std::acos(std::clamp(turned.dot(bind), -1.0, 1.0)) > allowed);
+  };
+  double lo = 0, hi = angle;
+  if (ok(angle)) {
+    lo = angle;
+  } else {
+    for (int it = 0; it < 30; ++it) {
+      const double mid = (lo + hi) / 2;
+      (ok(mid) ? lo : hi) = mid;
+    }
+  }
+  if (lo > 0) turn_behind_plane(k, Quaterniond(Eigen::AngleAxisd(lo, axis)));
+}
+
+void SpringChain::spread_colliders(const AnchorPose& hips,
+                                   const std::vector<RestObstacle>& colliders) {
+  const std::size_t n = rig_.links();
+  if (rig_.colliders == 0 || colliders.size() != rig_.colliders) return;
+  frames_.resize(n);
+  frame_cum_.resize(n);
+  frames_valid_ = 0;
+  bool moved = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    Vector3d at, out;
+    double need = 0;
+    // Link i itself was turned as far as its skin allows (step): the joints above lift it.
+    for (std::size_t k = i; k-- > 0 && deepest_contact(i, colliders, at, out, need);) {
+      lift_out(k, at, out, need, parent_frame(hips, k));
+      moved_from(k);
+      moved = collider_contact_ = true;
+    }
+  }
+  if (moved) read_back(hips);
 }
 
 double SpringChain::collider_depth(const std::vector<RestObstacle>& colliders) const {

@@ -40,6 +40,10 @@ struct SpringParams {
   double floor_clearance_m = 0.025; ///< rho: tail thickness below its centreline (scaled)
   double contact_damping = 8;       ///< gamma, 1/s
   double substep_s = 1.0 / 120;
+  /// Turned out of a limb collider (SpringChain::step's colliders), a joint may bend this share
+  /// of its skin limit (min_skin_ratio) from its bind direction: that limit assumes the weights
+  /// blend over a quarter link (SPEC §6) and is well inside what tears (docs/spring.md).
+  double collider_skin_share = 1.6;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -179,6 +183,17 @@ private:
   /// velocity into them. Returns the tip.
   Eigen::Vector3d collide_link(std::size_t i, const Eigen::Vector3d& h, Eigen::Vector3d p,
                                const std::vector<RestObstacle>& colliders);
+  /// The deepest contact of link i with `colliders` beyond its allowance: the point on the link,
+  /// the unit way out and the depth (`need`). False when none.
+  bool deepest_contact(std::size_t i, const std::vector<RestObstacle>& colliders,
+                       Eigen::Vector3d& at, Eigen::Vector3d& out, double& need) const;
+  /// Turns links k.. about head(k) to move point `at` by `need` along `out`, no further than
+  /// joint k's skin limit and never ahead of the forward plane; `frame`: link k's parent frame.
+  void lift_out(std::size_t k, const Eigen::Vector3d& at, const Eigen::Vector3d& out, double need,
+                const Eigen::Quaterniond& frame);
+  /// After the step: a link still inside a collider (its own skin limit held it there) is
+  /// lifted out by the joints above, each within its skin limit.
+  void spread_colliders(const AnchorPose& hips, const std::vector<RestObstacle>& colliders);
   /// Step 8 for every link: local rotations and bends from the particles.
   void read_back(const AnchorPose& hips);
   /// step()'s start: the substep's constants (when dt changed), the root, the forward axis,
@@ -217,7 +232,8 @@ private:
   std::vector<Eigen::Quaterniond> old_; ///< step(): the snapshot of q_ the coupling reads
   std::vector<bool> contact_;
   std::vector<double> skin_limit_;
-  std::vector<double> skin_cos_;    ///< cos(skin_limit_), or -2 where there is no limit
+  std::vector<double> skin_cos_; ///< cos(skin_limit_), or -2 where there is no limit
+  std::vector<double> collider_limit_, collider_cos_; ///< collider_skin_share x skin_limit_
   std::vector<double> contact_cos_; ///< cos(skin_limit_ + 1e-9) (the contact pass), or -2
   Eigen::Vector3d root_ = Eigen::Vector3d::Zero();
   double floor_ = 0;
