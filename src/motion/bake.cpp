@@ -1,7 +1,7 @@
 // Baking: warm-up, fixed substeps, keys, channels (bake.h).
 #include "retail/motion/bake.h"
 
-#include "motion/chain_steppers.h"
+#include "motion/bake_internal.h"
 
 #include "retail/base/error.h"
 #include "retail/base/parallel.h"
