@@ -254,7 +254,8 @@ std::vector<bool> truth_of(const TailCase& k) {
 /// precision >= 0.80 against the artist's tail, in every clip no edge-sample of the artist's
 /// tail newly torn beyond the noise floor and its torn share no higher than the input's nor
 /// max(artist, 0.5%), Walk no higher than the artist's, tip swing >= 5 deg on Walk, loops
-/// closed within 1 deg, no extremity skin taken.
+/// closed within 1 deg, no extremity skin taken, and in every clip the tail no deeper in the
+/// legs' capsules beyond its depth at bind than max(1% H, the artist's) (tail_eval.h).
 std::vector<std::string> acceptance_failures(const retail::RunResult& r, const test::TailEval& e) {
   std::vector<std::string> out;
   std::size_t chains = 0, rigid = 0;
@@ -277,6 +278,9 @@ std::vector<std::string> acceptance_failures(const retail::RunResult& r, const t
       out.push_back(clip + ": torn " + std::to_string(row.output_torn) + "% > input's");
     if (row.output_torn > std::max(row.artist_torn, 0.5) + 1e-9)
       out.push_back(clip + ": torn " + std::to_string(row.output_torn) + "% > max(artist, 0.5)");
+    if (row.output_leg_depth > std::max(1.0, row.artist_leg_depth) + 1e-9)
+      out.push_back(clip + ": the tail goes " + std::to_string(row.output_leg_depth) +
+                    "% H into the legs beyond its bind > max(1%, artist's)");
     if (clip.find("Walk") != std::string::npos && row.artist_torn >= 0 &&
         row.output_torn > row.artist_torn + 1e-9)
       out.push_back(clip + ": torn more than the artist's");

@@ -1,8 +1,16 @@
-// The spring chain's moving colliders (src/motion/spring_colliders.cpp), headless: segment
-// closest points against brute force, and a tail swung sideways by the hips stays outside a
-// thigh capsule that rides them, where without the collider it passes through.
+// The spring chain's moving colliders (src/motion/spring_colliders.cpp): segment closest
+// points against brute force; headless, a tail swung sideways by the hips stays outside a thigh
+// capsule that rides them, where without the collider it passes through; and through the whole
+// run, a generated hanging tail in a clip that carries it across the legs stays out of them
+// (tail_eval's own measure), where with --no-colliders it goes in.
+#include "retail/app/pipeline.h"
+#include "retail/base/files.h"
+#include "retail/io/io.h"
 #include "retail/motion/spring.h"
+#include "retail/rig_generator.h"
 #include "spring_support.h"
+#include "support.h"
+#include "tail_eval.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -79,4 +87,46 @@ TEST_CASE("spring colliders: a tail swung sideways stays outside the thigh capsu
   INFO("deepest without " << without << " with " << with);
   CHECK(without > 0.02); // the swing drives it through the thigh
   CHECK(with < 0.002);   // the collider holds it out (within 2 mm of 1.8 m)
+}
+
+namespace {
+
+/// tail_eval's deepest leg depth (% H beyond bind) of the generated tail in LegSweep, and
+/// retail's own report of it (ClipBake::collider_depth, world units), with or without colliders.
+std::pair<double, double> leg_sweep_depth(const std::string& dir, bool colliders) {
+  const std::string out = dir + (colliders ? "/with.glb" : "/without.glb");
+  retail::RunParams params;
+  params.bake.colliders = colliders;
+  const retail::RunResult r = retail::run(dir + "/in.glb", out, params);
+  double reported = -1;
+  for (const auto& bakes : r.bakes)
+    for (const auto& cb : bakes)
+      if (cb.name == "LegSweep") reported = std::max(reported, cb.collider_depth);
+  const test::TailEval e =
+      test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"), dir + "/in.glb", out, "");
+  double measured = -1;
+  for (const auto& row : e.clips)
+    if (row.clip == "LegSweep") measured = row.output_leg_depth;
+  return {measured, reported};
+}
+
+} // namespace
+
+TEST_CASE("spring colliders: a generated tail carried across the legs stays out of them",
+          "[spring]") {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Hanging;
+  o.leg_sweep = true;
+  const std::string dir = test::temp_dir();
+  const retail::GeneratedRig rig = retail::generate_rig(o);
+  retail::write_document(rig.doc, dir + "/in.glb");
+  const std::string truth = rig.truth.dump();
+  retail::write_file_atomic(dir + "/in.truth.json", retail::Bytes(truth.begin(), truth.end()));
+  const auto [without, without_reported] = leg_sweep_depth(dir, false);
+  const auto [with, with_reported] = leg_sweep_depth(dir, true);
+  INFO("% H into the legs: without " << without << " with " << with << "; reported (m) "
+                                     << without_reported << " / " << with_reported);
+  CHECK(without > 2.0); // the lurch carries the hanging tail 2% H and more into a thigh
+  CHECK(with < 1.0);    // the issue's bound
+  CHECK(with_reported < without_reported);
 }

@@ -84,6 +84,8 @@ int main(int argc, char** argv) {
   app.add_flag("--cape", o.cape, "a cape on the back");
   app.add_flag("--skirt", o.skirt, "a skirt around the hips");
   app.add_flag("--sheath", o.sheath, "a sheath slung across the back");
+  app.add_flag("--leg-sweep", o.leg_sweep,
+               "a LegSweep clip: the hips lurch sideways while the thighs swing back");
   app.add_flag("--ponytail", o.ponytail,
                "a ponytail mesh weighted to the head, and a HeadTurn clip");
   bind_head_pieces(app, o);

@@ -294,7 +294,7 @@ GeneratedRig generate_rig(const RigOptions& o) {
     if (o.centimetres) node["scale"] = doc.gltf["nodes"].back()["scale"];
     doc.gltf["scenes"][0]["nodes"].push_back(append_to_array(doc.gltf, "nodes", node));
   }
-  if (o.clips) gen::add_clips(doc, sk, k, !head_pieces.empty());
+  if (o.clips) gen::add_clips(doc, sk, k, !head_pieces.empty(), o.leg_sweep);
   if (o.vrm >= 0) gen::add_vrm_metadata(doc, sk, o.vrm, k);
 
   rig.truth = make_truth(o, skin, extra, head_pieces, centreline);

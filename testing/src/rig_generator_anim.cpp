@@ -1,4 +1,5 @@
-// The generated rig's clips: Walk, HipSwing, Crouch, Idle (rig_generator.h), LINEAR at 30 fps.
+// The generated rig's clips: Walk, HipSwing, Crouch, Idle, LegSweep and HeadTurn when asked
+// (rig_generator.h), LINEAR at 30 fps.
 #include "retail/io/builder.h"
 #include "rig_generator_internal.h"
 
@@ -58,7 +59,7 @@ void add_clip(Document& doc, const Skeleton& sk, const std::string& name, double
 
 } // namespace
 
-void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn) {
+void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn, bool leg_sweep) {
   const Vector3d X = Vector3d::UnitX(), Y = Vector3d::UnitY();
   auto j = [&](const char* n) { return sk.find(n); };
   const double deg = M_PI / 180;
@@ -106,6 +107,18 @@ void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn) {
     p.rotation[j("Spine2")] = {X, -2 * deg * std::sin(M_PI * t)};
     return p;
   });
+  if (leg_sweep) {
+    // LegSweep: 1 s loop: the hips lurch 0.3 m to each side while the thighs swing back 30 deg
+    // (the tail's inertia carries it across the legs).
+    add_clip(doc, sk, "LegSweep", 1.0, [&](double t) {
+      Pose p;
+      const double ph = 2 * M_PI * t, back = 30 * deg * (1 - std::cos(ph)) / 2;
+      p.rotation[j("LeftUpLeg")] = {X, back};
+      p.rotation[j("RightUpLeg")] = {X, back};
+      p.hips_offset = Vector3d(0.3 * k * std::sin(ph), 0, 0);
+      return p;
+    });
+  }
   if (!head_turn) return;
   // HeadTurn: 8 s loop: 2 s of looks left and right (the neck and head yaw together, up to
   // +-40 deg, starting and ending still), then 6 s still (the hair settles).

@@ -122,7 +122,8 @@ std::vector<std::pair<std::string, MeshBuild>> add_head_pieces(const Skeleton& s
 
 /// Writes the clips (Walk, HipSwing, Crouch, Idle; HeadTurn when `head_turn`) as LINEAR keys at
 /// 30 fps.
-void add_clips(Document& doc, const Skeleton& skeleton, double k, bool head_turn = false);
+void add_clips(Document& doc, const Skeleton& skeleton, double k, bool head_turn = false,
+               bool leg_sweep = false);
 
 /// VRM metadata (RigOptions::vrm, `version` 0 or 1): the humanoid map, a three-node spring tuft
 /// under the head (not skin joints) respecting the head's collider group, and collider groups on

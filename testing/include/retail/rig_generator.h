@@ -96,7 +96,10 @@ struct RigOptions {
   /// humanoid map, a short spring tuft under the head (three nodes that are not skin joints,
   /// appended after the others) and collider groups on the head, the hips and the upper legs.
   int vrm = -1;
-  bool clips = true;        ///< Walk, HipSwing, Crouch, Idle
+  bool clips = true; ///< Walk, HipSwing, Crouch, Idle
+  /// With clips, also a LegSweep clip (1 s loop: the hips lurch 0.3 m to each side while the
+  /// thighs swing back 30 deg): a tail near the legs is carried across them.
+  bool leg_sweep = false;
   int tube_segments = 12;   ///< vertices around each tube ring
   int ring_subdivision = 1; ///< rings along the body and tail tubes x this (mesh density)
   /// Failure: Error(Usage) for a non-positive height, fewer than 3 segments, spikes outside
