@@ -18,8 +18,10 @@
 
 namespace {
 
-/// The head pieces of issue 31 (RigOptions::braid .. hair_radius_scale).
+/// The head pieces of issue 31 (RigOptions::braid .. hair_radius_scale), and the LegSweep clip.
 void bind_head_pieces(CLI::App& app, retail::RigOptions& o) {
+  app.add_flag("--leg-sweep", o.leg_sweep,
+               "a LegSweep clip: the hips lurch sideways while the thighs swing back");
   app.add_flag("--braid", o.braid, "a braid down the back weighted to the head (and HeadTurn)");
   app.add_flag("--long-hair", o.long_hair,
                "long loose hair in three clumps weighted to the head (and HeadTurn)");
@@ -84,8 +86,6 @@ int main(int argc, char** argv) {
   app.add_flag("--cape", o.cape, "a cape on the back");
   app.add_flag("--skirt", o.skirt, "a skirt around the hips");
   app.add_flag("--sheath", o.sheath, "a sheath slung across the back");
-  app.add_flag("--leg-sweep", o.leg_sweep,
-               "a LegSweep clip: the hips lurch sideways while the thighs swing back");
   app.add_flag("--ponytail", o.ponytail,
                "a ponytail mesh weighted to the head, and a HeadTurn clip");
   bind_head_pieces(app, o);
