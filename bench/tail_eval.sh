@@ -35,6 +35,6 @@ decisions = [(p['decision'], p['vertices']) for ch in r['characters'] for p in c
 print(f"{name:45s} recall {e['recall']:.3f} precision {e['precision']:.3f} "
       f"(by majority {e['recall_major']:.3f} / {e['precision_major']:.3f}) truth {e['truth']} rerigged {e['rerigged']} kept-other {e['kept_other']} false major/band {e['false_major']}/{e['false_band']} extremity-taken {e['extremity_taken']} worse-than-input {worse} over-limit {over} newly-torn-over-floor {newly} walk-over-artist {walk_over} walk-swing {min(swing) if swing else None} worst-loop {max(seam) if seam else None} {decisions}")
 for c in e['clips']:
-    print(f"    {c['clip'][:28]:28s} artist {c['artist_torn']:6.2f}  input {c['input_torn']:6.2f}  output {c['output_torn']:6.2f}  newly {c['newly_torn']:5d} healed {c['healed']:5d} floor {c['noise_floor']}  legs %H output {c.get('output_leg_depth', 0):5.2f} artist {c.get('artist_leg_depth', -1):5.2f}")
+    print(f"    {c['clip'][:28]:28s} artist {c['artist_torn']:6.2f}  input {c['input_torn']:6.2f}  output {c['output_torn']:6.2f}  newly {c['newly_torn']:5d} healed {c['healed']:5d} floor {c['noise_floor']}  legs %H output {c.get('output_leg_depth', 0):5.2f} artist {c.get('artist_leg_depth', -1):5.2f} skin output {c.get('output_skin_leg_depth', 0):5.2f} artist {c.get('artist_skin_leg_depth', -1):5.2f}")
 PY
 done

@@ -126,11 +126,59 @@ double segment_gap(const Eigen::Vector3d& p0, const Eigen::Vector3d& p1, const E
   return best;
 }
 
+using Probe = std::pair<Eigen::Vector3d, Eigen::Vector3d>; ///< a segment (a point: both ends)
+
+/// Capsules fitted to each leg bone with roles (thigh, shin): 0.8 x the median distance from
+/// the bone of the vertices whose largest weight (`dominant`) is on it; as joint index pairs.
+struct LegCapsules {
+  std::vector<std::pair<int, int>> joints;
+  std::vector<double> radius;
+  std::vector<int> nodes; ///< the hips and every leg joint (not a tail's)
+};
+
+LegCapsules fit_legs(const retail::Character& c, const retail::SkinSampler& skin,
+                     const std::vector<int>& dominant) {
+  LegCapsules out;
+  const retail::Roles& r = c.roles;
+  out.nodes = {r.hips};
+  for (int s = 0; s < 2; ++s) {
+    out.nodes.insert(out.nodes.end(), {r.upper_leg[s], r.lower_leg[s], r.foot[s]});
+    for (const auto& [a, b] : {std::pair<int, int>{r.upper_leg[s], r.lower_leg[s]},
+                               std::pair<int, int>{r.lower_leg[s], r.foot[s]}}) {
+      const int ja = c.joint_index(a), jb = c.joint_index(b);
+      if (ja < 0 || jb < 0) continue;
+      std::vector<double> d;
+      for (std::size_t v = 0; v < dominant.size() && v < skin.size(); ++v)
+        if (dominant[v] == a)
+          d.push_back(segment_gap(skin.bind()[v], skin.bind()[v], c.bind_position(ja),
+                                  c.bind_position(jb)));
+      if (d.empty()) continue;
+      std::sort(d.begin(), d.end());
+      out.radius.push_back(0.8 * d[d.size() / 2]);
+      out.joints.push_back({ja, jb});
+    }
+  }
+  return out;
+}
+
+/// Per probe, its deepest depth into the capsules (joints at `at`), radius minus distance.
+std::vector<double> probe_depths(const std::vector<Probe>& probes, const LegCapsules& legs,
+                                 const std::vector<Eigen::Vector3d>& at) {
+  std::vector<double> out(probes.size(), -INFINITY);
+  for (std::size_t p = 0; p < probes.size(); ++p)
+    for (std::size_t k = 0; k < legs.radius.size(); ++k)
+      out[p] =
+          std::max(out[p], legs.radius[k] - segment_gap(probes[p].first, probes[p].second,
+                                                        at[std::size_t(legs.joints[k].first)],
+                                                        at[std::size_t(legs.joints[k].second)]));
+  return out;
+}
+
 /// Per clip name: how deep the bones that dominate `truth` (segments from each to its joint
-/// children) go into capsules fitted to each leg bone (thigh, shin: 0.8 x the median distance
-/// from the bone of the vertices whose largest weight is on it) beyond their depth at bind, as
-/// a percent of H, over 24 samples.
-std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool>& truth) {
+/// children), or with `vertices` the truth's own skinned vertices, go into capsules fitted to
+/// each leg bone (fit_legs) beyond their depth at bind, as a percent of H, over 24 samples.
+std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool>& truth,
+                                         bool vertices) {
   const retail::Character& c = l.in.characters.at(0);
   retail::SkinSampler skin(l.in.doc, l.in.model, c);
   std::vector<int> dominant(l.weights.size(), -1);
@@ -139,44 +187,32 @@ std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool
     for (const auto& [node, w] : l.weights[v])
       if (w > most) most = w, dominant[v] = node;
   }
-  const retail::Roles& r = c.roles;
-  std::vector<int> legs = {r.hips};
-  std::vector<std::pair<int, int>> bones; // leg capsules: joint -> joint
-  for (int s = 0; s < 2; ++s) {
-    bones.push_back({r.upper_leg[s], r.lower_leg[s]});
-    bones.push_back({r.lower_leg[s], r.foot[s]});
-    legs.insert(legs.end(), {r.upper_leg[s], r.lower_leg[s], r.foot[s]});
-  }
-  std::vector<double> radius;
-  std::vector<std::pair<int, int>> caps;
-  for (const auto& [a, b] : bones) {
-    const int ja = c.joint_index(a), jb = c.joint_index(b);
-    if (ja < 0 || jb < 0) continue;
-    std::vector<double> d;
-    for (std::size_t v = 0; v < dominant.size() && v < skin.size(); ++v)
-      if (dominant[v] == a)
-        d.push_back(
-            segment_gap(skin.bind()[v], skin.bind()[v], c.bind_position(ja), c.bind_position(jb)));
-    if (d.empty()) continue;
-    std::sort(d.begin(), d.end());
-    radius.push_back(0.8 * d[d.size() / 2]);
-    caps.push_back({ja, jb});
-  }
+  const LegCapsules legs = fit_legs(c, skin, dominant);
   std::set<int> tail_nodes;
   for (std::size_t v = 0; v < truth.size() && v < dominant.size(); ++v)
-    if (truth[v] && dominant[v] >= 0 && !std::count(legs.begin(), legs.end(), dominant[v]))
+    if (truth[v] && dominant[v] >= 0 &&
+        !std::count(legs.nodes.begin(), legs.nodes.end(), dominant[v]))
       tail_nodes.insert(dominant[v]);
   std::vector<std::pair<int, int>> segs; // joint indices
   for (int node : tail_nodes)
     for (int ch : l.in.model.nodes[std::size_t(node)].children)
       if (c.joint_index(ch) >= 0 && c.joint_index(node) >= 0)
         segs.push_back({c.joint_index(node), c.joint_index(ch)});
-  auto depth = [&](const std::vector<Eigen::Vector3d>& at, std::size_t s, std::size_t k) {
-    return radius[k] - segment_gap(at[std::size_t(segs[s].first)], at[std::size_t(segs[s].second)],
-                                   at[std::size_t(caps[k].first)], at[std::size_t(caps[k].second)]);
+  auto probes = [&](const std::vector<Eigen::Vector3d>& joints,
+                    const std::vector<Eigen::Vector3d>& skin_at) {
+    std::vector<Probe> out;
+    if (vertices) {
+      for (std::size_t v = 0; v < truth.size() && v < skin_at.size(); ++v)
+        if (truth[v]) out.push_back({skin_at[v], skin_at[v]});
+    } else {
+      for (const auto& [a, b] : segs)
+        out.push_back({joints[std::size_t(a)], joints[std::size_t(b)]});
+    }
+    return out;
   };
   std::vector<Eigen::Vector3d> bind;
   for (std::size_t j = 0; j < c.joints.size(); ++j) bind.push_back(c.bind_position(int(j)));
+  const std::vector<double> at_bind = probe_depths(probes(bind, skin.bind()), legs, bind);
   std::map<std::string, double> out;
   for (std::size_t a = 0; a < l.in.model.animations.size(); ++a) {
     retail::ClipSampler clip(l.in.doc, l.in.model, int(a));
@@ -187,9 +223,10 @@ std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool
           retail::compose_world(l.in.model, clip.locals(l.in.model, clip.duration() * t / 23));
       std::vector<Eigen::Vector3d> at;
       for (int node : c.joints) at.push_back(world[std::size_t(node)].topRightCorner<3, 1>());
-      for (std::size_t s = 0; s < segs.size(); ++s)
-        for (std::size_t k = 0; k < caps.size(); ++k)
-          deepest = std::max(deepest, depth(at, s, k) - std::max(0.0, depth(bind, s, k)));
+      const std::vector<double> d =
+          probe_depths(probes(at, vertices ? skin.pose(world) : skin.bind()), legs, at);
+      for (std::size_t p = 0; p < d.size(); ++p)
+        deepest = std::max(deepest, d[p] - std::max(0.0, at_bind[p]));
     }
     deepest *= 100 / c.height;
   }
@@ -276,9 +313,13 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     ta = torn(retail::load_input(artist, retail::BindParams{}, st), truth);
   }
   auto mi = torn_masks(a.in, truth), mo = torn_masks(b.in, truth);
-  auto lo = leg_depths(b, truth);
-  std::map<std::string, double> la;
-  if (!artist.empty()) la = leg_depths(load(artist), truth);
+  auto lo = leg_depths(b, truth, false), lso = leg_depths(b, truth, true);
+  std::map<std::string, double> la, lsa;
+  if (!artist.empty()) {
+    const Loaded art = load(artist);
+    la = leg_depths(art, truth, false);
+    lsa = leg_depths(art, truth, true);
+  }
   for (const auto& anim : a.in.model.animations) {
     TailClipRow r;
     const std::vector<char>&in_mask = mi[anim.name], &out_mask = mo[anim.name];
@@ -291,7 +332,9 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     r.input_torn = ti[anim.name].first, r.input_p99 = ti[anim.name].second;
     r.output_torn = to[anim.name].first, r.output_p99 = to[anim.name].second;
     r.output_leg_depth = lo[anim.name];
+    r.output_skin_leg_depth = lso[anim.name];
     if (la.count(anim.name)) r.artist_leg_depth = la[anim.name];
+    if (lsa.count(anim.name)) r.artist_skin_leg_depth = lsa[anim.name];
     if (ta.count(anim.name))
       r.artist_torn = ta[anim.name].first, r.artist_p99 = ta[anim.name].second;
     e.clips.push_back(r);

@@ -28,6 +28,8 @@ struct TailClipRow {
   /// beyond their depth at bind, percent of H, deepest of 24 samples (tail_eval.cpp leg_depths);
   /// the artist's -1 when there is no artist rig.
   double output_leg_depth = 0, artist_leg_depth = -1;
+  /// The same for the truth's own skin vertices (the tail's surface, not its bones).
+  double output_skin_leg_depth = 0, artist_skin_leg_depth = -1;
 };
 
 /// The noise floor of the harm check (retail's PieceJudge rule, docs/detection.md section 5):

@@ -60,6 +60,8 @@ int main(int argc, char** argv) {
                             {"healed", r.healed},
                             {"output_leg_depth", r.output_leg_depth},
                             {"artist_leg_depth", r.artist_leg_depth},
+                            {"output_skin_leg_depth", r.output_skin_leg_depth},
+                            {"artist_skin_leg_depth", r.artist_skin_leg_depth},
                             {"noise_floor", test::noise_floor(r.edge_samples)}});
     std::cout << j.dump(1) << "\n";
     return 0;
