@@ -301,6 +301,10 @@ void bind_bake(CLI::App& app, Cli& cli) {
                  "a joint turned out of a leg collider may bend this share of its skin limit")
       ->capture_default_str()
       ->group(kGroupAdvanced);
+  app.add_option("--collider-skin", params.bake.collider_skin_share,
+                 "a tail keeps this share of its skin radius out of the leg colliders too")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
   add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
              "turn tails out of capsules fitted to the legs' skin as the clip moves them "
              "(--no-colliders: only measure how deep they go)",

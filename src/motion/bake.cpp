@@ -110,6 +110,9 @@ void BakeParams::validate() const {
   if (!(fps > 0 && fps <= 1000))
     throw Error(ExitCode::Usage,
                 "--fps must be within (0, 1000] (got " + std::to_string(fps) + ")");
+  if (!(collider_skin_share >= 0 && collider_skin_share <= 2))
+    throw Error(ExitCode::Usage, "--collider-skin must be within [0, 2] (got " +
+                                     std::to_string(collider_skin_share) + ")");
   if (max_warmup_cycles < 1)
     throw Error(ExitCode::Usage,
                 "--max-warmup must be >= 1 (got " + std::to_string(max_warmup_cycles) + ")");
@@ -167,15 +170,19 @@ std::vector<Eigen::Vector3d> chain_joints(const Character& c, int anchor,
   return joints;
 }
 
-/// SpringRig::collider_radius of a chain whose joints at bind are `joints` (world).
+/// SpringRig::collider_radius of a chain whose joints at bind are `joints` (world) and whose
+/// skin has radius `skin[i]` around link i (missing: 0): each capsule's radius plus
+/// `skin_share` of the link's skin, or the link's distance at bind when less.
 std::vector<double> collider_allowance(const std::vector<Eigen::Vector3d>& joints,
+                                       const std::vector<double>& skin, double skin_share,
                                        const std::vector<RestObstacle>& capsules) {
   std::vector<double> out;
   for (std::size_t i = 0; i + 1 < joints.size(); ++i)
     for (const RestObstacle& o : capsules) {
       const auto [s, t] = closest_on_segments(joints[i], joints[i + 1], o.a, o.b);
       const Eigen::Vector3d on_link = joints[i] + s * (joints[i + 1] - joints[i]);
-      out.push_back(std::min(o.radius, (on_link - (o.a + t * (o.b - o.a))).norm()));
+      const double own = i < skin.size() ? skin_share * skin[i] : 0.0;
+      out.push_back(std::min(o.radius + own, (on_link - (o.a + t * (o.b - o.a))).norm()));
     }
   return out;
 }
@@ -211,7 +218,8 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   for (const RestObstacle& o : spec.clear_of)
     rig.clear_of.push_back({rt * (o.a - joints[0]), rt * (o.b - joints[0]), o.radius});
   rig.colliders = spec.limb_colliders.size();
-  rig.collider_radius = collider_allowance(joints, spec.limb_colliders);
+  rig.collider_radius =
+      collider_allowance(joints, spec.skin_radius, spec.collider_skin_share, spec.limb_colliders);
   return rig;
 }
 

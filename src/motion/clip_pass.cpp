@@ -242,6 +242,7 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
         grown.back().clear_of = legs;
         grown.back().limb_colliders = at_bind;
         grown.back().limb_collider_joints = leg_joints;
+        grown.back().collider_skin_share = params.bake_params.collider_skin_share;
       }
     w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
   }

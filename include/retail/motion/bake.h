@@ -48,6 +48,9 @@ struct BakeParams {
   /// Tails are turned out of their ChainSpec::limb_colliders as they move (false,
   /// --no-colliders: the depth is still measured, ClipBake::collider_depth).
   bool colliders = true;
+  /// A tail's links keep this share of their own skin radius out of the limb colliders too
+  /// (--collider-skin; 0: the centreline only. docs/spring.md "Limb colliders" has the trade).
+  double collider_skin_share = 0;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -93,6 +96,9 @@ struct ChainSpec {
   /// `limb_collider_joints` holds the two joint nodes of each, in order.
   std::vector<RestObstacle> limb_colliders;
   std::vector<int> limb_collider_joints;
+  /// The links keep this share of their skin radius (skin_radius) outside the capsules too (0:
+  /// only their centreline; BakeParams::collider_skin_share).
+  double collider_skin_share = 0;
   /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
   /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
   bool hair = false;
