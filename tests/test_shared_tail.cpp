@@ -370,3 +370,29 @@ TEST_CASE("shared tail: every tailed model - invariants, and the acceptance with
   for (const auto& name : listed)
     if (!seen.count(name)) WARN(name << " is on the ratchet list but not among the shared models");
 }
+
+// The tails issue's limb colliders (docs/spring.md "Limb colliders"): on every tailed shared
+// model no clip tears the artist's tail more with them than without, and the bones' depth in the
+// legs is never deeper with them.
+TEST_CASE("shared tail: the leg colliders tear no clip more than without them", "[shared]") {
+  std::string data = test::shared_data();
+  if (data.empty()) return;
+  for (const TailCase& k : tailed_cases(data)) {
+    INFO(fs::path(k.input).filename().string());
+    const std::string dir = test::temp_dir();
+    retail::RunParams without;
+    without.bake.colliders = false;
+    retail::run(k.input, dir + "/with.glb", retail::RunParams{});
+    retail::run(k.input, dir + "/without.glb", without);
+    const std::vector<bool> truth = truth_of(k);
+    const test::TailEval a = test::evaluate_tail(truth, k.input, dir + "/with.glb", "");
+    const test::TailEval b = test::evaluate_tail(truth, k.input, dir + "/without.glb", "");
+    REQUIRE(a.clips.size() == b.clips.size());
+    for (std::size_t c = 0; c < a.clips.size(); ++c) {
+      INFO(a.clips[c].clip);
+      CHECK(a.clips[c].output_torn <= b.clips[c].output_torn + 1e-9);
+      CHECK(a.clips[c].newly_torn <= b.clips[c].newly_torn);
+      CHECK(a.clips[c].output_leg_depth <= b.clips[c].output_leg_depth + 1e-6);
+    }
+  }
+}
