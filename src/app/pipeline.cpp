@@ -165,6 +165,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   bool any_hair = !params.hair.hair.empty();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
+    rp.weld.threads = params.threads;
     rp.overrides = overrides[k];
     if (k < params.hair.left_found.size()) rp.hair_left = params.hair.left_found[k];
     // --hair geometry is never a tail piece (its selectors after the user's --not-tail ones).
@@ -178,6 +179,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
     any_hair = any_hair || !found.empty() || !rp.hair_left.empty();
     if ((!params.hair.hair.empty() || !found.empty()) && params.rerig.mode != Mode::Detect) {
       HairRigParams hp = params.hair;
+      hp.weld.threads = params.threads;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
       HairPlan h = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp,
                              plan.result.piece_originals, found);
