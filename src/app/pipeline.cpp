@@ -166,6 +166,7 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
     rp.weld.threads = params.threads;
+    rp.detect.threads = params.threads;
     rp.overrides = overrides[k];
     if (k < params.hair.left_found.size()) rp.hair_left = params.hair.left_found[k];
     // --hair geometry is never a tail piece (its selectors after the user's --not-tail ones).
