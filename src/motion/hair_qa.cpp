@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
 #include <utility>
 
 namespace retail {
@@ -40,7 +43,62 @@ HeadTurnChains hair_turn_chains(const Character& c, const HairResult& hair,
   return out;
 }
 
+/// The chains retail grew on the hair of character `c` as the file holds them: per prefix
+/// `<p>Hair_<n>_`, joints <p>Hair_<n>_1 .. _N each the parent of the next, then _End, the first
+/// hanging from the head. k, c and the skin radius are not in the file: the bake's defaults,
+/// radius 0 (the centreline).
+std::vector<HairChainResult> grown_hair_chains(const Model& model, const Character& c) {
+  static const std::regex name(R"(^(.*Hair_[0-9]+_)([0-9]+|End)$)");
+  std::map<std::string, std::map<int, int>> found; // prefix -> number (0: End) -> node
+  for (int node : c.joints) {
+    std::smatch m;
+    const std::string& n = model.nodes[std::size_t(node)].name;
+    if (!std::regex_match(n, m, name)) continue;
+    found[m[1]][m[2] == "End" ? 0 : std::atoi(m[2].str().c_str())] = node;
+  }
+  std::vector<HairChainResult> out;
+  for (const auto& [prefix, by_number] : found) {
+    HairChainResult r;
+    int parent = c.roles.head;
+    for (int i = 1; by_number.count(i); ++i) {
+      const int node = by_number.at(i);
+      if (model.nodes[std::size_t(node)].parent != parent) break;
+      r.nodes.push_back(node);
+      parent = node;
+    }
+    const auto end = by_number.find(0);
+    if (r.nodes.empty() || end == by_number.end() ||
+        model.nodes[std::size_t(end->second)].parent != parent)
+      continue;
+    r.nodes.push_back(end->second);
+    for (int node : r.nodes) r.bones.push_back(model.nodes[std::size_t(node)].name);
+    r.chain.bones = int(r.nodes.size()) - 1;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 } // namespace
+
+HeadTurnReport head_turn_report_grown(const Document& doc, const Model& model,
+                                      const std::vector<Character>& characters,
+                                      const HeadTurnReportParams& params) {
+  HeadTurnReport vrm = head_turn_report(doc, model, characters, params);
+  if (!vrm.springs.empty() || !vrm.warnings.empty()) return vrm; // the file's own springs
+  for (std::size_t k = 0; k < characters.size(); ++k) {
+    if (characters[k].roles.head < 0) continue;
+    HairResult grown;
+    grown.chains = grown_hair_chains(model, characters[k]);
+    if (grown.chains.empty()) continue;
+    HairQaParams qa;
+    qa.turn = params.turn;
+    HeadTurnReport out = head_turn_chains(doc, model, characters, k,
+                                          hair_turn_chains(characters[k], grown, {}, qa), params);
+    out.springs = "retail Hair_<n> chains";
+    return out;
+  }
+  return vrm;
+}
 
 std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
                                            const HairQaParams& params) {
