@@ -256,6 +256,7 @@ TEST_CASE("ears sweep: the best head-piece pair per model, gates open", "[.ears_
   open.ears.mirror_tolerance_h = 1e9;
   open.ears.side_min_h = 0;
   open.ears.above_head_h = -1e9;
+  open.ears.min_vertices = 3;
   auto sweep = [&](const std::string& name, const Document& doc) {
     const Model model = parse_model(doc);
     const std::vector<Character> chars = build_characters(doc, model, BindParams{});
@@ -268,8 +269,13 @@ TEST_CASE("ears sweep: the best head-piece pair per model, gates open", "[.ears_
         continue;
       }
       const EarsPair& p = plan.result.ears[0];
-      std::printf("pieces %d %d size_ratio %.3f mirror_h %.4f above_h %.4f\n", p.left, p.right,
-                  p.size_ratio, p.mirror_h, p.above_h);
+      std::size_t vertices = 0;
+      for (const Piece& piece : plan.result.detection.pieces)
+        if (piece.id == p.left || piece.id == p.right)
+          vertices = vertices ? std::min(vertices, piece.vertices.size()) : piece.vertices.size();
+      std::printf("pieces %d %d size_ratio %.3f mirror_h %.4f above_h %.4f vertices %zu on %s\n",
+                  p.left, p.right, p.size_ratio, p.mirror_h, p.above_h, vertices,
+                  p.bone_name.c_str());
     }
   };
   const std::pair<const char*, bool RigOptions::*> pieces[] = {

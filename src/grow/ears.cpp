@@ -37,7 +37,7 @@ std::vector<EarsPair> plan_ears(const Model& model, const WeldedMesh& mesh, cons
   const Eigen::Vector3d head = c.bind_position(head_joint);
   std::vector<Candidate> cands;
   for (const Piece& p : pieces) {
-    if (p.decision != Decision::Head || p.vertices.size() < 3) continue;
+    if (p.decision != Decision::Head || p.vertices.size() < params.min_vertices) continue;
     Candidate k{&p, Eigen::Vector3d::Zero()};
     for (int w : p.vertices) k.centroid += mesh.welded.row(w).transpose();
     k.centroid /= double(p.vertices.size());

@@ -15,6 +15,7 @@ namespace retail {
 
 struct EarsParams {
   bool enabled = true;
+  std::size_t min_vertices = 8; ///< welded vertices of each piece, at least (a strand's tip: 4)
   /// The pair's larger piece over its smaller, in area and in length L, at most this.
   double size_ratio_max = 1.6;
   /// The two centroids mirrored about the head joint: |Δheight| and |x_l + x_r| (sideways
