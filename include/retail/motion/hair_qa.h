@@ -37,9 +37,11 @@ std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vecto
 /// `retail report IN --head-turn` on any file: the file's own VRM springs (head_turn_report)
 /// when it has any, else the hair chains retail grew as the file holds them (joints
 /// `Hair_<n>_1 .. Hair_<n>_End` under the head, each the parent of the next) on the first
-/// character with such chains, solved as the bake solves them but with the bake's default k and
-/// c and no skin radius (the file holds neither), against the torso capsule head_turn_chains
-/// adds; `springs` "retail Hair_<n> chains". Failure: as head_turn_report and head_turn_chains.
+/// character with such chains, solved as the bake solves them, their skin radius, L, k and c
+/// read back from the skin (the file holds none of them: per bone the farthest vertex whose
+/// largest weight is on it, the polyline's length, hair_stiffness), against the torso capsule
+/// head_turn_chains adds; `springs` "retail Hair_<n> chains". Failure: as head_turn_report and
+/// head_turn_chains.
 HeadTurnReport head_turn_report_grown(const Document& doc, const Model& model,
                                       const std::vector<Character>& characters,
                                       const HeadTurnReportParams& params = {});
