@@ -48,6 +48,7 @@ std::vector<EarsPair> plan_ears(const Model& model, const WeldedMesh& mesh, cons
   double best_error = INFINITY;
   for (const Candidate& l : cands)
     for (const Candidate& r : cands) {
+      if (l.piece == r.piece) continue;
       const double xl = l.centroid.x() - head.x(), xr = r.centroid.x() - head.x();
       if (!(xl >= params.side_min_h * h && -xr >= params.side_min_h * h)) continue;
       const double above = std::min(l.centroid.y(), r.centroid.y()) - head.y();
