@@ -113,7 +113,7 @@ TEST_CASE("judge_chain: hair is held to the article's 8% per-edge-worst p99 of i
   CHECK(std::string(chain_solver_name(ChainSolver::Arc)) == "arc");
 }
 
-TEST_CASE("--fail-on chain_fail compares the chains that failed with a number", "[chain_record]") {
+TEST_CASE("fail-on chain_fail: the chains that failed compared with a number", "[chain_record]") {
   const FailCheck c = parse_fail_on("chain_fail>0");
   CHECK(c.metric == "chain_fail");
   CHECK(evaluate_chain_fail({c}, 0).empty());
