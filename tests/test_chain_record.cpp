@@ -1,5 +1,6 @@
 // Per-chain records and their verdicts (chain_record.h): the checks against the stated targets,
 // --fail-on chain_fail, and the report's characters[].chain_records on generated rigs.
+#include "retail/app/batch.h"
 #include "retail/app/pipeline.h"
 #include "retail/base/error.h"
 #include "retail/base/files.h"
@@ -7,6 +8,7 @@
 #include "retail/io/io.h"
 #include "retail/motion/chain_record.h"
 #include "retail/qa/qa.h"
+#include "retail/record/html_index.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
@@ -124,6 +126,19 @@ TEST_CASE("fail-on chain_fail: the chains that failed compared with a number", "
   StretchRow row;
   row.result.samples = 1;
   CHECK(evaluate_fail_on({c}, {row}).empty());
+}
+
+TEST_CASE("batch: a file whose chain failed its targets needs a look, the chain named",
+          "[chain_record]") {
+  BatchEntry e;
+  e.path = "a.glb", e.status = "ok", e.chains = 1;
+  e.row.path = e.path, e.row.status = e.status;
+  CHECK(!needs_look(e.row));
+  CHECK(look_reasons(e).empty());
+  e.row.chain_fail = {"Tail_1", "Hair_1_1"};
+  CHECK(needs_look(e.row));
+  REQUIRE(look_reasons(e).size() == 1);
+  CHECK(look_reasons(e)[0] == "2 chain(s) failed their targets: Tail_1, Hair_1_1");
 }
 
 TEST_CASE("cli: a tail's chain record in the report, judged, gated by --fail-on chain_fail",
