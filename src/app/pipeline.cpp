@@ -105,7 +105,8 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
   result.rests.assign(characters, {});
   result.failures.clear();
   result.work.clear();
-  result.hair_bakes.clear();
+  result.chain_records.clear();
+  result.chain_verdicts.clear();
   result.hair_colliders.clear();
 }
 
@@ -133,7 +134,9 @@ ClipPassResult measure_clips(Input& in, const std::vector<int>& clips, const Run
   result.bakes = pass.bakes;
   result.floors = pass.floors;
   result.rests = pass.rests;
-  result.hair_bakes = pass.hair_bakes;
+  result.chain_records = pass.chains;
+  for (auto& character : result.chain_records)
+    for (ChainRecord& chain : character) std::vector<BakedClip>().swap(chain.keys);
   result.hair_colliders = pass.hair_colliders;
   result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
   for (const auto& rows : result.stretch)
