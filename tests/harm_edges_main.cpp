@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <map>
+#include <string>
 
 namespace {
 
@@ -41,7 +42,18 @@ int main(int argc, char** argv) {
     changed[v] = wa[v].size() != wb[v].size();
     for (auto& [n, w] : wb[v]) changed[v] = changed[v] || std::abs(wa[v][n] - w) > 2e-3;
   }
-  std::printf("a,b,class,clip,newly,healed,ax,ay,az\n");
+  auto bones = [&](const retail::Model& model, const std::map<int, double>& w) {
+    std::string out;
+    for (auto& [n, x] : w) {
+      if (x < 0.05) continue;
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%s%s:%.2f", out.empty() ? "" : " ",
+                    model.nodes[std::size_t(n)].name.c_str(), x);
+      out += buf;
+    }
+    return out;
+  };
+  std::printf("a,b,class,clip,newly,healed,ax,ay,az,a_input,a_output\n");
   const auto& bind = sa.bind();
   for (std::size_t clip = 0; clip < a.model.animations.size(); ++clip) {
     retail::ClipSampler ca(a.doc, a.model, int(clip)), cb(b.doc, b.model, int(clip));
@@ -71,8 +83,10 @@ int main(int argc, char** argv) {
       if (!newly[k] && !healed[k]) continue;
       auto [u, v] = edges[k];
       int cls = int(truth[std::size_t(u)]) + int(truth[std::size_t(v)]);
-      std::printf("%d,%d,%d,%zu,%d,%d,%.4f,%.4f,%.4f\n", u, v, cls, clip, newly[k], healed[k],
-                  bind[std::size_t(u)].x(), bind[std::size_t(u)].y(), bind[std::size_t(u)].z());
+      std::printf("%d,%d,%d,%zu,%d,%d,%.4f,%.4f,%.4f,%s,%s\n", u, v, cls, clip, newly[k], healed[k],
+                  bind[std::size_t(u)].x(), bind[std::size_t(u)].y(), bind[std::size_t(u)].z(),
+                  bones(a.model, wa[std::size_t(u)]).c_str(),
+                  bones(b.model, wb[std::size_t(u)]).c_str());
     }
   }
   return 0;

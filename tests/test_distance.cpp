@@ -2,6 +2,7 @@
 #include "retail/detect/distance.h"
 #include "support.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using Eigen::Vector3d;
@@ -67,6 +68,22 @@ TEST_CASE(
   REQUIRE(segs.size() == 4);
   f = retail::skeleton_distance(pts, segs, 0.3);
   CHECK(f.distance[3] == Approx(0.0).margin(1e-12));
+}
+
+TEST_CASE("distance: the field is the same on one worker and on several", "[distance]") {
+  retail::Character c = tiny();
+  auto segs = retail::bone_segments(c, {true, true, true, true}, retail::DistanceParams{});
+  Eigen::MatrixX3d pts(20000, 3); // a grid over the bones and past them: several blocks
+  for (Eigen::Index i = 0; i < pts.rows(); ++i)
+    pts.row(i) << 0.01 * double(i % 500) - 1, 0.1 * double(i / 500 % 40) - 2, 0.25;
+  auto one = retail::skeleton_distance(pts, segs, 0.3, 1);
+  auto three = retail::skeleton_distance(pts, segs, 0.3, 3);
+  CHECK(one.distance == three.distance);
+  CHECK(one.segment == three.segment);
+  CHECK(one.t == three.t);
+  CHECK(one.far == three.far);
+  CHECK(std::count(one.far.begin(), one.far.end(), true) > 0);
+  CHECK(std::count(one.far.begin(), one.far.end(), false) > 0);
 }
 
 TEST_CASE("distance: a joint deforms when its weights sum to a whole vertex", "[distance]") {

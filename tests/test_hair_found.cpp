@@ -150,7 +150,14 @@ TEST_CASE("hair found: the ponytail, braid and long hair are found and pass the 
       }
     // Baked into Walk and HeadTurn, loops closed.
     std::set<std::string> baked;
-    for (const ClipBake& b : r.result.hair_bakes[0]) {
+    std::vector<ClipBake> hair_bakes; // the hair chains' records: arc solver, judged
+    REQUIRE(!r.result.chain_records.empty());
+    for (const ChainRecord& rec : r.result.chain_records[0])
+      if (rec.kind == ChainKind::Hair) {
+        CHECK(rec.solver == ChainSolver::Arc);
+        hair_bakes.insert(hair_bakes.end(), rec.bakes.begin(), rec.bakes.end());
+      }
+    for (const ClipBake& b : hair_bakes) {
       baked.insert(b.name);
       if (b.name == "Walk" || b.name == "HeadTurn") CHECK(b.converged);
     }

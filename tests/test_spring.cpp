@@ -433,7 +433,7 @@ TEST_CASE("bake: one warning names every looping clip whose warm-up did not sett
   CHECK(warnings[0].find("tail's loop") != std::string::npos);
   // A hair chain's says so and names the chain's bones, not a tail.
   retail::ChainBake hair;
-  hair.hair = true;
+  hair.solver = retail::ChainSolver::Arc;
   hair.bones = {"Hair_2_1", "Hair_2_2", "Hair_2_End"};
   warnings.clear();
   retail::warn_unsettled(bakes, hair, warnings);

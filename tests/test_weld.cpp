@@ -82,6 +82,45 @@ TEST_CASE("weld: seam-split vertices become one - adjacency crosses the seam", "
   CHECK(w2.size() == w.size());
 }
 
+TEST_CASE("weld: each vertex joins the lowest welded vertex near it, on any thread count",
+          "[weld]") {
+  // A row at x = 0, 0.6, 1.2, 1.8, 0.5 (tolerance 1): vertex 1 joins 0; vertex 2 is 1.2 from
+  // vertex 0 (vertex 1 started nothing) and starts welded 1; vertex 3 joins it; vertex 4 is
+  // near 0 (0.5) and 2 (0.7): the lower welded id wins.
+  WeldedMesh row;
+  row.positions.resize(5, 3);
+  row.positions << 0, 0, 0, 0.6, 0, 0, 1.2, 0, 0, 1.8, 0, 0, 0.5, 0, 0;
+  retail::weld_positions(1.0, 1, row);
+  CHECK(row.weld_of == std::vector<int>{0, 0, 1, 1, 0});
+  REQUIRE(row.welded.rows() == 2);
+  CHECK(row.welded(1, 0) == Approx(1.2));
+  // Clusters of near points scattered over many grid cells: one worker and three give the
+  // same weld, and every vertex sits within the tolerance of its welded vertex.
+  WeldedMesh a, b;
+  a.positions.resize(60000, 3);
+  std::uint64_t seed = 12345;
+  auto next = [&] { // a fixed linear congruential sequence in [0, 1)
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return double(seed >> 11) / double(1ULL << 53);
+  };
+  for (Eigen::Index i = 0; i < a.positions.rows(); ++i) {
+    const Eigen::Index c = i % 7000; // cluster centres repeat: near points, in any order
+    a.positions.row(i) << double(c % 20), double(c / 20 % 20), double(c / 400);
+    for (int k = 0; k < 3; ++k) a.positions(i, k) += 0.004 * next();
+  }
+  b.positions = a.positions;
+  retail::weld_positions(0.003, 1, a);
+  retail::weld_positions(0.003, 3, b);
+  CHECK(a.weld_of == b.weld_of);
+  CHECK(a.welded == b.welded);
+  CHECK(a.size() > 7000);
+  CHECK(a.size() < 60000);
+  int far = 0;
+  for (Eigen::Index i = 0; i < a.positions.rows(); ++i)
+    far += (a.positions.row(i) - a.welded.row(a.weld_of[std::size_t(i)])).norm() > 0.003;
+  CHECK(far == 0);
+}
+
 TEST_CASE("weld: non-indexed geometry welds to the same graph as indexed", "[weld]") {
   // The Khronos fox is non-indexed (every triangle has its own three vertices); expand a
   // generated rig the same way and compare welded vertex and edge counts.

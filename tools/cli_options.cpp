@@ -333,7 +333,8 @@ void bind_measure(CLI::App& app, Cli& cli) {
       ->delimiter(',')
       ->group(kGroupEveryday);
   app.add_option("--fail-on", cli.fail_on,
-                 "QA checks on the tail, e.g. torn>0 p99>body.p99 (exit 6 when one fails)")
+                 "QA checks, e.g. torn>0 p99>body.p99 left_torn>0 chain_fail>0 (exit 6 when one "
+                 "fails; docs/cli.md)")
       ->group(kGroupEveryday);
   app.add_option("--samples", cli.params.stretch.samples, "stretch samples per clip")
       ->capture_default_str()

@@ -8,6 +8,7 @@
 #include "retail/base/error.h"
 #include "retail/base/files.h"
 #include "retail/base/units.h"
+#include "retail/motion/hair_qa.h"
 #include "retail/motion/head_turn.h"
 
 #include <CLI/CLI.hpp>
@@ -205,11 +206,11 @@ int head_turn_command(const Cli& cli) {
     retail::Input in = retail::load_input(cli.report_in, cli.params.bind, stats, true);
     log_stages(stats);
     retail::HeadTurnReport r =
-        retail::head_turn_report(in.doc, in.model, in.characters, cli.head_turn_params);
+        retail::head_turn_report_grown(in.doc, in.model, in.characters, cli.head_turn_params);
     for (const auto& w : r.warnings) spdlog::warn("{}", w);
     if (r.chains.empty() && r.warnings.empty())
       spdlog::info("head turn: {} has no spring chains (no VRM secondaryAnimation or "
-                   "VRMC_springBone): nothing to measure",
+                   "VRMC_springBone, no Hair_<n> chains retail grew): nothing to measure",
                    cli.report_in);
     else if (r.chains.empty())
       spdlog::info("head turn: {}: no spring chains measured (see the warnings)", cli.report_in);

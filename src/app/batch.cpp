@@ -229,6 +229,10 @@ BatchEntry process(const BatchItem& item, const BatchParams& params, const std::
     for (const auto& left : r.left_torn)
       for (const auto& t : left) e.left_torn += t.vertices;
     e.row.left_torn = e.left_torn;
+    for (std::size_t k = 0; k < r.chain_verdicts.size() && k < r.chain_records.size(); ++k)
+      for (std::size_t i = 0; i < r.chain_verdicts[k].size(); ++i)
+        if (r.chain_verdicts[k][i].verdict == "fail")
+          e.row.chain_fail.push_back(r.chain_records[k][i].name());
     e.stretch = worst_stretch(r);
     e.status = "ok";
     if (!r.failures.empty()) {
@@ -277,6 +281,12 @@ std::vector<std::string> look_reasons(const BatchEntry& e) {
     const std::string n = std::to_string(e.left_torn) + " vertices of torn skin left as they came";
     out.push_back(e.chains == 0 && e.stepped_down == 0 ? "nothing found while the input tears: " + n
                                                        : n);
+  }
+  if (!e.row.chain_fail.empty()) {
+    std::string names;
+    for (const auto& n : e.row.chain_fail) names += (names.empty() ? "" : ", ") + n;
+    out.push_back(std::to_string(e.row.chain_fail.size()) +
+                  " chain(s) failed their targets: " + names);
   }
   if (e.row.worse) out.push_back("the output's tail tears more than the input's in some clip");
   if (out.empty() && !e.row.warnings.empty())

@@ -105,7 +105,8 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
   result.rests.assign(characters, {});
   result.failures.clear();
   result.work.clear();
-  result.hair_bakes.clear();
+  result.chain_records.clear();
+  result.chain_verdicts.clear();
   result.hair_colliders.clear();
 }
 
@@ -133,7 +134,9 @@ ClipPassResult measure_clips(Input& in, const std::vector<int>& clips, const Run
   result.bakes = pass.bakes;
   result.floors = pass.floors;
   result.rests = pass.rests;
-  result.hair_bakes = pass.hair_bakes;
+  result.chain_records = pass.chains;
+  for (auto& character : result.chain_records)
+    for (ChainRecord& chain : character) std::vector<BakedClip>().swap(chain.keys);
   result.hair_colliders = pass.hair_colliders;
   result.warnings.insert(result.warnings.end(), pass.warnings.begin(), pass.warnings.end());
   for (const auto& rows : result.stretch)
@@ -165,19 +168,20 @@ ClipPassResult rerig_and_measure(Input& in, const std::vector<int>& clips, const
   bool any_hair = !params.hair.hair.empty();
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     RerigParams rp = params.rerig;
+    rp.weld.threads = rp.detect.threads = params.threads;
     rp.overrides = overrides[k];
     if (k < params.hair.left_found.size()) rp.hair_left = params.hair.left_found[k];
     // --hair geometry is never a tail piece (its selectors after the user's --not-tail ones).
     rp.not_tail.insert(rp.not_tail.end(), params.hair.hair.begin(), params.hair.hair.end());
-    // Plan from the document as it is, then write the plan (each character's new nodes are
-    // numbered from the node count its predecessors left); the hair chains are planned after
-    // the tail's and merged into one edit.
+    // Plan from the document as it is, then write the plan (new nodes numbered from those its
+    // predecessors left); the hair chains are planned after the tail's, into one edit.
     CharacterPlan plan = plan_character(in.doc, in.model, in.characters[k], rp,
                                         k < tears.size() ? tears[k] : TearProbe{});
     const std::vector<std::pair<std::string, std::vector<bool>>>& found = plan.result.found_hair;
     any_hair = any_hair || !found.empty() || !rp.hair_left.empty();
     if ((!params.hair.hair.empty() || !found.empty()) && params.rerig.mode != Mode::Detect) {
       HairRigParams hp = params.hair;
+      hp.weld.threads = params.threads;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
       HairPlan h = plan_hair(in.doc, in.model, in.characters[k], plan.edit, hp,
                              plan.result.piece_originals, found);
@@ -419,12 +423,11 @@ std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clip
   return out;
 }
 
-/// Re-rigs, bakes and measures; then the harm check judges every grown piece against the input
-/// under the input's own clips and, where one does harm, the whole job runs again in memory
-/// from the input document as read (the plans' edits rewound, builder.h) with that piece
-/// stepped down (harm_review). Leaves the re-rigged document with its baked keys in `in`;
-/// nothing is read or written on disk. Pre: `as_read` marked in.doc as read (builder.h; may be
-/// left empty when the harm check is off).
+/// Re-rigs, bakes and measures; the harm check judges every grown piece against the input under
+/// its own clips and, where one does harm, the job runs again in memory from the document as
+/// read (edits rewound, builder.h) with that piece stepped down (harm_review). Leaves the
+/// re-rigged document with its keys in `in`. Pre: `as_read` marks in.doc as read (builder.h;
+/// may be empty when the harm check is off).
 void rerig_with_harm_check(Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
                            const RunParams& params, RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());

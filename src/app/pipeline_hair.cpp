@@ -59,6 +59,34 @@ void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParam
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
   hair_qa_stage(in.doc, params, result);
+  judge_chain_records(in, params, result);
+}
+
+void judge_chain_records(const Input& in, const RunParams& params, RunResult& result) {
+  for (std::size_t k = 0; k < result.characters.size(); ++k) // kinds left as they are
+    for (const EarsPair& ears : result.characters[k].ears) {
+      if (result.chain_records.size() <= k) result.chain_records.resize(k + 1);
+      result.chain_records[k].push_back(ears_record(ears));
+    }
+  result.chain_verdicts.assign(result.chain_records.size(), {});
+  std::size_t failed = 0;
+  for (std::size_t k = 0; k < result.chain_records.size(); ++k) {
+    const double height = k < in.characters.size() ? in.characters[k].height : 0;
+    std::size_t hair = 0;
+    for (ChainRecord& chain : result.chain_records[k]) {
+      if (chain.kind == ChainKind::Hair && k < result.hair_head_turn.size()) {
+        const auto& turned = result.hair_head_turn[k].chains;
+        if (hair < turned.size()) {
+          chain.head_turn_edge_p99_percent = turned[hair].edge_max_p99_percent;
+          chain.head_turn_penetration = turned[hair].penetration_m;
+        }
+        ++hair;
+      }
+      result.chain_verdicts[k].push_back(judge_chain(chain, height, result.chain_targets));
+      failed += result.chain_verdicts[k].back().verdict == "fail";
+    }
+  }
+  for (const auto& f : evaluate_chain_fail(params.fail_on, failed)) result.failures.push_back(f);
 }
 
 std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& params) {

@@ -44,10 +44,16 @@ void record_verdicts(const std::vector<std::map<int, PieceJudge>>& verdicts,
 /// detection would have taken as a tail). Returns how many welded vertices were left torn.
 std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& result);
 
+/// The records of kinds left as they are (the ears, ears.h) appended, then every chain record
+/// of `result` judged (chain_record.h's judge_chain, at its character's H),
+/// the head turn's figures copied into its hair chains' records first; the --fail-on
+/// chain_fail checks against the chains that failed into result.failures.
+void judge_chain_records(const Input& in, const RunParams& params, RunResult& result);
+
 /// The stages after the re-rig, on the re-rigged `in.doc`: the input's own VRM springs baked
 /// into `clips` (spring_bake.h), the grown chains appended to its springs (vrm_spring_export.h),
-/// the head turn on the --hair chains (hair_qa.h); their results, stage lines and warnings go
-/// into `result`.
+/// the head turn on the --hair chains (hair_qa.h), then every chain judged
+/// (judge_chain_records); their results, stage lines and warnings go into `result`.
 void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
                         RunResult& result);
 

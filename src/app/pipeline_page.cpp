@@ -75,14 +75,16 @@ PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vec
   page.views.push_back(make_view("output", "Re-rigged output", out, model,
                                  build_characters(out, model, params.bind), clips, samples, threads,
                                  page.blobs));
-  for (const CharacterResult& c : result.characters) {
+  auto show = [&](const auto& vertices, const std::vector<int>& nodes) { // every chain's
+    page.tail.back().insert(page.tail.back().end(), vertices.begin(), vertices.end());
+    page.views.back().chain_nodes.insert(page.views.back().chain_nodes.end(), nodes.begin(),
+                                         nodes.end());
+  };
+  for (std::size_t k = 0; k < result.characters.size(); ++k) {
     page.tail.emplace_back();
-    for (const ChainResult& ch : c.chains) {
-      page.tail.back().insert(page.tail.back().end(), ch.original_vertices.begin(),
-                              ch.original_vertices.end());
-      page.views.back().chain_nodes.insert(page.views.back().chain_nodes.end(), ch.nodes.begin(),
-                                           ch.nodes.end());
-    }
+    for (const ChainResult& ch : result.characters[k].chains) show(ch.original_vertices, ch.nodes);
+    if (k < result.hair.size())
+      for (const HairChainResult& ch : result.hair[k].chains) show(ch.original_vertices, ch.nodes);
   }
   return page;
 }

@@ -204,6 +204,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
 
 void DetectParams::validate() const {
   distance.validate();
+  if (threads < 0) throw Error(ExitCode::Usage, "detection threads must not be negative");
   if (!(centroid_ratio >= 0) || !(elongation_min >= 1) || !(attach_bias >= 1) ||
       !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
@@ -500,7 +501,8 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   // bone with no vertex at all, and the tail being repaired must not seem to hang elsewhere.
   const std::vector<bool> deforming = deforming_joints(c, sw);
   det.segments = bone_segments(c, deforming, params.distance);
-  det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height);
+  det.field = skeleton_distance(m.welded, det.segments, params.distance.far_fraction_h * c.height,
+                                params.threads);
   std::vector<std::string> region = joint_regions(c);
   const std::vector<double> legs = leg_share(m, sw, region);
   BaseCues cues;

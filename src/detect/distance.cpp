@@ -2,6 +2,7 @@
 #include "retail/detect/distance.h"
 
 #include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "retail/io/accessor.h"
 #include "retail/rig/skinning.h"
 
@@ -164,27 +165,31 @@ std::vector<Segment> bone_segments(const Character& c, const std::vector<bool>& 
 }
 
 DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
-                                const std::vector<Segment>& segments, double threshold) {
+                                const std::vector<Segment>& segments, double threshold,
+                                int threads) {
   DistanceField f;
   std::size_t n = std::size_t(points.rows());
   f.threshold = threshold;
   f.distance.assign(n, INFINITY);
   f.segment.assign(n, -1);
   f.t.assign(n, 0);
-  f.far.assign(n, false);
-  for (std::size_t i = 0; i < n; ++i) {
-    Eigen::Vector3d p = points.row(Eigen::Index(i)).transpose();
-    for (std::size_t s = 0; s < segments.size(); ++s) {
-      double t;
-      double d = segment_distance(p, segments[s].a, segments[s].b, &t);
-      if (d < f.distance[i]) {
-        f.distance[i] = d;
-        f.segment[i] = int(s);
-        f.t[i] = t;
+  constexpr std::size_t kBlock = 4096;
+  parallel_for((n + kBlock - 1) / kBlock, threads, [&](std::size_t b) {
+    for (std::size_t i = b * kBlock; i < std::min(n, (b + 1) * kBlock); ++i) {
+      Eigen::Vector3d p = points.row(Eigen::Index(i)).transpose();
+      for (std::size_t s = 0; s < segments.size(); ++s) {
+        double t;
+        double d = segment_distance(p, segments[s].a, segments[s].b, &t);
+        if (d < f.distance[i]) {
+          f.distance[i] = d;
+          f.segment[i] = int(s);
+          f.t[i] = t;
+        }
       }
     }
-    f.far[i] = f.distance[i] > threshold;
-  }
+  });
+  f.far.assign(n, false); // bits share words: set after the workers
+  for (std::size_t i = 0; i < n; ++i) f.far[i] = f.distance[i] > threshold;
   return f;
 }
 

@@ -2,6 +2,7 @@
 #include "retail/detect/weld.h"
 
 #include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "retail/io/accessor.h"
 
 #include <algorithm>
@@ -131,6 +132,7 @@ void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vert
 
 void WeldParams::validate() const {
   if (!(weld_tolerance_h >= 0)) throw Error(ExitCode::Usage, "weld tolerance must not be negative");
+  if (threads < 0) throw Error(ExitCode::Usage, "weld threads must not be negative");
 }
 
 std::vector<int> first_originals(const WeldedMesh& m) {
@@ -164,45 +166,62 @@ void gather_world_positions(const Document& doc, const Model& model, const Chara
   }
 }
 
-/// `m.weld_of` and `m.welded` from `m.positions`: each vertex joins the lowest welded vertex
-/// within `tol`, else starts one.
-void weld_positions(double tol, WeldedMesh& m) {
-  // A hash grid with cells twice the tolerance, so the tolerance ball around a vertex meets at
-  // most two cells per axis: its own and the neighbour on the side it is nearer to (8 lookups,
-  // not 27; the same candidates).
-  const double size = 2 * tol;
-  const std::size_t total = std::size_t(m.positions.rows());
-  CellGrid grid(total);
-  m.weld_of.assign(total, -1);
-  std::vector<Eigen::RowVector3d> welded;
-  for (std::size_t i = 0; i < total; ++i) {
-    Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
-    std::array<std::int64_t, 3> cell, side;
-    for (int k = 0; k < 3; ++k) {
-      // Far-out points (a vertex 1e40 away) share the outermost cells: the distance test
-      // below still decides, and the cell index stays an integer.
-      double x = p[k] / size;
-      x = std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0;
-      const double f = std::floor(x);
-      cell[std::size_t(k)] = std::int64_t(f);
-      side[std::size_t(k)] = x - f < 0.5 ? -1 : 1;
-    }
-    int found = -1;
-    for (int n = 0; n < 8; ++n) {
-      Cell near = {cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
-                   cell[2] + (n & 4 ? side[2] : 0)};
-      for (int w = grid.first(near); w >= 0; w = grid.next(w))
-        if ((welded[std::size_t(w)] - p).norm() <= tol && (found < 0 || w < found)) found = w;
-    }
-    if (found < 0) {
-      found = int(welded.size());
-      welded.push_back(p);
-      grid.add(cell, found);
-    }
-    m.weld_of[i] = found;
+/// The grid cell of `p` (cells `size` wide) and, per axis, the neighbour cell on the side `p` is
+/// nearer to (-1 or +1).
+void cell_of(const Eigen::RowVector3d& p, double size, Cell& cell, Cell& side) {
+  for (int k = 0; k < 3; ++k) {
+    // Far-out points (a vertex 1e40 away) share the outermost cells: the distance test still
+    // decides, and the cell index stays an integer.
+    double x = p[k] / size;
+    x = std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0;
+    const double f = std::floor(x);
+    cell[std::size_t(k)] = std::int64_t(f);
+    side[std::size_t(k)] = x - f < 0.5 ? -1 : 1;
   }
-  m.welded.resize(Eigen::Index(welded.size()), 3);
-  for (std::size_t w = 0; w < welded.size(); ++w) m.welded.row(Eigen::Index(w)) = welded[w];
+}
+
+/// Per vertex i, the earlier vertices j < i within `tol` of it (CSR over i, each list
+/// ascending). A hash grid of every vertex with cells twice the tolerance, so the tolerance
+/// ball meets at most two cells per axis: its own and the neighbour on the side it is nearer
+/// to (8 lookups, not 27). The lookups run on `threads` workers in blocks; the lists are
+/// joined in block order, so the result does not depend on the thread count.
+void earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threads,
+                        std::vector<std::size_t>& start, std::vector<int>& ids) {
+  const double size = 2 * tol;
+  const std::size_t total = std::size_t(positions.rows());
+  CellGrid grid(total);
+  Cell cell, side;
+  for (std::size_t i = 0; i < total; ++i) {
+    cell_of(positions.row(Eigen::Index(i)), size, cell, side);
+    grid.add(cell, int(i));
+  }
+  constexpr std::size_t kBlock = 1 << 14;
+  const std::size_t blocks = (total + kBlock - 1) / kBlock;
+  std::vector<std::vector<std::pair<int, int>>> found(blocks); // (i, j) per block
+  parallel_for(blocks, threads, [&](std::size_t b) {
+    for (std::size_t i = b * kBlock; i < std::min(total, (b + 1) * kBlock); ++i) {
+      const Eigen::RowVector3d p = positions.row(Eigen::Index(i));
+      const std::size_t before = found[b].size();
+      Cell c, sd;
+      cell_of(p, size, c, sd);
+      for (int n = 0; n < 8; ++n) {
+        Cell near = {c[0] + (n & 1 ? sd[0] : 0), c[1] + (n & 2 ? sd[1] : 0),
+                     c[2] + (n & 4 ? sd[2] : 0)};
+        for (int j = grid.first(near); j >= 0; j = grid.next(j))
+          if (std::size_t(j) < i && (positions.row(j) - p).norm() <= tol)
+            found[b].push_back({int(i), j});
+      }
+      std::sort(found[b].begin() + std::ptrdiff_t(before), found[b].end());
+    }
+  });
+  start.assign(total + 1, 0);
+  for (const auto& f : found)
+    for (const auto& [i, j] : f) ++start[std::size_t(i) + 1];
+  for (std::size_t i = 0; i < total; ++i) start[i + 1] += start[i];
+  ids.clear();
+  ids.reserve(start[total]);
+  for (const auto& f : found)
+    for (const auto& [i, j] : f) ids.push_back(j);
 }
 
 /// `m.triangles`, `m.faces` and the adjacency (CSR, with edge lengths) from every triangle of
@@ -247,12 +266,36 @@ void connect_triangles(const Document& doc, const Model& model, WeldedMesh& m) {
 
 } // namespace
 
+void weld_positions(double tol, int threads, WeldedMesh& m) {
+  const std::size_t total = std::size_t(m.positions.rows());
+  std::vector<std::size_t> start;
+  std::vector<int> near;
+  earlier_neighbours(m.positions, tol, threads, start, near);
+  m.weld_of.assign(total, -1);
+  std::vector<int> starter; // per welded vertex, the vertex that started it
+  std::vector<bool> starts(total, false);
+  for (std::size_t i = 0; i < total; ++i) {
+    int found = -1;
+    for (std::size_t k = start[i]; k < start[i + 1] && found < 0; ++k) // ascending j
+      if (starts[std::size_t(near[k])]) found = m.weld_of[std::size_t(near[k])];
+    if (found < 0) {
+      found = int(starter.size());
+      starter.push_back(int(i));
+      starts[i] = true;
+    }
+    m.weld_of[i] = found;
+  }
+  m.welded.resize(Eigen::Index(starter.size()), 3);
+  for (std::size_t w = 0; w < starter.size(); ++w)
+    m.welded.row(Eigen::Index(w)) = m.positions.row(starter[w]);
+}
+
 WeldedMesh weld_character(const Document& doc, const Model& model, const Character& c,
                           const WeldParams& params) {
   params.validate();
   WeldedMesh m;
   gather_world_positions(doc, model, c, m);
-  weld_positions(std::max(params.weld_tolerance_h * c.height, 1e-12), m);
+  weld_positions(std::max(params.weld_tolerance_h * c.height, 1e-12), params.threads, m);
   connect_triangles(doc, model, m);
   return m;
 }

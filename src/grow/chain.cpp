@@ -12,6 +12,18 @@
 
 namespace retail {
 
+const char* chain_kind_name(ChainKind kind) {
+  switch (kind) {
+  case ChainKind::Tail:
+    return "tail";
+  case ChainKind::Hair:
+    return "hair";
+  case ChainKind::Ears:
+    return "ears";
+  }
+  return "tail";
+}
+
 void ChainParams::validate() const {
   if (!(segment_h > 0) || !(short_tail_h >= 0) || min_bones < 1 || max_bones < min_bones ||
       smoothing_passes < 0 || !(axis_tolerance >= 0))

@@ -461,6 +461,7 @@ void RerigParams::validate() const {
   detect.validate();
   chain.validate();
   root_band.validate();
+  ears.validate();
 }
 
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& c,
@@ -501,6 +502,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   }
   out.detection = detect_pieces(model, c, mesh, sw, params.detect, selection, welded_tear);
   settle_found_hair(doc, mesh, params, out);
+  out.ears = plan_ears(model, mesh, c, out.detection.pieces, params.ears);
   const Originals originals(mesh);
   const PlanContext x{doc,
                       model,

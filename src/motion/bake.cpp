@@ -83,9 +83,9 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
       cycles = std::max(cycles, b.warmup_cycles);
     }
   if (count == 0) return;
-  const std::string who = chain.hair ? "hair chain " + chain.bones.front() + " .. " +
-                                           chain.bones.back() + ": the hair's loop"
-                                     : "chain " + chain.bones.front() + ": the tail's loop";
+  const std::string who = chain.arc() ? "hair chain " + chain.bones.front() + " .. " +
+                                            chain.bones.back() + ": the hair's loop"
+                                      : "chain " + chain.bones.front() + ": the tail's loop";
   warnings.push_back(who + " did not settle within " + std::to_string(cycles) +
                      " warm-up cycles in " + std::to_string(count) + " clip(s) (" + names +
                      "); baked from the last cycle");
@@ -266,7 +266,7 @@ void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
   rig.proxy_count = out.proxy_nodes.size();
   rig.chains.push_back(std::move(chain));
   rig.validate();
-  out.hair = true;
+  out.solver = ChainSolver::Arc;
 }
 
 namespace {
@@ -474,7 +474,7 @@ std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<Chain
     cb.nodes = spec.bones;
     if (spec.end >= 0) cb.nodes.push_back(spec.end);
     cb.bones = spec.names;
-    if (spec.hair)
+    if (spec.solver == ChainSolver::Arc)
       hair_bake_rig(c, spec, params.spring.substep_s, params.hair, cb);
     else {
       cb.rig = spring_rig(c, spec, floor_y);
@@ -493,7 +493,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
                     const BakeParams& params) {
   const Animation& anim = model.animations[std::size_t(clip)];
   const SpringRig& rig = chain.rig;
-  const std::size_t bones = chain.hair ? chain.bind_direction.size() : rig.links();
+  const std::size_t bones = chain.arc() ? chain.bind_direction.size() : rig.links();
   BakedClip out;
   ClipBake& cb = out.bake;
   cb.clip = clip;
@@ -510,7 +510,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
     if (out.authored[b]) cb.kept_authored.push_back(chain.bones[b]);
   std::unique_ptr<ChainStepper> stepper;
   SpringStepper* spring = nullptr;
-  if (chain.hair) {
+  if (chain.arc()) {
     stepper = std::make_unique<HairStepper>(chain);
   } else {
     auto s = std::make_unique<SpringStepper>(rig, params.spring, params.colliders);

@@ -82,7 +82,8 @@ ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
                           const HairColliders& colliders) {
   ChainSpec spec = grown_chain_spec(c.roles.head, chain.nodes, chain.bones, chain.chain);
   spec.forward_plane = spec.floor = false;
-  spec.hair = true;
+  spec.kind = ChainKind::Hair;
+  spec.solver = ChainSolver::Arc;
   spec.colliders = colliders.proxies;
   spec.hair_stiffness_per_s2 = chain.stiffness_per_s2;
   spec.hair_damping_per_s = chain.damping_per_s;
@@ -388,6 +389,25 @@ PieceJudge piece_judge(const ChainResult& chain, const std::vector<ClipOutcome>&
   return pj;
 }
 
+/// A baked chain's record, its clips not added yet.
+ChainRecord chain_record(const ChainBake& chain, ChainKind kind) {
+  ChainRecord rec;
+  rec.kind = kind;
+  rec.solver = chain.solver;
+  rec.bones = chain.bones;
+  rec.nodes = chain.nodes;
+  return rec;
+}
+
+/// One clip's bake added to its chain's record (the keys moved there), its warnings to
+/// `warnings`. No collider penetration is measured yet: NaN.
+void add_clip(BakedClip& baked, ChainRecord& rec, std::vector<std::string>& warnings) {
+  warnings.insert(warnings.end(), baked.warnings.begin(), baked.warnings.end());
+  rec.bakes.push_back(baked.bake);
+  rec.penetration.push_back(NAN);
+  rec.keys.push_back(std::move(baked));
+}
+
 /// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
 /// character, chain and clip order (the keys moved out of the outcomes).
 ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<ClipOutcome>& outcomes,
@@ -399,8 +419,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
   r.bakes.resize(characters);
   r.floors.assign(characters, NAN);
   r.rests.resize(characters);
-  r.keys.resize(characters);
-  r.chain_nodes.resize(characters);
+  r.chains.resize(characters);
   r.judge.resize(characters);
   for (const ClipOutcome& o : outcomes) r.bake_ms += o.bake_ms, r.stretch_ms += o.stretch_ms;
   for (std::size_t wi = 0; wi < works.size(); ++wi) {
@@ -425,9 +444,8 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       r.judge[k].push_back(piece_judge(cr.chains[j], outcomes, wi, j));
       r.judge[k].back().vertex_net = vertex_net_harm(cr.chains[j], w, outcomes, wi, j);
     }
-    r.keys[k].resize(w.chains.size());
     for (const ChainBake& chain : w.chains) {
-      r.chain_nodes[k].push_back(chain.nodes);
+      r.chains[k].push_back(chain_record(chain, ChainKind::Tail));
       r.rests[k].push_back(
           {chain.bones.empty() ? "" : chain.bones.front(), chain.carry_deg, chain.clears, {}});
       for (std::size_t c = 0; c + 1 < chain.proxy_nodes.size(); c += 2)
@@ -436,13 +454,9 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
             rigged.model.nodes[std::size_t(chain.proxy_nodes[c + 1])].name);
     }
     for (std::size_t j = 0; j < w.chains.size(); ++j) {
-      std::vector<ClipBake> mine;
-      for (std::size_t c = 0; c < n; ++c) {
-        BakedClip& b = outcomes[c].baked[wi][j];
-        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
-        mine.push_back(b.bake);
-        r.keys[k][j].push_back(std::move(b));
-      }
+      ChainRecord& rec = r.chains[k][j];
+      for (std::size_t c = 0; c < n; ++c) add_clip(outcomes[c].baked[wi][j], rec, r.warnings);
+      const std::vector<ClipBake>& mine = rec.bakes;
       warn_unsettled(mine, w.chains[j], r.warnings);
       const double h = rigged.characters[k].height;
       warn_floor_penetration(mine, w.chains[j], 1e-3 * h, h, r.warnings);
@@ -458,28 +472,18 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
 void collect_hair(const std::vector<HairWork>& hair_works, std::vector<ClipOutcome>& outcomes,
                   std::size_t characters, ClipPassResult& r) {
   if (hair_works.empty()) return;
-  r.hair_bakes.resize(characters);
   r.hair_colliders.resize(characters);
-  r.hair_keys.resize(characters);
-  r.hair_nodes.resize(characters);
   for (std::size_t hi = 0; hi < hair_works.size(); ++hi) {
     const HairWork& h = hair_works[hi];
     const std::size_t k = h.character;
     r.hair_colliders[k] = h.colliders;
     r.warnings.insert(r.warnings.end(), h.colliders.warnings.begin(), h.colliders.warnings.end());
-    r.hair_keys[k].resize(h.chains.size());
     for (std::size_t j = 0; j < h.chains.size(); ++j) {
-      r.hair_nodes[k].push_back(h.chains[j].nodes);
-      std::vector<ClipBake> mine;
-      for (ClipOutcome& o : outcomes) {
-        BakedClip& b = o.hair[hi][j];
-        r.warnings.insert(r.warnings.end(), b.warnings.begin(), b.warnings.end());
-        mine.push_back(b.bake);
-        r.hair_keys[k][j].push_back(std::move(b));
-      }
-      warn_unsettled(mine, h.chains[j], r.warnings);
-      r.baked += mine.size();
-      r.hair_bakes[k].insert(r.hair_bakes[k].end(), mine.begin(), mine.end());
+      r.chains[k].push_back(chain_record(h.chains[j], ChainKind::Hair));
+      ChainRecord& rec = r.chains[k].back();
+      for (ClipOutcome& o : outcomes) add_clip(o.hair[hi][j], rec, r.warnings);
+      warn_unsettled(rec.bakes, h.chains[j], r.warnings);
+      r.baked += rec.bakes.size();
     }
   }
 }
@@ -548,13 +552,9 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
 }
 
 void write_clip_pass(Document& doc, const ClipPassResult& pass) {
-  for (std::size_t k = 0; k < std::max(pass.keys.size(), pass.hair_keys.size()); ++k) {
-    for (std::size_t j = 0; k < pass.keys.size() && j < pass.keys[k].size(); ++j)
-      for (const BakedClip& b : pass.keys[k][j]) write_baked_clip(doc, b, pass.chain_nodes[k][j]);
-    for (std::size_t j = 0; k < pass.hair_keys.size() && j < pass.hair_keys[k].size(); ++j)
-      for (const BakedClip& b : pass.hair_keys[k][j])
-        write_baked_clip(doc, b, pass.hair_nodes[k][j]);
-  }
+  for (const std::vector<ChainRecord>& character : pass.chains)
+    for (const ChainRecord& chain : character)
+      for (const BakedClip& b : chain.keys) write_baked_clip(doc, b, chain.nodes);
 }
 
 } // namespace retail

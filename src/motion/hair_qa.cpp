@@ -1,12 +1,18 @@
 // The head-turn QA of --hair chains (include/retail/motion/hair_qa.h; docs/hair.md).
 #include "retail/motion/hair_qa.h"
 
+#include "retail/detect/distance.h"
+#include "retail/detect/weld.h"
 #include "retail/io/validate.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/rig/transform.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <tuple>
 #include <utility>
 
 namespace retail {
@@ -40,7 +46,113 @@ HeadTurnChains hair_turn_chains(const Character& c, const HairResult& hair,
   return out;
 }
 
+/// The chains retail grew on the hair of character `c` as the file holds them: per prefix
+/// `<p>Hair_<n>_`, joints <p>Hair_<n>_1 .. _N each the parent of the next, then _End, the first
+/// hanging from the head (k, c and the skin radius: read_back_clumps).
+std::vector<HairChainResult> grown_hair_chains(const Model& model, const Character& c) {
+  static const std::regex name(R"(^(.*Hair_[0-9]+_)([0-9]+|End)$)");
+  std::map<std::string, std::map<int, int>> found; // prefix -> number (0: End) -> node
+  for (int node : c.joints) {
+    std::smatch m;
+    const std::string& n = model.nodes[std::size_t(node)].name;
+    if (!std::regex_match(n, m, name)) continue;
+    found[m[1]][m[2] == "End" ? 0 : std::atoi(m[2].str().c_str())] = node;
+  }
+  std::vector<HairChainResult> out;
+  for (const auto& [prefix, by_number] : found) {
+    HairChainResult r;
+    int parent = c.roles.head;
+    for (int i = 1; by_number.count(i); ++i) {
+      const int node = by_number.at(i);
+      if (model.nodes[std::size_t(node)].parent != parent) break;
+      r.nodes.push_back(node);
+      parent = node;
+    }
+    const auto end = by_number.find(0);
+    if (r.nodes.empty() || end == by_number.end() ||
+        model.nodes[std::size_t(end->second)].parent != parent)
+      continue;
+    r.nodes.push_back(end->second);
+    for (int node : r.nodes) r.bones.push_back(model.nodes[std::size_t(node)].name);
+    r.chain.bones = int(r.nodes.size()) - 1;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+/// Distance from `p` to the polyline `joints`.
+double polyline_distance(const std::vector<Eigen::Vector3d>& joints, const Eigen::Vector3d& p) {
+  double best = INFINITY;
+  for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
+    const Eigen::Vector3d a = joints[i], ab = joints[i + 1] - a;
+    const double t =
+        ab.squaredNorm() > 0 ? std::clamp((p - a).dot(ab) / ab.squaredNorm(), 0.0, 1.0) : 0.0;
+    best = std::min(best, (a + t * ab - p).norm());
+  }
+  return best;
+}
+
+/// What the file does not hold of the grown `chains` of `c`, read back from its skin: per bone
+/// the skin radius (the farthest vertex from the chain's polyline among those whose largest
+/// weight is on the bone), the length L (the polyline's) and k, c from them (hair_stiffness, as
+/// plan_hair takes them from the clump).
+void read_back_clumps(const Document& doc, const Model& model, const Character& c,
+                      std::vector<HairChainResult>& chains) {
+  const WeldedMesh mesh = weld_character(doc, model, c, WeldParams{});
+  const SkinWeights sw = read_skin_weights(doc, model, c, mesh);
+  std::map<int, std::pair<std::size_t, std::size_t>> bone_of; // joint index -> chain, bone
+  for (std::size_t j = 0; j < chains.size(); ++j) {
+    Chain& ch = chains[j].chain;
+    for (std::size_t b = 0; b < chains[j].nodes.size(); ++b) {
+      const int joint = c.joint_index(chains[j].nodes[b]);
+      ch.joints.push_back(c.bind_position(joint));
+      if (b + 1 < chains[j].nodes.size()) bone_of[joint] = {j, b};
+    }
+    ch.radius.assign(chains[j].nodes.size() - 1, 0.0);
+  }
+  for (std::size_t v = 0; v < sw.joint.size(); ++v) {
+    int k = 0;
+    for (int i = 1; i < SkinWeights::kMax; ++i)
+      if (sw.weight[v][std::size_t(i)] > sw.weight[v][std::size_t(k)]) k = i;
+    const auto it = bone_of.find(sw.joint[v][std::size_t(k)]);
+    if (it == bone_of.end()) continue;
+    Chain& ch = chains[it->second.first].chain;
+    const double d = polyline_distance(ch.joints, mesh.positions.row(Eigen::Index(v)).transpose());
+    ch.radius[it->second.second] = std::max(ch.radius[it->second.second], d);
+  }
+  for (HairChainResult& r : chains) {
+    r.chain.length = 0;
+    for (std::size_t i = 0; i + 1 < r.chain.joints.size(); ++i)
+      r.chain.length += (r.chain.joints[i + 1] - r.chain.joints[i]).norm();
+    double radius = 0;
+    for (double rj : r.chain.radius) radius += rj / double(r.chain.radius.size());
+    std::tie(r.stiffness_per_s2, r.damping_per_s) =
+        hair_stiffness(HairRigParams{}, r.chain.length, radius);
+  }
+}
+
 } // namespace
+
+HeadTurnReport head_turn_report_grown(const Document& doc, const Model& model,
+                                      const std::vector<Character>& characters,
+                                      const HeadTurnReportParams& params) {
+  HeadTurnReport vrm = head_turn_report(doc, model, characters, params);
+  if (!vrm.springs.empty() || !vrm.warnings.empty()) return vrm; // the file's own springs
+  for (std::size_t k = 0; k < characters.size(); ++k) {
+    if (characters[k].roles.head < 0) continue;
+    HairResult grown;
+    grown.chains = grown_hair_chains(model, characters[k]);
+    if (grown.chains.empty()) continue;
+    read_back_clumps(doc, model, characters[k], grown.chains);
+    HairQaParams qa;
+    qa.turn = params.turn;
+    HeadTurnReport out = head_turn_chains(doc, model, characters, k,
+                                          hair_turn_chains(characters[k], grown, {}, qa), params);
+    out.springs = "retail Hair_<n> chains";
+    return out;
+  }
+  return vrm;
+}
 
 std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
                                            const HairQaParams& params) {

@@ -52,7 +52,7 @@ ChainBake chain_bake(const VrmSprings& springs, std::size_t c, const Model& mode
   cb.hair_rig = hair_rig_from_vrm(one, model, world, &anchors, &cb.proxy_nodes, params.mapping);
   cb.hair_rig.substep_s = params.bake.spring.substep_s;
   cb.hair_rig.validate();
-  cb.hair = true;
+  cb.solver = ChainSolver::Arc;
   cb.anchor = ch.parent_node;
   cb.nodes = ch.joints;
   for (int n : ch.joints) cb.bones.push_back(model.nodes[std::size_t(n)].name);

@@ -46,13 +46,14 @@ std::string cell(const RegionStretch& r) {
 
 FailCheck parse_fail_on(const std::string& text) {
   static const std::regex form(
-      R"(^\s*(p95|p99|max|torn|edge_p99|left_torn)\s*(>=|<=|>|<)\s*(?:(body)\.(p95|p99|max|torn|edge_p99)|([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))\s*$)");
+      R"(^\s*(p95|p99|max|torn|edge_p99|left_torn|chain_fail)\s*(>=|<=|>|<)\s*(?:(body)\.(p95|p99|max|torn|edge_p99)|([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?))\s*$)");
   std::smatch m;
   if (!std::regex_match(text, m, form))
-    throw Error(ExitCode::Usage, "--fail-on '" + text +
-                                     "': expected METRIC OP VALUE or METRIC OP body.METRIC "
-                                     "(METRIC: p95 p99 max torn edge_p99 left_torn; OP: > >= "
-                                     "< <=)");
+    throw Error(ExitCode::Usage,
+                "--fail-on '" + text +
+                    "': expected METRIC OP VALUE or METRIC OP body.METRIC "
+                    "(METRIC: p95 p99 max torn edge_p99 left_torn chain_fail; OP: > >= "
+                    "< <=)");
   FailCheck c;
   c.text = text;
   c.metric = m[1];
@@ -62,8 +63,9 @@ FailCheck parse_fail_on(const std::string& text) {
     c.against_metric = m[4];
   else
     c.value = std::stod(m[5]);
-  if (c.metric == "left_torn" && c.against_body)
-    throw Error(ExitCode::Usage, "--fail-on '" + text + "': left_torn compares with a number");
+  if ((c.metric == "left_torn" || c.metric == "chain_fail") && c.against_body)
+    throw Error(ExitCode::Usage,
+                "--fail-on '" + text + "': " + c.metric + " compares with a number");
   return c;
 }
 
@@ -80,13 +82,26 @@ std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks
   return failures;
 }
 
+std::vector<std::string> evaluate_chain_fail(const std::vector<FailCheck>& checks,
+                                             std::size_t failed) {
+  std::vector<std::string> failures;
+  for (const auto& c : checks)
+    if (c.metric == "chain_fail" && compare(double(failed), c.op, c.value)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "chains failed their targets: %zu %s %g (%s)", failed,
+                    c.op.c_str(), c.value, c.text.c_str());
+      failures.push_back(buf);
+    }
+  return failures;
+}
+
 std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
                                           const std::vector<StretchRow>& rows) {
   std::vector<std::string> failures;
   char buf[256];
   for (const auto& row : rows)
     for (const auto& c : checks) {
-      if (row.result.samples == 0 || c.metric == "left_torn") continue;
+      if (row.result.samples == 0 || c.metric == "left_torn" || c.metric == "chain_fail") continue;
       double a = metric(row.result, c.metric),
              b = c.against_body ? metric(row.body, c.against_metric) : c.value;
       if (!compare(a, c.op, b)) continue;

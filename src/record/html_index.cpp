@@ -14,7 +14,7 @@ namespace retail {
 
 bool needs_look(const IndexRow& row) {
   return row.status == "failed" || row.stepped_down > 0 || row.left_torn > 0 ||
-         !row.warnings.empty() || !row.error.empty() || row.worse;
+         !row.chain_fail.empty() || !row.warnings.empty() || !row.error.empty() || row.worse;
 }
 
 std::string url_path(const std::string& path) {
@@ -42,6 +42,7 @@ Json row_json(const IndexRow& r) {
             {"found", r.found},
             {"stepped_down", r.stepped_down},
             {"left_torn", r.left_torn},
+            {"chain_fail", r.chain_fail},
             {"warnings", r.warnings},
             {"error", r.error},
             {"worse", r.worse},

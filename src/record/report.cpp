@@ -152,9 +152,10 @@ Json left_torn_json(const std::vector<LeftTorn>& left) {
 /// and the colliders they respect (docs/report-schema.md).
 Json hair_json(const RunRecord& rec, std::size_t k) {
   const HairResult& h = rec.hair[k];
-  const std::vector<ClipBake> none;
-  const std::vector<ClipBake>& bakes = k < rec.hair_bakes.size() ? rec.hair_bakes[k] : none;
-  const std::size_t per_chain = h.chains.empty() ? 0 : bakes.size() / h.chains.size();
+  std::vector<const ChainRecord*> baked; // the hair chains' records, in chain order
+  if (k < rec.chain_records.size())
+    for (const ChainRecord& r : rec.chain_records[k])
+      if (r.kind == ChainKind::Hair) baked.push_back(&r);
   Json chains = Json::array();
   for (std::size_t i = 0; i < h.chains.size(); ++i) {
     const HairChainResult& c = h.chains[i];
@@ -178,10 +179,8 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                {"skin_radius", radius}};
     if (k < rec.hair_head_turn.size() && i < rec.hair_head_turn[k].chains.size())
       cj["head_turn"] = head_turn_chain_json(rec.hair_head_turn[k].chains[i]);
-    if (per_chain) {
-      std::vector<ClipBake> mine(bakes.begin() + std::ptrdiff_t(i * per_chain),
-                                 bakes.begin() + std::ptrdiff_t((i + 1) * per_chain));
-      Json b = bake_json(mine, 0.0);
+    if (i < baked.size() && !baked[i]->bakes.empty()) {
+      Json b = bake_json(baked[i]->bakes, 0.0);
       b.erase("floor_y");
       for (Json& clip : b["clips"])
         for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share"})
@@ -223,6 +222,43 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                           {"radius", r6(c.torso_radius)},
                           {"node", c.torso_node},
                           {"covered_fraction", r6(c.covered_fraction)}}}};
+  }
+  return out;
+}
+
+/// A check's figure: null when not measured.
+Json figure(double v) {
+  return std::isfinite(v) ? Json(r6(v)) : Json(nullptr);
+}
+
+/// Character k's grown chains, one entry each: kind, solver, bones, nodes, verdict and the
+/// checks it rests on (docs/report-schema.md `chain_records`).
+Json chain_records_json(const RunRecord& rec, std::size_t k) {
+  Json out = Json::array();
+  if (k >= rec.chain_records.size()) return out;
+  for (std::size_t i = 0; i < rec.chain_records[k].size(); ++i) {
+    const ChainRecord& r = rec.chain_records[k][i];
+    Json checks = Json::array();
+    Json verdict = nullptr;
+    if (k < rec.chain_verdicts.size() && i < rec.chain_verdicts[k].size()) {
+      const ChainVerdict& v = rec.chain_verdicts[k][i];
+      verdict = v.verdict;
+      for (const ChainCheck& c : v.checks)
+        checks.push_back({{"check", c.check},
+                          {"clip", c.clip.empty() ? Json(nullptr) : Json(c.clip)},
+                          {"value", figure(c.value)},
+                          {"limit", figure(c.limit)},
+                          {"verdict", c.verdict}});
+    }
+    out.push_back({{"name", r.name()},
+                   {"kind", chain_kind_name(r.kind)},
+                   {"solver", r.baked ? Json(chain_solver_name(r.solver)) : Json(nullptr)},
+                   {"bones", r.bones},
+                   {"nodes", r.nodes},
+                   {"baked", r.baked},
+                   {"note", r.note.empty() ? Json(nullptr) : Json(r.note)},
+                   {"verdict", verdict},
+                   {"checks", checks}});
   }
   return out;
 }
@@ -320,6 +356,7 @@ Json character_json(const RunRecord& rec, std::size_t k) {
   if (k < rec.vrm_springs.size()) cj["vrm_springs"] = vrm_springs_json(rec.vrm_springs[k]);
   Json springs = spring_bake_json(rec.spring_bake, k);
   if (!springs.is_null()) cj["spring_bake"] = springs;
+  cj["chain_records"] = chain_records_json(rec, k);
   return cj;
 }
 

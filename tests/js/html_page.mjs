@@ -313,6 +313,24 @@ if (makeRig) {
     return n;
   })();
   check(textured === 3, `GLB with a relative image uri: ${textured} of 3 views show the texture`);
+  // A run that grows hair only: the toggles say "Hair", and the report lists every grown chain
+  // with its kind (the report's chain_records).
+  const pony = path.join(dir, 'ponytail.glb');
+  execFileSync(makeRig, ['--ponytail', '--tail', 'none', pony], { stdio: 'ignore' });
+  run(['-q', pony, path.join(dir, 'pony-out.glb'), '--hair', 'Ponytail', '--html',
+    path.join(dir, 'pony.html')]);
+  await checkPage('generated ponytail --hair', path.join(dir, 'pony.html'),
+    { player: false, heat: false });
+  {
+    const { page: p } = await open(path.join(dir, 'pony.html'));
+    await ready(p);
+    const label = (await p.locator('#tail-only').evaluate((e) => e.parentElement.textContent)).trim();
+    check(label === 'Hair only', `ponytail page: the toggle reads '${label}', not 'Hair only'`);
+    const text = await p.locator('body').innerText();
+    check(text.includes('Every grown chain') && /Hair_1_1\s+hair\s+arc/.test(text),
+      'ponytail page: no hair chain in the table of grown chains');
+    await p.close();
+  }
 }
 
 // retail report IN --html: the one rig (the first output, which has a tail chain).
@@ -346,8 +364,8 @@ if (inputs.length) {
   check(JSON.stringify(shown.slice().sort()) === JSON.stringify(want),
     `needs a look shows ${shown} for ${want}`);
   for (const r of data.rows) {
-    const look = r.status === 'failed' || r.stepped_down > 0 || r.warnings.length > 0 ||
-      r.error !== '' || r.worse;
+    const look = r.status === 'failed' || r.stepped_down > 0 || r.left_torn > 0 ||
+      r.chain_fail.length > 0 || r.warnings.length > 0 || r.error !== '' || r.worse;
     check(look === r.needs_look, `index: ${r.path}: needs_look ${r.needs_look}, expected ${look}`);
   }
   console.log(`index: ${rows.length} files, ${shown.length} need a look`);

@@ -405,7 +405,19 @@ function frameCamera() {
   controls.update();
 }
 
+/// What the page's re-rigged skin is, as its labels say it: "Hair" when every baked chain is
+/// hair (the report's chain_records), "Chain" when tails and hair mix, else "Tail".
+function chainWord() {
+  const kinds = new Set((data.report?.characters ?? []).flatMap((c) =>
+    (c.chain_records ?? []).filter((r) => r.baked).map((r) => r.kind)));
+  if (kinds.size > 1) return 'Chain';
+  return kinds.has('hair') ? 'Hair' : 'Tail';
+}
+
 function bindControls() {
+  const word = chainWord();
+  $('still').parentElement.lastChild.textContent = ` ${word} motion off`;
+  $('tail-only').parentElement.lastChild.textContent = ` ${word} only`;
   const clip = $('clip');
   data.clips.forEach((c, i) => clip.add(new Option(c.name, String(i))));
   clip.addEventListener('change', () => setClip(Number(clip.value)));

@@ -96,7 +96,8 @@ struct BatchResult {
 /// Why a file needs a look, one short reason each (empty: it does not): failed (exit code and
 /// message), failed --fail-on checks, each piece the harm check stepped down, torn skin left as
 /// it came (said as "nothing found while the input tears" when no chain grew and nothing was
-/// stepped down), an output whose tail tears more than the input's in some clip; else, when the
+/// stepped down), the grown chains that failed their targets (the report's chain_records), an
+/// output whose tail tears more than the input's in some clip; else, when the
 /// run warned, its warnings. Whether a file needs a look is needs_look(e.row) (html_index.h),
 /// for the index, the progress line and the summary alike; with the row filled from the entry
 /// (as the batch fills it), the reasons are not empty exactly when it holds.

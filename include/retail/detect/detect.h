@@ -91,6 +91,9 @@ struct DetectParams {
   double hair_length_heads = 1.0;
   double hair_drop_heads = 0.3;
   double hair_head_weight = 0.2;
+  /// Worker threads for the per-vertex skeleton distance (0: one per core); detection does not
+  /// depend on it.
+  int threads = 0;
   void validate() const; ///< Failure: Error(Usage)
 };
 

@@ -84,8 +84,10 @@ struct DistanceField {
   double threshold = 0;
 };
 
-/// Skeleton distance of each row of `points` (#P by 3). Ties: the lower segment index.
+/// Skeleton distance of each row of `points` (#P by 3). Ties: the lower segment index. Rows are
+/// measured on `threads` workers (0: one per core); the field does not depend on their number.
 DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
-                                const std::vector<Segment>& segments, double threshold);
+                                const std::vector<Segment>& segments, double threshold,
+                                int threads = 1);
 
 } // namespace retail

@@ -14,8 +14,17 @@ namespace retail {
 
 struct WeldParams {
   double weld_tolerance_h = 1e-5; ///< positions closer than this × H are one vertex
-  void validate() const;          ///< Failure: Error(Usage) when negative
+  /// Worker threads for the neighbour search (0: one per core); the weld does not depend on it.
+  int threads = 0;
+  void validate() const; ///< Failure: Error(Usage) when either is negative
 };
+
+/// Welds `mesh.positions` (#N by 3, metres): each vertex in index order joins the lowest welded
+/// vertex within `tolerance_m` of it, else starts one at its own position. Post: `weld_of` (#N,
+/// welded ids ascending in order of first use) and `welded` (#W by 3). The neighbour search runs
+/// on `threads` workers (0: one per core) and the result does not depend on their number.
+/// Pre: tolerance_m > 0. Memory: about 80 bytes a vertex while it runs.
+void weld_positions(double tolerance_m, int threads, WeldedMesh& mesh);
 
 /// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
 std::vector<int> first_originals(const WeldedMesh& mesh);

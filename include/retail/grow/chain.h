@@ -12,6 +12,18 @@
 
 namespace retail {
 
+/// What a grown chain is: the planner that grew it (grow/) and what the run does with it. A
+/// kind's solver is chosen in motion/ (bake.h's ChainSolver); docs/pipeline.md lists the files
+/// a new kind touches.
+enum class ChainKind {
+  Tail, ///< a tail piece (rerig.h), baked with the tail spring
+  Hair, ///< a hair clump (hair_rig.h), baked with the arc-preserving solver
+  Ears, ///< a pair of ear pieces, left rigid on the head bone (not baked)
+};
+
+/// The kind as the report writes it: "tail", "hair", "ears".
+const char* chain_kind_name(ChainKind kind);
+
 struct ChainParams {
   double segment_h = 0.1; ///< K = clamp(round(L / (segment_h × H)), min_bones, max_bones)
   int min_bones = 3;

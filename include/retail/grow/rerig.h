@@ -14,6 +14,7 @@
 #include "retail/detect/detect.h"
 #include "retail/detect/weld.h"
 #include "retail/grow/chain.h"
+#include "retail/grow/ears.h"
 #include "retail/grow/rig_edit.h"
 #include "retail/grow/root_band.h"
 #include "retail/rig/skeleton.h"
@@ -55,6 +56,7 @@ struct RerigParams {
   std::map<int, std::string> hair_left;
   WeldParams weld;
   DetectParams detect;
+  EarsParams ears; ///< the ears kind (ears.h): reported, never re-weighted
   ChainParams chain;
   RootBandParams root_band;
   void validate() const; ///< Failure: Error(Usage)
@@ -95,6 +97,8 @@ struct CharacterResult {
   /// "piece:N" and per original vertex whether it is in the piece, for plan_hair (hair_rig.h).
   std::vector<std::pair<std::string, std::vector<bool>>> found_hair;
   std::vector<bool> not_hair_matched; ///< per --not-hair selector: did it name any geometry
+  /// The ears kind (ears.h): a pair of head pieces left rigid on their bone, reported only.
+  std::vector<EarsPair> ears;
 };
 
 /// A character's re-rig: what was found and decided, and the edit that writes it.

@@ -12,6 +12,7 @@
 
 #include "retail/base/document.h"
 #include "retail/base/model.h"
+#include "retail/grow/chain.h"
 #include "retail/motion/hair_solver.h"
 #include "retail/motion/spring.h"
 #include "retail/rig/animation.h"
@@ -78,19 +79,30 @@ struct ClipBake {
 /// (idle, loop, cycle, walk, run). Tokens as for bone names (camelCase, '_', '|', digits).
 bool is_one_shot(const std::string& clip_name);
 
+/// How a chain is solved: the tail spring (spring.h, SPEC §7) or the SPEC §10 arc-preserving
+/// solver (hair_solver.h).
+enum class ChainSolver { Spring, Arc };
+
+/// The solver's name as the report writes it: "spring", "arc".
+const char* chain_solver_name(ChainSolver solver);
+
 /// A chain of bones to bake, whatever grew it (a tail chain, a hair chain, a VRM spring): the
 /// joint it hangs from, its bones, and the constraints it obeys.
 struct ChainSpec {
-  int anchor = -1;                 ///< node the first bone hangs from (a joint of the character)
-  std::vector<int> bones;          ///< bone nodes, root first (joints of the character)
-  int end = -1;                    ///< weightless end node (a joint), or -1
-  std::vector<std::string> names;  ///< the bones' names, then the end's when there is one
-  std::vector<double> skin_radius; ///< per link, as Chain::radius (may be empty)
-  bool forward_plane = true;       ///< stays behind the anchor's forward plane (tails)
-  bool floor = true;               ///< touches the floor (tails)
+  ChainKind kind = ChainKind::Tail; ///< what grew it (a VRM spring of the file: Hair)
+  int anchor = -1;                  ///< node the first bone hangs from (a joint of the character)
+  std::vector<int> bones;           ///< bone nodes, root first (joints of the character)
+  int end = -1;                     ///< weightless end node (a joint), or -1
+  std::vector<std::string> names;   ///< the bones' names, then the end's when there is one
+  std::vector<double> skin_radius;  ///< per link, as Chain::radius (may be empty)
+  bool forward_plane = true;        ///< stays behind the anchor's forward plane (tails)
+  bool floor = true;                ///< touches the floor (tails)
   /// Capsules the rest arc clears (SpringParams::carry_as_needed; a tail: the legs), world
   /// space at bind; spring_rig places them in the anchor's axes from the chain's root.
   std::vector<RestObstacle> clear_of;
+  /// Arc: solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail
+  /// spring (no forward plane, no floor: the two flags above are ignored), against `colliders`.
+  ChainSolver solver = ChainSolver::Spring;
   /// Tails: capsules fitted to the limbs (body_capsules.h's leg_capsules: world at bind, each
   /// running between two joints) the links stay out of as the clip moves those joints;
   /// `limb_collider_joints` holds the two joint nodes of each, in order.
@@ -99,9 +111,6 @@ struct ChainSpec {
   /// The links keep this share of their skin radius (skin_radius) outside the capsules too (0:
   /// only their centreline; BakeParams::collider_skin_share).
   double collider_skin_share = 0;
-  /// Solved by the SPEC §10 arc-preserving solver (hair_solver.h) instead of the tail spring
-  /// (no forward plane, no floor: the two flags above are ignored), against `colliders`.
-  bool hair = false;
   /// Hair: collision proxies, each in the bind frame of a joint node it rides (its shape's
   /// `proxy` field is ignored): at time t it is placed by that node's world transform.
   std::vector<std::pair<int, HairProxy>> colliders;
@@ -111,14 +120,15 @@ struct ChainSpec {
 
 /// One chain ready to bake: its nodes and its spring rig.
 struct ChainBake {
-  int anchor = -1;                ///< as ChainSpec
-  std::vector<int> nodes;         ///< the chain's bones root first, then its end if any
-  std::vector<std::string> bones; ///< their names
-  SpringRig rig;                  ///< tails
-  double carry_deg = 0;           ///< tails: the carry the rest arc took (spring.h)
-  bool clears = false;            ///< tails: that arc clears the legs and the floor
-  bool hair = false;              ///< solved by hair_rig instead (ChainSpec::hair)
-  HairRig hair_rig;               ///< one chain on anchor 0, proxies 0.. on proxy_nodes
+  int anchor = -1;                          ///< as ChainSpec
+  std::vector<int> nodes;                   ///< the chain's bones root first, then its end if any
+  std::vector<std::string> bones;           ///< their names
+  SpringRig rig;                            ///< tails
+  double carry_deg = 0;                     ///< tails: the carry the rest arc took (spring.h)
+  bool clears = false;                      ///< tails: that arc clears the legs and the floor
+  ChainSolver solver = ChainSolver::Spring; ///< Arc: solved by hair_rig (ChainSpec::solver)
+  bool arc() const { return solver == ChainSolver::Arc; }
+  HairRig hair_rig;             ///< one chain on anchor 0, proxies 0.. on proxy_nodes
   /// Per proxy pose: the node it rides (hair); a tail's: its limb colliders' joints, two per
   /// capsule (ChainSpec::limb_collider_joints).
   std::vector<int> proxy_nodes;
@@ -183,7 +193,7 @@ void warn_unsettled(const std::vector<ClipBake>& bakes, const ChainBake& chain,
 /// Failure: Error(Unsupported) when the anchor or a bone is not a joint.
 SpringRig spring_rig(const Character& character, const ChainSpec& spec, double floor_y);
 
-/// The hair solver's rig of `spec` (spec.hair) from the bind pose (IBMs), in the anchor's bind
+/// The hair solver's rig of `spec` (solver Arc) from the bind pose (IBMs), in the anchor's bind
 /// frame: root and rest arc from the joints, lengths in world units, r_h from spec.skin_radius,
 /// k, c, g from params (g × character.scale), one proxy per spec.colliders entry; fills
 /// `out.hair_rig`, `out.proxy_nodes` and `out.bind_direction`. Failure: as spring_rig;

@@ -17,6 +17,7 @@
 #include "retail/grow/rerig.h"
 #include "retail/grow/rig_edit.h"
 #include "retail/motion/bake.h"
+#include "retail/motion/chain_record.h"
 #include "retail/qa/qa.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/skeleton.h"
@@ -106,15 +107,11 @@ struct ClipPassResult {
   std::vector<std::string> warnings;  ///< in character, chain, clip order
   std::size_t baked = 0;              ///< (chain, clip) pairs baked
   double bake_ms = 0, stretch_ms = 0; ///< worker time in each, summed over the clips
-  /// The keys to write: [character][chain][clip], and each baked chain's nodes.
-  std::vector<std::vector<std::vector<BakedClip>>> keys;
-  std::vector<std::vector<std::vector<int>>> chain_nodes; ///< [character][chain]
-  /// Hair chains: per character, per chain, per clip (hair_bakes), and their keys and nodes as
-  /// keys/chain_nodes; their colliders per character. Empty without hair.
-  std::vector<std::vector<ClipBake>> hair_bakes;
+  /// Per character, per baked chain (its tail chains, then its hair chains): its record with
+  /// its bakes and the keys to write (chain_record.h).
+  std::vector<std::vector<ChainRecord>> chains;
+  /// Per character: the colliders its hair chains respect (empty without hair).
   std::vector<HairColliders> hair_colliders;
-  std::vector<std::vector<std::vector<BakedClip>>> hair_keys;
-  std::vector<std::vector<std::vector<int>>> hair_nodes;
 };
 
 /// Runs the pass (see the top). Failure: Error(Usage) for bad params; what planned_rig and
@@ -124,7 +121,7 @@ struct ClipPassResult {
 ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params);
 
 /// Appends every baked clip of `pass` to the document in character, chain, clip order (per
-/// character its tail chains, then its hair chains).
+/// character its tail chains, then its hair chains: ClipPassResult::chains).
 /// Pre: `doc` is the input document with the pass's plan applied.
 void write_clip_pass(Document& doc, const ClipPassResult& pass);
 

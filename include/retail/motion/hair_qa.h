@@ -34,6 +34,18 @@ struct HairQaParams {
 std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
                                            const HairQaParams& params = {});
 
+/// `retail report IN --head-turn` on any file: the file's own VRM springs (head_turn_report)
+/// when it has any, else the hair chains retail grew as the file holds them (joints
+/// `Hair_<n>_1 .. Hair_<n>_End` under the head, each the parent of the next) on the first
+/// character with such chains, solved as the bake solves them, their skin radius, L, k and c
+/// read back from the skin (the file holds none of them: per bone the farthest vertex whose
+/// largest weight is on it, the polyline's length, hair_stiffness), against the torso capsule
+/// head_turn_chains adds; `springs` "retail Hair_<n> chains". Failure: as head_turn_report and
+/// head_turn_chains.
+HeadTurnReport head_turn_report_grown(const Document& doc, const Model& model,
+                                      const std::vector<Character>& characters,
+                                      const HeadTurnReportParams& params = {});
+
 /// One line for the log: the chain count and the worst of each figure over all chains
 /// ("2 hair chain(s), worst: edge-max p99 3.1%, ...").
 std::string hair_head_turn_summary(const std::vector<HeadTurnReport>& reports,

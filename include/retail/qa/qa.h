@@ -41,7 +41,8 @@ struct PieceJudge {
 
 /// `--fail-on` check on the tail region: METRIC OP VALUE or METRIC OP body.METRIC, with METRIC
 /// one of p95, p99, max, torn (percent), edge_p99 (percent) and OP one of > >= < <=; or
-/// left_torn OP VALUE: the vertices of torn skin retail left as it was (evaluate_left_torn).
+/// left_torn OP VALUE: the vertices of torn skin retail left as it was (evaluate_left_torn); or
+/// chain_fail OP VALUE: the grown chains whose verdict is "fail" (evaluate_chain_fail).
 /// Examples: "torn>0", "p99>body.p99", "max>=2". Failure to parse: Error(Usage).
 struct FailCheck {
   std::string text, metric, op, against_metric;
@@ -54,6 +55,11 @@ FailCheck parse_fail_on(const std::string& text);
 /// LeftTorn) against `left_torn`; one line per failing check.
 std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks,
                                             std::size_t left_torn);
+
+/// The checks on metric chain_fail (the grown chains whose verdict failed, chain_record.h)
+/// against `failed`; one line per failing check.
+std::vector<std::string> evaluate_chain_fail(const std::vector<FailCheck>& checks,
+                                             std::size_t failed);
 
 /// Checks every row's result (or, for `retail report`, its only) tail against the checks;
 /// returns one line per failure naming the clip, e.g.

@@ -20,14 +20,16 @@ struct IndexRow {
   bool worse = false;           ///< the output's tail tears more than the input's in some clip
   std::size_t stepped_down = 0; ///< pieces the harm check stepped down (rigid or left alone)
   std::size_t left_torn = 0;    ///< welded vertices of torn skin left as it was
+  std::vector<std::string> chain_fail; ///< grown chains whose verdict is "fail" (chain_record.h)
   std::vector<std::string> warnings;
   std::string error; ///< the failure, or the failed --fail-on checks
   double ms = 0;     ///< wall time of the file
 };
 
-/// Does the row need a look: failed, a piece stepped down, torn skin left as it was, a warning,
-/// a failed check, or an output worse than its input? The one test of it: the index's filter
-/// and `retail batch`'s per-file lines, tally and summary all ask this.
+/// Does the row need a look: failed, a piece stepped down, torn skin left as it was, a chain
+/// that failed its targets, a warning, a failed check, or an output worse than its input? The one
+/// test of it: the index's filter and `retail batch`'s per-file lines, tally and summary all ask
+/// this.
 bool needs_look(const IndexRow& row);
 
 /// `path` (relative, '/'-separated, any bytes) as a relative URL that names exactly those bytes:

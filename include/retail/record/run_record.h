@@ -6,6 +6,7 @@
 #include "retail/grow/hair_rig.h"
 #include "retail/grow/rerig.h"
 #include "retail/motion/bake.h"
+#include "retail/motion/chain_record.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/hair_qa.h"
 #include "retail/motion/spring_bake.h"
@@ -76,11 +77,15 @@ struct RunRecord {
   std::vector<std::vector<PieceJudge>> judge;   ///< per character: the harm check, per piece
   std::vector<std::string> failures;            ///< --fail-on checks that failed
   std::vector<std::vector<LeftTorn>> left_torn; ///< per character: torn skin left as it was
-  /// --hair (hair_rig.h): per character its hair chains (empty without --hair), their bakes
-  /// (per chain, per clip) and the colliders they respect.
+  /// --hair (hair_rig.h): per character its hair chains (empty without --hair) and the
+  /// colliders they respect; their bakes are in chain_records.
   std::vector<HairResult> hair;
-  std::vector<std::vector<ClipBake>> hair_bakes;
   std::vector<HairColliders> hair_colliders;
+  /// Per character, per grown chain (tails, then hair, then kinds left as they are): its
+  /// record without its keys (chain_record.h), and its verdict against `chain_targets`.
+  std::vector<std::vector<ChainRecord>> chain_records;
+  std::vector<std::vector<ChainVerdict>> chain_verdicts;
+  ChainTargets chain_targets;
   /// Per character: what the VRM spring export wrote (status "written", "off" or "not a VRM").
   std::vector<VrmSpringRecord> vrm_springs;
   /// --hair: per character, the head turn on its hair chains (hair_qa.h; empty entries for a
