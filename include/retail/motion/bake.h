@@ -128,7 +128,7 @@ struct ChainBake {
   bool clears = false;                      ///< tails: that arc clears the legs and the floor
   ChainSolver solver = ChainSolver::Spring; ///< Arc: solved by hair_rig (ChainSpec::solver)
   bool arc() const { return solver == ChainSolver::Arc; }
-  HairRig hair_rig;             ///< one chain on anchor 0, proxies 0.. on proxy_nodes
+  HairRig hair_rig; ///< one chain on anchor 0, proxies 0.. on proxy_nodes
   /// Per proxy pose: the node it rides (hair); a tail's: its limb colliders' joints, two per
   /// capsule (ChainSpec::limb_collider_joints).
   std::vector<int> proxy_nodes;
