@@ -176,7 +176,7 @@ std::vector<double> probe_depths(const std::vector<Probe>& probes, const LegCaps
 
 /// Per clip name: how deep the bones that dominate `truth` (segments from each to its joint
 /// children), or with `vertices` the truth's own skinned vertices, go into capsules fitted to
-/// each leg bone (fit_legs) beyond their depth at bind, as a percent of H, over 24 samples.
+/// each leg bone (fit_legs) beyond their depth at bind, as a percent of H, over 121 samples.
 std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool>& truth,
                                          bool vertices) {
   const retail::Character& c = l.in.characters.at(0);
@@ -218,9 +218,9 @@ std::map<std::string, double> leg_depths(const Loaded& l, const std::vector<bool
     retail::ClipSampler clip(l.in.doc, l.in.model, int(a));
     double& deepest = out[l.in.model.animations[a].name];
     deepest = 0;
-    for (int t = 0; t < 24; ++t) {
+    for (int t = 0; t < 121; ++t) {
       const auto world =
-          retail::compose_world(l.in.model, clip.locals(l.in.model, clip.duration() * t / 23));
+          retail::compose_world(l.in.model, clip.locals(l.in.model, clip.duration() * t / 120));
       std::vector<Eigen::Vector3d> at;
       for (int node : c.joints) at.push_back(world[std::size_t(node)].topRightCorner<3, 1>());
       const std::vector<double> d =

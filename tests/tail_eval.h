@@ -25,7 +25,7 @@ struct TailClipRow {
   /// torn on the input and not on the output (healed), and all of them (edges x samples).
   std::size_t newly_torn = 0, healed = 0, edge_samples = 0;
   /// How deep the bones that own the truth go into capsules fitted to the leg bones' skin
-  /// beyond their depth at bind, percent of H, deepest of 24 samples (tail_eval.cpp leg_depths);
+  /// beyond their depth at bind, percent of H, deepest of 121 samples (tail_eval.cpp leg_depths);
   /// the artist's -1 when there is no artist rig.
   double output_leg_depth = 0, artist_leg_depth = -1;
   /// The same for the truth's own skin vertices (the tail's surface, not its bones).
