@@ -115,6 +115,17 @@ TEST_CASE("weld: each vertex joins the lowest welded vertex near it, on any thre
   CHECK(a.welded == b.welded);
   CHECK(a.size() > 7000);
   CHECK(a.size() < 60000);
+  // Crowded: 20,000 copies of one point and 20,000 within a quarter tolerance of it take the
+  // serial search (linear in the vertices), with the same answer: one welded vertex.
+  WeldedMesh crowd;
+  crowd.positions = Eigen::MatrixX3d::Zero(40001, 3);
+  for (Eigen::Index i = 20000; i < 40000; ++i)
+    crowd.positions.row(i) << 0.0007 * next(), 0.0007 * next(), 0.0;
+  crowd.positions.row(40000) << 1, 0, 0;
+  retail::weld_positions(0.003, 2, crowd);
+  CHECK(crowd.size() == 2);
+  CHECK(crowd.weld_of[39999] == 0);
+  CHECK(crowd.weld_of[40000] == 1);
   int far = 0;
   for (Eigen::Index i = 0; i < a.positions.rows(); ++i)
     far += (a.positions.row(i) - a.welded.row(a.weld_of[std::size_t(i)])).norm() > 0.003;

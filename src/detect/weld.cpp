@@ -6,6 +6,7 @@
 #include "retail/io/accessor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace retail {
@@ -180,12 +181,53 @@ void cell_of(const Eigen::RowVector3d& p, double size, Cell& cell, Cell& side) {
   }
 }
 
+/// The most vertices a grid cell, and the most earlier neighbours a vertex, may have for the
+/// parallel weld: beyond, the positions are crowded (many copies of a point, a non-indexed
+/// mesh's pole) and the serial weld, whose grid holds welded vertices only, runs instead. Bounds
+/// the parallel search's time and memory on any file.
+constexpr int kCrowdedCell = 32;
+constexpr std::size_t kCrowdedNear = 8;
+
+/// The sequential greedy weld (weld_positions' contract) with a grid of the welded vertices
+/// only: time and memory linear in the vertices however many share a point.
+void weld_serial(double tol, WeldedMesh& m) {
+  const double size = 2 * tol;
+  const std::size_t total = std::size_t(m.positions.rows());
+  CellGrid grid(total);
+  m.weld_of.assign(total, -1);
+  std::vector<int> starter; // per welded vertex, the vertex that started it
+  Cell cell, side;
+  for (std::size_t i = 0; i < total; ++i) {
+    const Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
+    cell_of(p, size, cell, side);
+    int found = -1;
+    for (int n = 0; n < 8; ++n) {
+      Cell near = {cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
+                   cell[2] + (n & 4 ? side[2] : 0)};
+      for (int w = grid.first(near); w >= 0; w = grid.next(w))
+        if ((m.positions.row(starter[std::size_t(w)]) - p).norm() <= tol &&
+            (found < 0 || w < found))
+          found = w;
+    }
+    if (found < 0) {
+      found = int(starter.size());
+      starter.push_back(int(i));
+      grid.add(cell, found);
+    }
+    m.weld_of[i] = found;
+  }
+  m.welded.resize(Eigen::Index(starter.size()), 3);
+  for (std::size_t w = 0; w < starter.size(); ++w)
+    m.welded.row(Eigen::Index(w)) = m.positions.row(starter[w]);
+}
+
 /// Per vertex i, the earlier vertices j < i within `tol` of it (CSR over i, each list
 /// ascending). A hash grid of every vertex with cells twice the tolerance, so the tolerance
 /// ball meets at most two cells per axis: its own and the neighbour on the side it is nearer
 /// to (8 lookups, not 27). The lookups run on `threads` workers in blocks; the lists are
-/// joined in block order, so the result does not depend on the thread count.
-void earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threads,
+/// joined in block order, so the result does not depend on the thread count. False (lists
+/// unset) when the positions are crowded (kCrowdedCell, kCrowdedNear).
+bool earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threads,
                         std::vector<std::size_t>& start, std::vector<int>& ids) {
   const double size = 2 * tol;
   const std::size_t total = std::size_t(positions.rows());
@@ -193,8 +235,12 @@ void earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threa
   Cell cell, side;
   for (std::size_t i = 0; i < total; ++i) {
     cell_of(positions.row(Eigen::Index(i)), size, cell, side);
+    int in_cell = 0; // walks at most kCrowdedCell entries
+    for (int j = grid.first(cell); j >= 0 && in_cell < kCrowdedCell; j = grid.next(j)) ++in_cell;
+    if (in_cell >= kCrowdedCell) return false;
     grid.add(cell, int(i));
   }
+  std::atomic<bool> crowded{false};
   constexpr std::size_t kBlock = 1 << 14;
   const std::size_t blocks = (total + kBlock - 1) / kBlock;
   std::vector<std::vector<std::pair<int, int>>> found(blocks); // (i, j) per block
@@ -211,9 +257,14 @@ void earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threa
           if (std::size_t(j) < i && (positions.row(j) - p).norm() <= tol)
             found[b].push_back({int(i), j});
       }
+      if (found[b].size() - before > kCrowdedNear) {
+        crowded = true;
+        return;
+      }
       std::sort(found[b].begin() + std::ptrdiff_t(before), found[b].end());
     }
   });
+  if (crowded) return false;
   start.assign(total + 1, 0);
   for (const auto& f : found)
     for (const auto& [i, j] : f) ++start[std::size_t(i) + 1];
@@ -222,6 +273,7 @@ void earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threa
   ids.reserve(start[total]);
   for (const auto& f : found)
     for (const auto& [i, j] : f) ids.push_back(j);
+  return true;
 }
 
 /// `m.triangles`, `m.faces` and the adjacency (CSR, with edge lengths) from every triangle of
@@ -270,7 +322,7 @@ void weld_positions(double tol, int threads, WeldedMesh& m) {
   const std::size_t total = std::size_t(m.positions.rows());
   std::vector<std::size_t> start;
   std::vector<int> near;
-  earlier_neighbours(m.positions, tol, threads, start, near);
+  if (!earlier_neighbours(m.positions, tol, threads, start, near)) return weld_serial(tol, m);
   m.weld_of.assign(total, -1);
   std::vector<int> starter; // per welded vertex, the vertex that started it
   std::vector<bool> starts(total, false);

@@ -23,7 +23,9 @@ struct WeldParams {
 /// vertex within `tolerance_m` of it, else starts one at its own position. Post: `weld_of` (#N,
 /// welded ids ascending in order of first use) and `welded` (#W by 3). The neighbour search runs
 /// on `threads` workers (0: one per core) and the result does not depend on their number.
-/// Pre: tolerance_m > 0. Memory: about 80 bytes a vertex while it runs.
+/// Crowded positions (over 8 earlier vertices within the tolerance of one, or 32 in a grid
+/// cell: many copies of a point) take a serial search instead, with the same result. Pre:
+/// tolerance_m > 0. Time and memory linear in the vertices (at most ~150 bytes a vertex).
 void weld_positions(double tolerance_m, int threads, WeldedMesh& mesh);
 
 /// Per welded vertex: its first (lowest) original vertex, or -1 when none maps to it.
