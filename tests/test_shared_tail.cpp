@@ -371,7 +371,8 @@ TEST_CASE("shared tail: every tailed model - invariants, and the acceptance with
 // model no clip tears the artist's tail more with them than without. The hair issue's bound on
 // the legs' depth (max(1% H, the artist's), tail_eval's bones) is not met on every model yet:
 // the models beyond it are listed (a warning), and the point stays open.
-TEST_CASE("shared tail: the leg colliders tear no clip more than without them", "[shared]") {
+TEST_CASE("shared tail: the leg colliders tear no clip more than without them",
+          "[shared][paired]") {
   std::string data = test::shared_data();
   if (data.empty()) return;
   for (const TailCase& k : tailed_cases(data)) {
