@@ -270,7 +270,7 @@ std::vector<bool> generated_tail(const std::string& truth_json) {
 }
 
 TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
-                       const std::string& output, const std::string& artist) {
+                       const std::string& output, const std::string& artist, bool legs) {
   Loaded a = load(input), b = load(output);
   TailEval e;
   std::size_t nodes_in = a.in.model.nodes.size();
@@ -313,9 +313,9 @@ TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,
     ta = torn(retail::load_input(artist, retail::BindParams{}, st), truth);
   }
   auto mi = torn_masks(a.in, truth), mo = torn_masks(b.in, truth);
-  auto lo = leg_depths(b, truth, false), lso = leg_depths(b, truth, true);
-  std::map<std::string, double> la, lsa;
-  if (!artist.empty()) {
+  std::map<std::string, double> lo, lso, la, lsa;
+  if (legs) lo = leg_depths(b, truth, false), lso = leg_depths(b, truth, true);
+  if (legs && !artist.empty()) {
     const Loaded art = load(artist);
     la = leg_depths(art, truth, false);
     lsa = leg_depths(art, truth, true);

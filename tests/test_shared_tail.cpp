@@ -329,7 +329,7 @@ TEST_CASE("shared tail: every tailed model - invariants, and the acceptance with
     INFO(name);
     std::string out = test::temp_dir() + "/out.glb";
     retail::RunResult r = retail::run(k.input, out, retail::RunParams{});
-    test::TailEval e = test::evaluate_tail(truth_of(k), k.input, out, k.truth);
+    test::TailEval e = test::evaluate_tail(truth_of(k), k.input, out, k.truth, false);
     std::size_t grown = 0, judged = 0;
     for (const auto& c : r.characters) grown += c.chains.size();
     for (const auto& pieces : r.judge)
