@@ -69,30 +69,34 @@ FailCheck parse_fail_on(const std::string& text) {
   return c;
 }
 
-std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks,
-                                            std::size_t left_torn) {
+namespace {
+
+/// The checks on `metric` (a count compared with a number) that `count` fails, each as
+/// "<label>: <count><unit> <op> <value> (<text>)".
+std::vector<std::string> evaluate_count(const std::vector<FailCheck>& checks,
+                                        const std::string& metric, std::size_t count,
+                                        const char* label, const char* unit) {
   std::vector<std::string> failures;
   for (const auto& c : checks)
-    if (c.metric == "left_torn" && compare(double(left_torn), c.op, c.value)) {
+    if (c.metric == metric && compare(double(count), c.op, c.value)) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "skin left torn: %zu vertices %s %g (%s)", left_torn,
-                    c.op.c_str(), c.value, c.text.c_str());
+      std::snprintf(buf, sizeof buf, "%s: %zu%s %s %g (%s)", label, count, unit, c.op.c_str(),
+                    c.value, c.text.c_str());
       failures.push_back(buf);
     }
   return failures;
 }
 
+} // namespace
+
+std::vector<std::string> evaluate_left_torn(const std::vector<FailCheck>& checks,
+                                            std::size_t left_torn) {
+  return evaluate_count(checks, "left_torn", left_torn, "skin left torn", " vertices");
+}
+
 std::vector<std::string> evaluate_chain_fail(const std::vector<FailCheck>& checks,
                                              std::size_t failed) {
-  std::vector<std::string> failures;
-  for (const auto& c : checks)
-    if (c.metric == "chain_fail" && compare(double(failed), c.op, c.value)) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "chains failed their targets: %zu %s %g (%s)", failed,
-                    c.op.c_str(), c.value, c.text.c_str());
-      failures.push_back(buf);
-    }
-  return failures;
+  return evaluate_count(checks, "chain_fail", failed, "chains failed their targets", "");
 }
 
 std::vector<std::string> evaluate_fail_on(const std::vector<FailCheck>& checks,
