@@ -181,6 +181,17 @@ void cell_of(const Eigen::RowVector3d& p, double size, Cell& cell, Cell& side) {
   }
 }
 
+/// Calls fn(w) for every entry w of the eight cells a point in `cell` looks into: its own and,
+/// per axis, the neighbour on the side it is nearer to (`side`, cell_of).
+template <class Fn>
+void each_nearby(const CellGrid& grid, const Cell& cell, const Cell& side, const Fn& fn) {
+  for (int n = 0; n < 8; ++n) {
+    Cell near = {cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
+                 cell[2] + (n & 4 ? side[2] : 0)};
+    for (int w = grid.first(near); w >= 0; w = grid.next(w)) fn(w);
+  }
+}
+
 /// The most vertices a grid cell, and the most earlier neighbours a vertex, may have for the
 /// parallel weld: beyond, the positions are crowded (many copies of a point, a non-indexed
 /// mesh's pole) and the serial weld, whose grid holds welded vertices only, runs instead. Bounds
@@ -201,14 +212,10 @@ void weld_serial(double tol, WeldedMesh& m) {
     const Eigen::RowVector3d p = m.positions.row(Eigen::Index(i));
     cell_of(p, size, cell, side);
     int found = -1;
-    for (int n = 0; n < 8; ++n) {
-      Cell near = {cell[0] + (n & 1 ? side[0] : 0), cell[1] + (n & 2 ? side[1] : 0),
-                   cell[2] + (n & 4 ? side[2] : 0)};
-      for (int w = grid.first(near); w >= 0; w = grid.next(w))
-        if ((m.positions.row(starter[std::size_t(w)]) - p).norm() <= tol &&
-            (found < 0 || w < found))
-          found = w;
-    }
+    each_nearby(grid, cell, side, [&](int w) {
+      if ((m.positions.row(starter[std::size_t(w)]) - p).norm() <= tol && (found < 0 || w < found))
+        found = w;
+    });
     if (found < 0) {
       found = int(starter.size());
       starter.push_back(int(i));
@@ -250,13 +257,10 @@ bool earlier_neighbours(const Eigen::MatrixX3d& positions, double tol, int threa
       const std::size_t before = found[b].size();
       Cell c, sd;
       cell_of(p, size, c, sd);
-      for (int n = 0; n < 8; ++n) {
-        Cell near = {c[0] + (n & 1 ? sd[0] : 0), c[1] + (n & 2 ? sd[1] : 0),
-                     c[2] + (n & 4 ? sd[2] : 0)};
-        for (int j = grid.first(near); j >= 0; j = grid.next(j))
-          if (std::size_t(j) < i && (positions.row(j) - p).norm() <= tol)
-            found[b].push_back({int(i), j});
-      }
+      each_nearby(grid, c, sd, [&](int j) {
+        if (std::size_t(j) < i && (positions.row(j) - p).norm() <= tol)
+          found[b].push_back({int(i), j});
+      });
       if (found[b].size() - before > kCrowdedNear) {
         crowded = true;
         return;
