@@ -100,8 +100,10 @@ TEST_CASE("hair QA: the head turn is what stretches the hair, deterministically"
   const std::vector<HairResult>& hair = r.result.hair;
   HairQaParams still;
   still.turn.amplitude_deg = 0;
-  HeadTurnReport turned = hair_head_turn(r.out, hair)[0],
-                 unturned = hair_head_turn(r.out, hair, still)[0];
+  // On the output as written (the driver turned the rig its plans make in memory).
+  const Model out = parse_model(r.out);
+  HeadTurnReport turned = hair_head_turn(r.out, out, nullptr, hair)[0],
+                 unturned = hair_head_turn(r.out, out, nullptr, hair, still)[0];
   const HeadTurnChainReport &a = turned.chains[0], &b = unturned.chains[0];
   INFO("turned p99 " << a.edge_max_p99_percent << "%, still " << b.edge_max_p99_percent << "%");
   CHECK(a.edge_max_p99_percent > b.edge_max_p99_percent);
@@ -112,17 +114,17 @@ TEST_CASE("hair QA: the head turn is what stretches the hair, deterministically"
   // A stiffer chain lags less at the tip (each chain carries its own k, hair_rig.h).
   std::vector<HairResult> stiff = hair;
   stiff[0].chains[0].stiffness_per_s2 *= 4;
-  const HeadTurnChainReport s = hair_head_turn(r.out, stiff)[0].chains[0];
+  const HeadTurnChainReport s = hair_head_turn(r.out, out, nullptr, stiff)[0].chains[0];
   CHECK(s.edge_max_p99_percent < a.edge_max_p99_percent);
   // Nothing to turn: no chains, nothing parsed (an empty document would not parse).
   std::vector<HairResult> none(2);
-  std::vector<HeadTurnReport> empty = hair_head_turn(Document{}, none);
+  std::vector<HeadTurnReport> empty = hair_head_turn(Document{}, Model{}, nullptr, none);
   REQUIRE(empty.size() == 2);
   CHECK(empty[0].chains.empty());
   CHECK(empty[0].samples == 0);
   HairQaParams bad;
   bad.turn.sample_hz = 50;
-  CHECK_THROWS_AS(hair_head_turn(r.out, hair, bad), Error);
+  CHECK_THROWS_AS(hair_head_turn(r.out, out, nullptr, hair, bad), Error);
 }
 
 TEST_CASE("hair QA: the same report at 1 and 2 threads", "[hair_qa][cli]") {

@@ -187,18 +187,43 @@ TEST_CASE("rig edit: the planned rig in memory is the applied document read back
   }
 }
 
-TEST_CASE("rig edit: a rewound document is the document as marked", "[rig_edit]") {
+TEST_CASE("rig edit: a plan made against a prior one comes after it", "[rig_edit]") {
+  // The driver plans every character against the plans before it and writes once: a plan made
+  // against a prior numbers its nodes after the prior's, names its chain apart from it, counts
+  // the joints the prior appends to the same skin, and otherwise plans what it would alone.
   Rig r = tailed();
-  const retail::Bytes before = retail::serialize_document(r.rig.doc);
-  const retail::DocumentMark mark = retail::mark_document(r.rig.doc);
-  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
-  retail::apply_rig_edit(r.rig.doc, r.model, plan.edit);
-  REQUIRE(retail::serialize_document(r.rig.doc) != before);
-  retail::rewind_document(r.rig.doc, mark);
-  CHECK(retail::serialize_document(r.rig.doc) == before);
-  // And the same plan applies again to the same bytes.
-  retail::Document again = r.rig.doc;
-  retail::apply_rig_edit(again, r.model, plan.edit);
-  retail::apply_rig_edit(r.rig.doc, r.model, plan.edit);
-  CHECK(retail::serialize_document(again) == retail::serialize_document(r.rig.doc));
+  const retail::CharacterPlan first = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  const retail::CharacterPlan against =
+      retail::plan_character(r.rig.doc, r.model, r.c, {}, {}, first.edit);
+  const int n0 = int(r.model.nodes.size()), n1 = int(first.edit.nodes.size());
+  REQUIRE(n1 > 0);
+  REQUIRE(against.edit.nodes.size() == first.edit.nodes.size());
+  CHECK(first.edit.first_node == n0);
+  CHECK(against.edit.first_node == n0 + n1);
+  for (std::size_t i = 0; i < first.edit.nodes.size(); ++i) {
+    const retail::NewNode &a = first.edit.nodes[i], &b = against.edit.nodes[i];
+    CHECK(b.name != a.name); // Tail_A_1, not Tail_1 again
+    CHECK(b.parent == (a.parent >= n0 ? a.parent + n1 : a.parent));
+    CHECK((b.translation - a.translation).norm() < 1e-12);
+  }
+  REQUIRE(first.edit.skins.size() == 1);
+  REQUIRE(against.edit.skins.size() == 1);
+  const std::size_t S = r.model.skins[std::size_t(first.edit.skins[0].skin)].joints.size();
+  const std::size_t F = first.edit.skins[0].add.size();
+  REQUIRE(!against.edit.primitives.empty());
+  const auto& index = against.edit.primitives[0].skin_index;
+  for (std::size_t a = 0; a < F; ++a) // the prior's joints keep their places
+    CHECK(index.at(first.edit.skins[0].add[a].first) == int(S + a));
+  for (std::size_t a = 0; a < against.edit.skins[0].add.size(); ++a)
+    CHECK(index.at(against.edit.skins[0].add[a].first) == int(S + F + a));
+  // Merged, the two write as one edit; a prior planned for another document is refused.
+  retail::Document once = r.rig.doc;
+  retail::apply_rig_edit(once, r.model, retail::merge_rig_edits(first.edit, against.edit));
+  const retail::Model written = retail::parse_model(once);
+  CHECK(int(written.nodes.size()) == n0 + 2 * n1);
+  CHECK(written.nodes[std::size_t(n0 + n1)].name == against.edit.nodes[0].name);
+  retail::RigEdit elsewhere = first.edit;
+  elsewhere.first_node += 1;
+  CHECK_THROWS_AS(retail::plan_character(r.rig.doc, r.model, r.c, {}, {}, elsewhere),
+                  retail::Error);
 }

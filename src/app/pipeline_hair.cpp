@@ -4,6 +4,7 @@
 #include "app/pipeline_internal.h"
 
 #include "retail/detect/selector.h"
+#include "retail/grow/rig_edit.h"
 #include "retail/motion/hair_qa.h"
 #include "retail/motion/spring_bake.h"
 #include "retail/motion/vrm_spring_export.h"
@@ -21,24 +22,24 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/// The head turn on the --hair chains of the re-rigged document (hair_qa.h): one stage line
-/// with the worst figures over the chains; nothing without hair chains.
-void hair_qa_stage(const Document& doc, const RunParams& params, RunResult& result) {
+} // namespace
+
+void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& params,
+                   RunResult& result) {
   std::size_t chains = 0;
   for (const HairResult& h : result.hair) chains += h.chains.size();
   if (chains == 0) return;
   auto t0 = Clock::now();
   result.hair_qa.solver = params.bake.hair;
   result.hair_qa.bind = params.bind;
-  result.hair_head_turn = hair_head_turn(doc, result.hair, result.hair_qa);
+  const PlannedRig rig = planned_rig(in.doc, in.model, plans);
+  result.hair_head_turn = hair_head_turn(in.doc, rig.model, &rig.held, result.hair, result.hair_qa);
   result.stages.push_back({"head-turn", ms_since(t0),
                            hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
 }
 
-} // namespace
-
-void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
-                        RunResult& result) {
+void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
+                        const RunParams& params, RunResult& result) {
   auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
   SpringBakeParams sb;
   sb.bake = params.bake;
@@ -53,12 +54,13 @@ void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParam
   if (!result.spring_bake.status.empty())
     result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
   t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
-  VrmSpringStage vrm = export_vrm_springs(in.doc, in.characters, result.characters, result.hair,
-                                          params.bake, params.vrm_springs);
+  const Model rigged =
+      vrm_spring_target(in.doc).empty() ? Model{} : planned_rig(in.doc, in.model, plans).model;
+  VrmSpringStage vrm = export_vrm_springs(in.doc, rigged, in.characters, result.characters,
+                                          result.hair, params.bake, params.vrm_springs);
   result.vrm_springs = vrm.characters;
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
-  hair_qa_stage(in.doc, params, result);
   judge_chain_records(in, params, result);
 }
 

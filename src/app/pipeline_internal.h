@@ -1,13 +1,14 @@
 // retail — the driver's private parts (src/app only): the QA page's share (pipeline_page.cpp),
 // the harm check's (pipeline_harm.cpp) and the stages after the re-rig (pipeline_hair.cpp).
-// What `--html` adds to a run: the page's path checked up front, its three rigs built before
-// anything is written (the input as read, the rigid reference and the output, all in memory), and
-// the page written after the report. The stages after the re-rig (springs, the VRM export, the
-// --hair head turn) and the judgement of the --hair clumps.
+// What `--html` adds to a run: the page's path checked up front, the input's and the rigid
+// reference's views built before the re-rig is written and the output's after, and the page
+// written after the report. The head turn on the hair chains (before anything is written), the
+// stages after the re-rig (springs, the VRM export) and the judgement of the hair clumps.
 #pragma once
 
 #include "retail/app/pipeline.h"
-#include "retail/io/builder.h"
+#include "retail/grow/rig_edit.h"
+#include "retail/motion/clip_pass.h"
 #include "retail/record/html_page.h"
 
 #include <map>
@@ -15,6 +16,25 @@
 #include <vector>
 
 namespace retail {
+
+/// The re-rig as judged: every character's plan, and the clip pass on the rig they make.
+struct Judged {
+  RigEdit plans;
+  ClipPassResult pass;
+};
+
+/// Plans every character of `in`, each against the plans before it, runs the clip pass on the
+/// rig the plans make in memory, and judges every grown piece against the input under its own
+/// clips (harm check); where one does harm, plans again with it stepped down (harm_review, up
+/// to four times). Nothing is written into in.doc. Fills result.characters, hair, stretch,
+/// bakes, floors, chain records, judge, failures and the stage lines. Failure: Error(Usage)
+/// for a selector that names nothing; what the stages throw.
+Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                      RunResult& result);
+
+/// The one write of the re-rig: the judged plans into `in.doc` (apply_rig_edit), then the clip
+/// pass's keys (write_clip_pass); its stage line "apply" (none when there is nothing to write).
+void apply_rerig(Input& in, const Judged& judged, RunResult& result);
 
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
@@ -50,12 +70,18 @@ std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& 
 /// chain_fail checks against the chains that failed into result.failures.
 void judge_chain_records(const Input& in, const RunParams& params, RunResult& result);
 
-/// The stages after the re-rig, on the re-rigged `in.doc`: the input's own VRM springs baked
-/// into `clips` (spring_bake.h), the grown chains appended to its springs (vrm_spring_export.h),
-/// the head turn on the --hair chains (hair_qa.h), then every chain judged
-/// (judge_chain_records); their results, stage lines and warnings go into `result`.
-void after_rerig_stages(Input& in, const std::vector<int>& clips, const RunParams& params,
-                        RunResult& result);
+/// The head turn on the hair chains (--hair and found; hair_qa.h) of the rig `plans` make in
+/// memory (rig_edit.h's planned_rig of the document as read): result.hair_head_turn and one
+/// stage line; nothing without hair chains.
+void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& params,
+                   RunResult& result);
+
+/// The stages after the re-rig, on the re-rigged `in.doc` (`plans` written into it): the
+/// input's own VRM springs baked into `clips` (spring_bake.h), the grown chains appended to its
+/// springs (vrm_spring_export.h, on planned_rig's model of `plans`), then every chain judged
+/// (judge_chain_records, after hair_qa_stage); results, stage lines and warnings into `result`.
+void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
+                        const RunParams& params, RunResult& result);
 
 /// A hair clump (--hair or found) left as it was, and its character.
 struct HairLeftIn {
@@ -63,7 +89,7 @@ struct HairLeftIn {
   HairLeft left;
 };
 
-/// The hair chains of `result` (after after_rerig_stages; --hair and found) whose head turn tears
+/// The hair chains of `result` (after hair_qa_stage; --hair and found) whose head turn tears
 /// their skin (HarmParams::hair_torn_p99_percent), to be left as they were; none when the harm
 /// check is off.
 std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& params);
@@ -84,14 +110,17 @@ void write_page(PageData& page, const Json& report, const std::string& path, Run
 /// Failure: Error(Unsupported) without three.js, Error(OutputFailed) for the path.
 void check_page_path(const std::string& page);
 
-/// The QA page of `retail IN OUT --html` but its report (added once written): the input as read
-/// (in.doc rewound to `as_read`, in memory), the rigid reference (the same job in mode rigid on
-/// another such copy, never written) and the output (in.doc: the re-rigged document with its
-/// keys), each with its heat map under `clips`; the tail (every chain's re-weighted vertices)
-/// and the output's chain nodes. Pre: `as_read` marked in.doc as read (builder.h); in.model and
-/// in.characters the input's.
-PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
-                    const RunParams& params, const RunResult& result);
+/// The QA page of `retail IN OUT --html` before anything is written (its report is added once
+/// written): the input as read (in.doc) and the rigid reference (every character planned in
+/// mode rigid, each after the ones before; its heat map from that plan's rig in memory, its
+/// model from the plan written into a copy of in.doc), each with its heat map under `clips`.
+/// Pre: in.doc, in.model and in.characters as read.
+PageData page_before_rerig(const Input& in, const std::vector<int>& clips, const RunParams& params);
+
+/// The page's last view, after the re-rig is written: the output (in.doc with its keys) with
+/// its heat map, the tail (every chain's re-weighted vertices) and the output's chain nodes.
+void page_output_view(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                      const RunResult& result, PageData& page);
 
 /// The QA page of `retail report IN --html`: the one rig with its heat map; "tail motion off"
 /// holds the joints whose names match `region_bones` still; the tail box covers `regions`.

@@ -4,6 +4,7 @@
 #include "retail/base/error.h"
 #include "retail/base/files.h"
 #include "retail/grow/rerig.h"
+#include "retail/grow/rig_edit.h"
 #include "retail/io/validate.h"
 #include "retail/rig/skeleton.h"
 
@@ -43,38 +44,40 @@ void check_page_path(const std::string& page) {
     throw Error(ExitCode::OutputFailed, "the page '" + page + "' is a folder");
 }
 
-/// The QA page of `retail IN OUT --html` but its report (pipeline_internal.h).
-PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vector<int>& clips,
-                    const RunParams& params, const RunResult& result) {
+PageData page_before_rerig(const Input& in, const std::vector<int>& clips,
+                           const RunParams& params) {
   PageData page;
   page.kind = "rerig";
   page.title = fs::path(in.path).filename().string();
   page.torn_above = params.stretch.torn_above;
   page.torn_below = params.stretch.torn_below;
   const int samples = params.stretch.samples, threads = params.threads;
-  {
-    Document orig = in.doc;
-    rewind_document(orig, as_read);
-    page.clips = page_clips(orig, in.model, clips);
-    page.views.push_back(make_view("input", "Input rig", orig, in.model, in.characters, clips,
-                                   samples, threads, page.blobs));
-  }
-  {
-    Document rigid = in.doc;
-    rewind_document(rigid, as_read);
-    RerigParams rp = params.rerig;
-    rp.mode = Mode::Rigid;
-    for (const Character& c : in.characters) rerig_character(rigid, in.model, c, rp);
-    const Model model = parse_model(rigid);
-    page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid, model,
-                                   build_characters(rigid, model, params.bind), clips, samples,
-                                   threads, page.blobs));
-  }
+  page.clips = page_clips(in.doc, in.model, clips);
+  page.views.push_back(make_view("input", "Input rig", in.doc, in.model, in.characters, clips,
+                                 samples, threads, page.blobs));
+  RerigParams rp = params.rerig; // the rigid reference: every character planned rigid
+  rp.mode = Mode::Rigid;
+  RigEdit plans;
+  plans.first_node = int(in.model.nodes.size());
+  for (const Character& c : in.characters)
+    plans =
+        merge_rig_edits(std::move(plans), plan_character(in.doc, in.model, c, rp, {}, plans).edit);
+  const PlannedRig rig = planned_rig(in.doc, in.model, plans);
+  Document rigid = in.doc; // the page's copy of the model to show; the heat map reads `rig`
+  apply_rig_edit(rigid, in.model, plans);
+  page.views.push_back(make_view("rigid", "Rigid reference (tail on the hips)", rigid, rig.model,
+                                 build_characters(in.doc, rig.model, params.bind, &rig.held), clips,
+                                 samples, threads, page.blobs, &rig.held));
+  return page;
+}
+
+void page_output_view(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                      const RunResult& result, PageData& page) {
   const Document& out = in.doc;
   const Model model = parse_model(out);
   page.views.push_back(make_view("output", "Re-rigged output", out, model,
-                                 build_characters(out, model, params.bind), clips, samples, threads,
-                                 page.blobs));
+                                 build_characters(out, model, params.bind), clips,
+                                 params.stretch.samples, params.threads, page.blobs));
   auto show = [&](const auto& vertices, const std::vector<int>& nodes) { // every chain's
     page.tail.back().insert(page.tail.back().end(), vertices.begin(), vertices.end());
     page.views.back().chain_nodes.insert(page.views.back().chain_nodes.end(), nodes.begin(),
@@ -86,7 +89,6 @@ PageData rerig_page(const Input& in, const DocumentMark& as_read, const std::vec
     if (k < result.hair.size())
       for (const HairChainResult& ch : result.hair[k].chains) show(ch.original_vertices, ch.nodes);
   }
-  return page;
 }
 
 /// The QA page of `retail report IN --html`: the one rig with its heat map; "tail motion off"

@@ -17,11 +17,12 @@ namespace {
 
 /// The name prefix of chain `chain_number` ("Tail_", then "Tail_A_", ...): the first whose
 /// `1` and `End` names neither the document nor `planned` (nodes planned, not yet written) has.
-std::string unique_prefix(const Json& gltf, const std::vector<NewNode>& planned,
-                          std::size_t chain_number) {
+std::string unique_prefix(const Json& gltf, const RigEdit& prior,
+                          const std::vector<NewNode>& planned, std::size_t chain_number) {
   std::set<std::string> names;
   for (const auto& n : gltf["nodes"])
     if (n.contains("name") && n["name"].is_string()) names.insert(n["name"].get<std::string>());
+  for (const auto& n : prior.nodes) names.insert(n.name);
   for (const auto& n : planned) names.insert(n.name);
   for (std::size_t attempt = chain_number;; ++attempt) {
     std::string prefix = attempt == 0
@@ -214,6 +215,7 @@ struct PlanContext {
   const RerigParams& params;
   const std::vector<bool>& excluded; ///< --not-tail welded vertices (empty: none)
   int hips = -1;                     ///< the hips' joint index
+  const RigEdit& prior;              ///< the edits planned before this one (plan_character)
 
   /// Mean weighted bone distance of original vertex v under its input weights.
   double distance_before(std::size_t v) const {
@@ -256,7 +258,7 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
   ChainResult r;
   r.piece = piece.id;
   r.chain = grow_chain(x.mesh, piece, x.c.height, x.params.chain);
-  std::string prefix = unique_prefix(x.doc.gltf, edit.nodes, chain_number);
+  std::string prefix = unique_prefix(x.doc.gltf, x.prior, edit.nodes, chain_number);
   r.nodes = plan_chain_nodes(x.c, x.c.roles.hips, r.chain, prefix, edit.first_node, edit, r.bones,
                              new_joints);
   // Bone b of the chain: 0 the hips, 1..K Tail_b with segment J_{b-1} -> J_b.
@@ -363,8 +365,8 @@ ChainResult plan_peeled_chain(const PlanContext& x, const Piece& piece, std::siz
   if (peeled.empty())
     return plan_chain(x, piece, chain_number, o, edit, new_joints, changed, warnings);
   const auto [kept, excluded] = without_peeled(piece, peeled, x.excluded);
-  const PlanContext y{x.doc, x.model,     x.c,      x.mesh,   x.sw,
-                      x.det, x.originals, x.params, excluded, x.hips};
+  const PlanContext y{x.doc,       x.model,  x.c,      x.mesh, x.sw,   x.det,
+                      x.originals, x.params, excluded, x.hips, x.prior};
   ChainResult r = plan_chain(y, kept, chain_number, o, edit, new_joints, changed, warnings);
   for (std::size_t w = 0; w < peeled.size(); ++w)
     if (peeled[w]) x.originals.each(int(w), [&](std::size_t) { ++r.peeled_vertices; });
@@ -410,20 +412,23 @@ void settle_found_hair(const Document& doc, const WeldedMesh& mesh, const RerigP
 /// Skins: the new joints (and the hips, if a skin lacks it) appended with IBMs in its space.
 /// Returns each skin's node -> joint index after the edit.
 std::map<int, std::map<int, int>>
-plan_skins(const Model& model, const Character& c, int hips,
+plan_skins(const Model& model, const Character& c, int hips, const RigEdit& prior,
            const std::vector<std::pair<int, Eigen::Matrix4d>>& new_joints, RigEdit& edit) {
   std::map<int, std::map<int, int>> skin_index;
   for (std::size_t k = 0; k < c.skins.size(); ++k) {
     int s = c.skins[k];
     auto& index = skin_index[s];
     const Skin& skin = model.skins[std::size_t(s)];
-    for (std::size_t j = 0; j < skin.joints.size(); ++j) index[skin.joints[j]] = int(j);
+    int count = 0;
+    for (const int j : skin.joints) index[j] = count++;
+    for (const SkinJoints& p : prior.skins)
+      if (p.skin == s)
+        for (const auto& a : p.add) index[a.first] = count++;
     SkinJoints add{s, c.skin_to_world[k], {}};
     if (!index.count(c.roles.hips))
       add.add.push_back({c.roles.hips, c.bind_world[std::size_t(hips)]});
     for (const auto& nj : new_joints) add.add.push_back(nj);
-    for (std::size_t a = 0; a < add.add.size(); ++a)
-      index[add.add[a].first] = int(skin.joints.size() + a);
+    for (const auto& a : add.add) index[a.first] = count++;
     if (!add.add.empty()) edit.skins.push_back(std::move(add));
   }
   return skin_index;
@@ -465,12 +470,16 @@ void RerigParams::validate() const {
 }
 
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& c,
-                             const RerigParams& params, const TearProbe& tear) {
+                             const RerigParams& params, const TearProbe& tear,
+                             const RigEdit& prior) {
   params.validate();
   CharacterPlan plan;
   CharacterResult& out = plan.result;
   RigEdit& edit = plan.edit;
-  edit.first_node = int(doc.gltf.contains("nodes") ? doc.gltf["nodes"].size() : 0);
+  const int doc_nodes = int(doc.gltf.contains("nodes") ? doc.gltf["nodes"].size() : 0);
+  if (!prior.empty() && prior.first_node != doc_nodes)
+    throw Error(ExitCode::InvalidInput, "the prior re-rig was planned for another document");
+  edit.first_node = doc_nodes + int(prior.nodes.size());
   WeldedMesh mesh = weld_character(doc, model, c, params.weld);
   SkinWeights sw = read_skin_weights(doc, model, c, mesh);
   out.welded_vertices = mesh.size();
@@ -513,7 +522,8 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
                       originals,
                       params,
                       selection.excluded,
-                      c.joint_index(c.roles.hips)};
+                      c.joint_index(c.roles.hips),
+                      prior};
 
   std::map<std::size_t, NodeInfluences> changed;           // original vertex -> new influences
   std::vector<std::pair<int, Eigen::Matrix4d>> new_joints; // node, world bind
@@ -533,7 +543,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
         plan_peeled_chain(x, piece, chain_number++, o, edit, new_joints, changed, out.warnings));
   }
   if (changed.empty()) return plan;
-  auto skin_index = plan_skins(model, c, x.hips, new_joints, edit);
+  auto skin_index = plan_skins(model, c, x.hips, prior, new_joints, edit);
   plan_weights(mesh, c, skin_index, changed, edit, out.warnings);
   return plan;
 }

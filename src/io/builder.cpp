@@ -95,22 +95,4 @@ int add_uint_accessor(Document& doc, const std::vector<std::uint32_t>& values, i
   return append_to_array(doc.gltf, "accessors", acc);
 }
 
-DocumentMark mark_document(const Document& doc) {
-  DocumentMark mark;
-  mark.gltf = doc.gltf;
-  for (const Bytes& b : doc.buffers) mark.buffer_sizes.push_back(b.size());
-  mark.append_buffer = doc.append_buffer;
-  return mark;
-}
-
-void rewind_document(Document& doc, const DocumentMark& mark) {
-  const std::size_t n = mark.buffer_sizes.size();
-  doc.gltf = mark.gltf;
-  doc.buffers.resize(n);
-  doc.buffer_is_glb.resize(n);
-  doc.buffer_external.resize(n);
-  for (std::size_t i = 0; i < n; ++i) doc.buffers[i].resize(mark.buffer_sizes[i]);
-  doc.append_buffer = mark.append_buffer;
-}
-
 } // namespace retail

@@ -203,7 +203,7 @@ HairProxy riding_proxy(const WorldCapsule& capsule, const Eigen::Matrix4d& bind_
 }
 
 TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& ch,
-                     const SkinSampler& skin) {
+                     const SkinSampler& skin, const HeldSkins* held) {
   TorsoSkin out;
   const Roles& r = ch.roles;
   if (r.hips < 0 || r.neck < 0) return out;
@@ -213,13 +213,12 @@ TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& c
   out.positions = skin.bind();
   std::vector<double> on(skin.size(), 0.0), total(skin.size(), 0.0);
   for (const SourcePrimitive& src : skin.sources()) {
-    const Primitive& prim =
-        model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
     const std::vector<int>& joints = model.skins[std::size_t(src.where.skin)].joints;
-    for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t j, double w) {
-      total[src.first + v] += w;
-      if (j < joints.size() && trunk.count(joints[j])) on[src.first + v] += w;
-    });
+    for_each_influence(doc, model, held, src.where.mesh, src.where.primitive,
+                       [&](std::size_t v, int, std::uint32_t j, double w) {
+                         total[src.first + v] += w;
+                         if (j < joints.size() && trunk.count(joints[j])) on[src.first + v] += w;
+                       });
   }
   out.trunk_weight.resize(skin.size());
   for (std::size_t v = 0; v < skin.size(); ++v)

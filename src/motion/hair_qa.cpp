@@ -154,15 +154,16 @@ HeadTurnReport head_turn_report_grown(const Document& doc, const Model& model,
   return vrm;
 }
 
-std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
+std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const Model& model,
+                                           const HeldSkins* held,
+                                           const std::vector<HairResult>& hair,
                                            const HairQaParams& params) {
   params.validate();
   std::vector<HeadTurnReport> out(hair.size());
   bool any = false;
   for (const HairResult& h : hair) any = any || !h.chains.empty();
   if (!any) return out;
-  const Model model = parse_model(doc);
-  const std::vector<Character> characters = build_characters(doc, model, params.bind);
+  const std::vector<Character> characters = build_characters(doc, model, params.bind, held);
   HeadTurnReportParams turn;
   turn.turn = params.turn;
   turn.torso_capsule = false; // hair_colliders added it where the file's colliders miss the trunk
@@ -170,8 +171,9 @@ std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vecto
   for (std::size_t k = 0; k < hair.size() && k < characters.size(); ++k) {
     if (hair[k].chains.empty()) continue;
     const HairColliders colliders = hair_colliders(doc, model, characters[k], hair[k].trunk);
-    out[k] = head_turn_chains(doc, model, characters, k,
-                              hair_turn_chains(characters[k], hair[k], colliders, params), turn);
+    out[k] =
+        head_turn_chains(doc, model, characters, k,
+                         hair_turn_chains(characters[k], hair[k], colliders, params), turn, held);
     // The torso capsule the chains respect (head_turn_chains added none), placed at rest.
     out[k].torso = TorsoFit{};
     if (!colliders.torso_added) continue;

@@ -143,7 +143,8 @@ TorsoFit add_torso_capsule(Run& run, const TorsoSkin& skin, const HeadTurnReport
 }
 
 /// Per chain: its character, its hair vertices and edges; per sampler the vertices to skin.
-void find_hair(const Document& doc, const Model& model, const std::vector<Character>& characters,
+void find_hair(const Document& doc, const Model& model, const HeldSkins* held,
+               const std::vector<Character>& characters,
                const std::vector<std::vector<int>>& joints_of, Run& run,
                std::vector<HeadTurnChainReport>& out) {
   std::vector<int> sampler_of(characters.size(), -1);
@@ -159,7 +160,7 @@ void find_hair(const Document& doc, const Model& model, const std::vector<Charac
     if (k < 0) continue;
     if (sampler_of[std::size_t(k)] < 0) {
       sampler_of[std::size_t(k)] = int(run.skins.size());
-      run.skins.emplace_back(doc, model, characters[std::size_t(k)]);
+      run.skins.emplace_back(doc, model, characters[std::size_t(k)], held);
       touched.emplace_back(run.skins.back().size(), 0);
       all_edges.push_back(mesh_edges(doc, model, run.skins.back()));
     }
@@ -167,12 +168,11 @@ void find_hair(const Document& doc, const Model& model, const std::vector<Charac
     const SkinSampler& skin = run.skins[std::size_t(s)];
     std::vector<char> hair(skin.size(), 0);
     for (const SourcePrimitive& src : skin.sources()) {
-      const Primitive& prim =
-          model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
       const std::vector<int>& joints = model.skins[std::size_t(src.where.skin)].joints;
-      for_each_influence(doc, model, prim, [&](std::size_t v, int, std::uint32_t j, double) {
-        if (j < joints.size() && nodes.count(joints[j])) hair[src.first + v] = 1;
-      });
+      for_each_influence(doc, model, held, src.where.mesh, src.where.primitive,
+                         [&](std::size_t v, int, std::uint32_t j, double) {
+                           if (j < joints.size() && nodes.count(joints[j])) hair[src.first + v] = 1;
+                         });
     }
     ChainMesh& m = run.mesh[c];
     m.character = s;
@@ -403,7 +403,8 @@ void HeadTurnReportParams::validate() const {
 
 HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters, std::size_t character,
-                                HeadTurnChains chains, const HeadTurnReportParams& params) {
+                                HeadTurnChains chains, const HeadTurnReportParams& params,
+                                const HeldSkins* held) {
   params.validate();
   chains.rig.validate();
   const std::size_t n = chains.rig.chains.size();
@@ -425,11 +426,11 @@ HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
     out.chains[c].nodes = chains.joints[c];
     out.chains[c].links = chains.rig.chains[c].links.size();
   }
-  find_hair(doc, model, characters, chains.joints, run, out.chains);
+  find_hair(doc, model, held, characters, chains.joints, run, out.chains);
   build_scene(model, chains, run);
   const Character& hc = characters[character];
-  SkinSampler body(doc, model, hc);
-  out.torso = add_torso_capsule(run, torso_skin(doc, model, hc, body), params, out.chains);
+  SkinSampler body(doc, model, hc, held);
+  out.torso = add_torso_capsule(run, torso_skin(doc, model, hc, body, held), params, out.chains);
   for (std::size_t c = 0; c < n; ++c)
     out.chains[c].colliders = run.scene.rig.chains[c].colliders.size();
   run_sequence(model, run, params.turn, out);

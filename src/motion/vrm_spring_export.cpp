@@ -108,7 +108,8 @@ std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& 
   return out;
 }
 
-VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& characters,
+VrmSpringStage export_vrm_springs(Document& doc, const Model& model,
+                                  const std::vector<Character>& characters,
                                   const std::vector<CharacterResult>& tails,
                                   const std::vector<HairResult>& hair, const BakeParams& params,
                                   bool enabled) {
@@ -125,7 +126,6 @@ VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& c
   for (const HairResult& h : hair) grown += h.chains.size();
   out.summary = "0 chain(s): nothing grew, " + target + " left as it was";
   if (grown == 0) return out;
-  const Model model = parse_model(doc);
   const VrmSprings existing = usable_vrm_springs(doc, model);
   if (!existing.unusable.empty()) // the file's own springs cannot be used: ours respect no collider
     out.warnings.push_back("VRM springs: the file's spring metadata cannot be used (" +

@@ -46,11 +46,12 @@ std::vector<double> worst_vertex_ratios(const Document& doc, const Model& model,
 
 std::vector<CharacterHeat> heat_map(const Document& doc, const Model& model,
                                     const std::vector<Character>& characters,
-                                    const std::vector<int>& clips, int samples, int threads) {
+                                    const std::vector<int>& clips, int samples, int threads,
+                                    const HeldSkins* held) {
   if (samples < 2) throw Error(ExitCode::Usage, "the heat map needs at least 2 samples per clip");
   std::vector<CharacterHeat> out;
   for (const Character& c : characters) {
-    const SkinSampler skin(doc, model, c);
+    const SkinSampler skin(doc, model, c, held);
     const std::vector<std::pair<int, int>> edges = mesh_edges(doc, model, skin);
     CharacterHeat heat;
     heat.sources = skin.sources();

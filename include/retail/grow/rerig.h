@@ -108,13 +108,20 @@ struct CharacterPlan {
 };
 
 /// Plans the re-rig of one character; reads `doc`, changes nothing. Pre: model =
-/// parse_model(doc) as it is now; character from build_characters with roles resolved. The
-/// edit's nodes are numbered from doc's node count, so plan and apply one character at a time.
-/// Deterministic. Failure: Error(Usage) for bad params.
+/// parse_model(doc); character from build_characters with roles resolved.
+/// `prior`: what was planned for the characters before this one (empty, or planned for `doc`:
+/// prior.first_node is doc's node count). The edit is planned after it, to be merged into it
+/// (merge_rig_edits) and applied once: its nodes are numbered from doc's node count +
+/// prior.nodes.size(), its chains' names differ from the document's and prior's, and its skin
+/// indices count the joints prior appends to the same skin. The weights it reads are the
+/// document's (a vertex two plans re-weight takes the later plan's: merge_rig_edits).
+/// Deterministic. Failure: Error(Usage) for bad params; Error(InvalidInput) when prior was
+/// planned for another node count.
 /// `tear`: detect.h's TearProbe on original vertex ids (the character's primitives
 /// concatenated) instead of welded ones; empty: no piece from the evidence alone.
 CharacterPlan plan_character(const Document& doc, const Model& model, const Character& character,
-                             const RerigParams& params, const TearProbe& tear = {});
+                             const RerigParams& params, const TearProbe& tear = {},
+                             const RigEdit& prior = RigEdit{});
 
 /// plan_character, then apply_rig_edit into `doc`; returns the plan's result.
 CharacterResult rerig_character(Document& doc, const Model& model, const Character& character,

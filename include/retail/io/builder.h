@@ -30,20 +30,4 @@ int add_uint_accessor(Document& doc, const std::vector<std::uint32_t>& values, i
 /// Appends `item` to the top-level array `key` (creating it) and returns its index.
 int append_to_array(Json& gltf, const char* key, Json item);
 
-/// A document as it was, to come back to after appending (rewind_document): its JSON, its
-/// buffers' sizes and count, the buffer new data goes to.
-struct DocumentMark {
-  Json gltf;
-  std::vector<std::size_t> buffer_sizes;
-  int append_buffer = -1;
-};
-
-/// The mark of `doc` as it is now.
-DocumentMark mark_document(const Document& doc);
-
-/// `doc` as it was at `mark`: its JSON restored, its buffers cut back to their sizes then and
-/// the buffers added since dropped. Pre: since the mark, `doc` changed only through this
-/// header's functions and edits of its JSON (buffer bytes only appended).
-void rewind_document(Document& doc, const DocumentMark& mark);
-
 } // namespace retail

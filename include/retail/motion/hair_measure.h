@@ -113,8 +113,9 @@ HairProxy riding_proxy(const WorldCapsule& capsule, const Eigen::Matrix4d& bind_
 /// The trunk skin of `character` for fit_torso_capsule: every vertex of `skin` (its sampler) at
 /// bind, with its summed weight share on hips, pelvis, spine and chest; hips and chest_top from
 /// the hips and neck joints. Empty (no positions) when the character has no hips or neck role.
+/// `held`: a planned re-rig's influences (skinning.h), as the sampler was built with.
 TorsoSkin torso_skin(const Document& doc, const Model& model, const Character& character,
-                     const SkinSampler& skin);
+                     const SkinSampler& skin, const HeldSkins* held = nullptr);
 
 /// Fits a capsule to the trunk skin (axis along hips -> chest_top; ends and radius from
 /// quantiles, docs/hair.md) and says whether `colliders` (a chain's proxies, placed at bind)

@@ -24,14 +24,17 @@ struct HairQaParams {
   void validate() const; ///< Failure: Error(Usage) naming the field
 };
 
-/// The head turn on every character's hair chains. Pre: `doc` is the re-rigged document (the
-/// hair bones and weights applied); hair[k] is plan_hair's result for character k of
-/// build_characters(doc, ·, params.bind). Post: one report per entry of `hair`, its chains in
-/// hair[k].chains' order; its `torso` the capsule the chains respect (hair_colliders'), placed
-/// at the saved pose, `fitted` false when none was added; an empty report (head -1, samples 0)
-/// for a character without hair chains; nothing is parsed when no character has one. Failure:
+/// The head turn on every character's hair chains, on the re-rigged rig: `model` and `held`
+/// from rig_edit.h's planned_rig (the input document `doc` with the plan held in memory), or
+/// parse_model of the re-rigged document and null. hair[k] is plan_hair's result for character
+/// k of build_characters(doc, model, params.bind, held). Post: one report per entry of `hair`, its
+/// chains in hair[k].chains' order; its `torso` the capsule the chains respect (hair_colliders'),
+/// placed at the saved pose, `fitted` false when none was added; an empty report (head -1, samples
+/// 0) for a character without hair chains; nothing is parsed when no character has one. Failure:
 /// Error(Usage) for bad params; as hair_colliders, hair_bake_rig and head_turn_chains.
-std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const std::vector<HairResult>& hair,
+std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const Model& model,
+                                           const HeldSkins* held,
+                                           const std::vector<HairResult>& hair,
                                            const HairQaParams& params = {});
 
 /// `retail report IN --head-turn` on any file: the file's own VRM springs (head_turn_report)

@@ -33,6 +33,7 @@
 #include "retail/motion/hair_measure.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/skeleton.h"
+#include "retail/rig/skinning.h"
 
 #include <Eigen/Core>
 #include <string>
@@ -104,10 +105,12 @@ struct HeadTurnChains {
 /// Pre: as head_turn_report; joints[c] has at least rig.chains[c].links.size() nodes.
 /// Post: chains in the rig's order, named as its chains; springs "" and no warnings.
 /// Failure: Error(Usage) for bad params or lists that do not fit the rig; Error(Unsupported)
-/// when the character has no head role.
+/// when the character has no head role. `held`: a planned re-rig's skin data (skinning.h), for
+/// a model and characters built with it (rig_edit.h's planned_rig); null: the document's.
 HeadTurnReport head_turn_chains(const Document& doc, const Model& model,
                                 const std::vector<Character>& characters, std::size_t character,
-                                HeadTurnChains chains, const HeadTurnReportParams& params = {});
+                                HeadTurnChains chains, const HeadTurnReportParams& params = {},
+                                const HeldSkins* held = nullptr);
 
 /// Runs the head turn on every spring chain of the file and measures it on the mesh.
 /// Pre: model from parse_model(doc), characters from build_characters (roles resolved).

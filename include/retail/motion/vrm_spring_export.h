@@ -58,9 +58,12 @@ struct VrmSpringStage {
 /// The stage after the re-rig: on a VRM `doc` (vrm_spring_target non-empty)
 /// with `enabled`, every grown chain of every character (tails[k], hair[k] when present) is
 /// planned and appended by apply_vrm_spring_plan; otherwise nothing changes. Pre: doc is the
-/// re-rigged document (the chains' nodes exist), characters the input's (roles, scale).
-/// Failure: as parse_model and vrm_spring_plan (unreadable existing springs: a warning).
-VrmSpringStage export_vrm_springs(Document& doc, const std::vector<Character>& characters,
+/// re-rigged document (the chains' nodes exist); `model` its rig (rig_edit.h's planned_rig of
+/// the plans written, or parse_model(doc); read only when there is something to export);
+/// characters the input's (roles, scale).
+/// Failure: as vrm_spring_plan (unreadable existing springs: a warning).
+VrmSpringStage export_vrm_springs(Document& doc, const Model& model,
+                                  const std::vector<Character>& characters,
                                   const std::vector<CharacterResult>& tails,
                                   const std::vector<HairResult>& hair, const BakeParams& params,
                                   bool enabled);

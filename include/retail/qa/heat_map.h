@@ -39,10 +39,13 @@ std::vector<double> worst_vertex_ratios(const Document& doc, const Model& model,
 
 /// The heat map of every character of `doc` under each of `clips`, clips on up to `threads`
 /// workers (parallel.h; the values do not depend on it). Pre: model from parse_model(doc),
-/// characters from build_characters. Failure: Error(Usage) when samples < 2.
+/// characters from build_characters; with `held` (a planned re-rig's skin data, skinning.h),
+/// model and characters those of that rig (rig_edit.h's planned_rig). Failure: Error(Usage)
+/// when samples < 2.
 std::vector<CharacterHeat> heat_map(const Document& doc, const Model& model,
                                     const std::vector<Character>& characters,
-                                    const std::vector<int>& clips, int samples, int threads);
+                                    const std::vector<int>& clips, int samples, int threads,
+                                    const HeldSkins* held = nullptr);
 
 /// A ratio as one byte for the page: round(128 + 64 log2 r), clamped to 0..255 (1.0 is 128, a
 /// step is 2^(1/64), about 1.1%; 4 and above read 255, 1/4 and below 0). NaN reads 128.

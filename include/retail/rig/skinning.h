@@ -61,4 +61,17 @@ template <class Fn> void for_each_influence(const HeldInfluences& held, Fn fn) {
   }
 }
 
+/// for_each_influence on primitive `primitive` of mesh `mesh`: from `held` when it holds that
+/// primitive's influences (a planned re-rig), else from the document's accessors.
+template <class Fn>
+void for_each_influence(const Document& doc, const Model& model, const HeldSkins* held, int mesh,
+                        int primitive, Fn fn) {
+  if (held) {
+    const auto it = held->influences.find({mesh, primitive});
+    if (it != held->influences.end()) return for_each_influence(it->second, fn);
+  }
+  const Primitive& p = model.meshes[std::size_t(mesh)].primitives[std::size_t(primitive)];
+  for_each_influence(doc, model, p, fn);
+}
+
 } // namespace retail
