@@ -367,10 +367,11 @@ TEST_CASE("shared tail: every tailed model - invariants, and the acceptance with
     if (!seen.count(name)) WARN(name << " is on the ratchet list but not among the shared models");
 }
 
-// The limb colliders (--colliders, docs/spring.md "Limb colliders"): on every tailed shared
-// model no clip tears the artist's tail more with them than without. The hair issue's bound on
-// the legs' depth (max(1% H, the artist's), tail_eval's bones) is not met on every model yet:
-// the models beyond it are listed (a warning), and the point stays open.
+// The limb colliders (on by default, docs/spring.md "Limb colliders"): on every tailed shared
+// model no clip tears the artist's tail more with them than without, and the tail's bones go
+// no deeper into the legs than max(1% H, the artist's) beyond their depth at bind (issue 31's
+// bound, tail_eval's measure over the written keys). The tail's skin does not meet it yet: the
+// models beyond it are listed (a warning).
 TEST_CASE("shared tail: the leg colliders tear no clip more than without them",
           "[shared][paired]") {
   std::string data = test::shared_data();
@@ -378,10 +379,10 @@ TEST_CASE("shared tail: the leg colliders tear no clip more than without them",
   for (const TailCase& k : tailed_cases(data)) {
     INFO(fs::path(k.input).filename().string());
     const std::string dir = test::temp_dir();
-    retail::RunParams with;
-    with.bake.colliders = true;
-    retail::run(k.input, dir + "/with.glb", with);
-    retail::run(k.input, dir + "/without.glb", retail::RunParams{});
+    retail::RunParams without;
+    without.bake.colliders = false;
+    retail::run(k.input, dir + "/with.glb", retail::RunParams{});
+    retail::run(k.input, dir + "/without.glb", without);
     const std::vector<bool> truth = truth_of(k);
     const test::TailEval a = test::evaluate_tail(truth, k.input, dir + "/with.glb", "");
     const test::TailEval b = test::evaluate_tail(truth, k.input, dir + "/without.glb", "");
@@ -391,10 +392,14 @@ TEST_CASE("shared tail: the leg colliders tear no clip more than without them",
       CHECK(a.clips[c].output_torn <= b.clips[c].output_torn + 1e-9);
       CHECK(a.clips[c].newly_torn <= b.clips[c].newly_torn);
       const double bound = std::max(1.0, a.clips[c].artist_leg_depth);
-      if (a.clips[c].output_leg_depth > bound + 1e-9)
-        WARN("the tail goes " << a.clips[c].output_leg_depth << "% H into the legs with the "
-                              << "colliders (" << b.clips[c].output_leg_depth << " without; bound "
-                              << bound << "): open");
+      INFO("bones " << a.clips[c].output_leg_depth << "% H into the legs with the colliders, "
+                    << b.clips[c].output_leg_depth << " without; bound " << bound);
+      CHECK(a.clips[c].output_leg_depth <= bound + 1e-9);
+      const double skin_bound = std::max(1.0, a.clips[c].artist_skin_leg_depth);
+      if (a.clips[c].output_skin_leg_depth > skin_bound + 1e-9)
+        WARN("the tail's skin goes " << a.clips[c].output_skin_leg_depth << "% H into the legs "
+                                     << "with the colliders (" << b.clips[c].output_skin_leg_depth
+                                     << " without; bound " << skin_bound << "): open");
     }
   }
 }

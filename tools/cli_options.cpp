@@ -307,7 +307,7 @@ void bind_bake(CLI::App& app, Cli& cli) {
       ->group(kGroupAdvanced);
   add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
              "turn tails out of capsules fitted to the legs' skin as the clip moves them "
-             "(off by default: the depth is measured and reported either way; docs/spring.md)",
+             "(the depth is measured and reported either way; docs/spring.md)",
              kGroupAdvanced);
   add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
              "spread a loop's seam still wider than --loop-tolerance over the loop "

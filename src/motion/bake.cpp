@@ -290,8 +290,9 @@ void check_clip_work(const std::string& where, double duration, double dt, doubl
   fail_unsupported(where + ": " + text);
 }
 
-/// Keys at `fps` covering [0, duration] exactly, slerped from the substep states: the times and
-/// one xyzw list per bone. One key at 0 for a one-pose clip.
+/// Keys at `fps` covering [0, duration] exactly, slerped from the substep states, and the
+/// states KeyRecorder keeps as keys of their own: the times (increasing) and one xyzw list per
+/// bone. One key at 0 for a one-pose clip.
 struct Keys {
   std::vector<float> times;
   std::vector<std::vector<float>> values;
@@ -299,39 +300,46 @@ struct Keys {
 
 /// The recorded pass, fed one substep state at a time: keeps only the two latest states (the
 /// keys between them are made at once) and the tip's direction at no more than ~1000 evenly
-/// spaced states (the swing range), so memory does not grow with the clip's length.
+/// spaced states (the swing range), so memory does not grow with the clip's length. A state
+/// marked `own_key` (and the states either side of it) is also a key of its own, between the
+/// keys at the key rate (unless one lies within a thousandth of their spacing).
 class KeyRecorder {
 public:
   /// `states`: how many states the pass will add (substeps + 1).
   KeyRecorder(double duration, double fps, std::size_t bones, std::size_t states)
       : duration_(duration), states_(states), stride_(std::max<std::size_t>(1, states / 1000)),
-        n_(duration > 0 ? std::max<std::size_t>(1, std::size_t(std::lround(duration * fps))) : 0) {
+        n_(duration > 0 ? std::max<std::size_t>(1, std::size_t(std::lround(duration * fps))) : 0),
+        eps_(n_ > 0 ? 1e-3 * duration / double(n_) : 0.0) {
     keys_.values.resize(bones);
   }
   /// State k (0, 1, ... in order) at `time`: the bones' local rotations and the tip's direction
   /// relative to the hips.
   void add(std::size_t k, double time, std::vector<Eigen::Quaterniond> local,
-           const Eigen::Vector3d& tip_dir_hips) {
+           const Eigen::Vector3d& tip_dir_hips, bool own_key = false) {
     if (k % stride_ == 0) tips_.push_back(tip_dir_hips);
     prev_.swap(cur_);
     cur_ = std::move(local);
     const double prev_time = cur_time_;
     cur_time_ = time;
+    const bool prev_own = prev_own_;
+    prev_own_ = own_key;
     if (n_ == 0 || states_ == 1) { // one pose
       if (k == 0) emit(0.0, cur_, cur_, 0.0);
       return;
     }
     if (k == 0) return;
+    if (own_key && !prev_own) own(prev_time, prev_, prev_);
     // A key at t lies between the states before and after it: the first state later than t
     // (the last state for t at the end).
     const bool last = k + 1 == states_;
     for (; next_ <= n_; ++next_) {
-      const double t = duration_ * double(next_) / double(n_);
+      const double t = grid(next_);
       if (!(t < time) && !last) break;
       const double span = time - prev_time,
                    u = span > 0 ? std::clamp((t - prev_time) / span, 0.0, 1.0) : 0.0;
       emit(t, prev_, cur_, u);
     }
+    if (own_key || prev_own) own(time, cur_, cur_);
   }
   Keys take_keys() { return std::move(keys_); }
   /// The widest angle between two of the kept tip directions, degrees.
@@ -344,8 +352,17 @@ public:
   }
 
 private:
+  double grid(std::size_t i) const { return duration_ * double(i) / double(n_); }
+  /// A key of its own at `t` (state `a`), unless a key lies within eps_ of it.
+  void own(double t, const std::vector<Eigen::Quaterniond>& a,
+           const std::vector<Eigen::Quaterniond>& b) {
+    if (keys_.times.empty() || !(t > last_ + eps_) || a.empty()) return;
+    if (next_ <= n_ && !(grid(next_) > t + eps_)) return;
+    emit(t, a, b, 0.0);
+  }
   void emit(double t, const std::vector<Eigen::Quaterniond>& a,
             const std::vector<Eigen::Quaterniond>& b, double u) {
+    last_ = t;
     keys_.times.push_back(float(t));
     for (std::size_t i = 0; i < keys_.values.size(); ++i) {
       Eigen::Quaterniond q = a[i].slerp(u, b[i]).normalized();
@@ -355,8 +372,10 @@ private:
   }
   double duration_;
   std::size_t states_, stride_, n_, next_ = 0;
+  double eps_;
   std::vector<Eigen::Quaterniond> prev_, cur_;
-  double cur_time_ = 0;
+  double cur_time_ = 0, last_ = 0;
+  bool prev_own_ = false;
   std::vector<Eigen::Vector3d> tips_;
   Keys keys_;
 };
@@ -408,7 +427,8 @@ public:
 private:
   void record(std::size_t k, KeyRecorder& r) const {
     r.add(k, times_[k], locals(),
-          (poses_[k].anchor.rotation.conjugate() * chain_.tip_offset()).normalized());
+          (poses_[k].anchor.rotation.conjugate() * chain_.tip_offset()).normalized(),
+          k > 0 && chain_.key_needed());
   }
   ChainStepper& chain_;
   double duration_ = 0;

@@ -30,6 +30,9 @@ public:
   virtual std::vector<Eigen::Quaterniond> locals() const = 0;
   /// The tip minus the root, world.
   virtual Eigen::Vector3d tip_offset() const = 0;
+  /// Whether the last step's state must be a key of its own (the keys at the key rate would
+  /// cut through what the step went around: a tail turned out of a leg).
+  virtual bool key_needed() const { return false; }
 };
 
 /// The tail spring (spring.h): steps read only the step's end.
@@ -46,8 +49,10 @@ public:
       capsules_.push_back(
           {to.proxies[k].topRightCorner<3, 1>(), to.proxies[k + 1].topRightCorner<3, 1>(), 0.0});
     spring.step(to.anchor, dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
+    touched_ = collide_ && spring.collider_contact();
     if (!measure || capsules_.empty()) return;
     const double depth = spring.collider_depth(capsules_);
+    touched_ = touched_ || (collide_ && depth > 0);
     deepest = std::max(deepest, depth);
     ++steps;
     if (depth > 0 || spring.collider_contact()) ++touching;
@@ -58,6 +63,7 @@ public:
     return out;
   }
   Eigen::Vector3d tip_offset() const override { return spring.tips().back() - spring.head(0); }
+  bool key_needed() const override { return touched_; }
   SpringChain spring;
   bool measure = false;                ///< count the steps below
   double deepest = 0;                  ///< SpringChain::collider_depth, deepest while measured
@@ -65,6 +71,7 @@ public:
 
 private:
   bool collide_ = true;
+  bool touched_ = false; ///< the last step turned a link out of a collider (or left one in)
   std::vector<RestObstacle> capsules_; ///< this step's, world
 };
 

@@ -46,10 +46,10 @@ struct BakeParams {
   std::vector<std::string> no_loop; ///< clips baked from rest without looping
   std::vector<std::string> loop;    ///< clips forced to loop
   double floor_y = NAN;             ///< g_0 override (world Y); NaN: measured from the body's skin
-  /// Tails are turned out of their ChainSpec::limb_colliders as they move (--colliders; off
-  /// by default, docs/spring.md "Limb colliders" says why). The depth is measured either way
+  /// Tails are turned out of their ChainSpec::limb_colliders as they move (--no-colliders:
+  /// not; docs/spring.md "Limb colliders"). The depth is measured either way
   /// (ClipBake::collider_depth).
-  bool colliders = false;
+  bool colliders = true;
   /// A tail's links keep this share of their own skin radius out of the limb colliders too
   /// (--collider-skin; 0: the centreline only. docs/spring.md "Limb colliders" has the trade).
   double collider_skin_share = 0;

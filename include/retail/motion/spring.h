@@ -43,7 +43,7 @@ struct SpringParams {
   /// Turned out of a limb collider (SpringChain::step's colliders), a joint may bend this share
   /// of its skin limit (min_skin_ratio) from its bind direction: that limit assumes the weights
   /// blend over a quarter link (SPEC §6) and is well inside what tears (docs/spring.md).
-  double collider_skin_share = 1.6;
+  double collider_skin_share = 2.0;
   void validate() const; ///< Failure: Error(Usage)
 };
 
