@@ -44,6 +44,7 @@ GRIDS = {  # flag: (default, values)
     "--elongation": (1.8, [1.2, 1.4, 1.6, 1.8, 1.9, 2.0, 2.4]),
     "--slenderness": (2, [1, 1.5, 2, 2.5, 3, 4]),
     "--misweight-ratio": (2, [1.5, 1.75, 2, 2.5, 3, 4, 5]),
+    "--base-mixed-mirror": (0, [0, 0.01]),
 }
 
 # Generated tails (make_test_rig options): every class, sizes, units, densities.

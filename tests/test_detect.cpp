@@ -271,7 +271,7 @@ std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col
     f.distance[v] = f.far[v] ? 1.0 : 0.0;
     mis[v] = mis_col(x);
   }
-  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline, {}});
+  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline, {}, {}});
 }
 
 std::vector<int> columns(const retail::WeldedMesh& m, const std::vector<int>& vertices) {
@@ -304,6 +304,33 @@ TEST_CASE("detect: a whole far piece grows over connected mis-weighted skin with
   REQUIRE(plain.size() == 1);
   CHECK(plain[0].base_added == 0);
   CHECK(columns(m, plain[0].vertices) == std::vector<int>{6, 7, 8, 9, 10});
+}
+
+TEST_CASE("detect: a piece grows over mixed-limb skin (BaseCues::limbs_mixed) within its zone",
+          "[detect]") {
+  // Far: x >= 6. Nothing mis-weighted; x = 4, 5 weighted to both legs (limbs_mixed), x = 1 too
+  // but not connected: x = 4, 5 join, x = 1 stays out. Without the cue nothing grows.
+  retail::WeldedMesh m = strip(11);
+  retail::DistanceField f;
+  f.distance.assign(m.size(), 0.0);
+  f.far.assign(m.size(), false);
+  std::vector<char> mixed(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
+    f.far[v] = x >= 6;
+    f.distance[v] = f.far[v] ? 1.0 : 0.0;
+    mixed[v] = x == 4 || x == 5 || x == 1;
+  }
+  retail::BaseCues cues;
+  cues.limbs_mixed = mixed;
+  auto pieces = retail::isolate_pieces(m, f, 1.0, retail::DetectParams{}, cues);
+  REQUIRE(pieces.size() == 1);
+  CHECK(columns(m, pieces[0].vertices) == std::vector<int>{4, 5, 6, 7, 8, 9, 10});
+  CHECK(pieces[0].base_added == 4);
+  cues.limbs_mixed.assign(m.size(), 0);
+  auto plain = retail::isolate_pieces(m, f, 1.0, retail::DetectParams{}, cues);
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].base_added == 0);
 }
 
 TEST_CASE(
@@ -354,7 +381,7 @@ TEST_CASE("detect: a component marked no_base grows none and leaves the skin to 
   }
   retail::DetectParams wide;
   wide.base_zone_radii = 20;
-  auto pieces = retail::isolate_pieces(m, f, 1.0, wide, retail::BaseCues{mis, {}, {}}, no_base);
+  auto pieces = retail::isolate_pieces(m, f, 1.0, wide, retail::BaseCues{mis, {}, {}, {}}, no_base);
   REQUIRE(pieces.size() == 2);
   CHECK(columns(m, pieces[0].vertices) == std::vector<int>{0, 1});
   CHECK(pieces[0].base_added == 0);

@@ -116,6 +116,14 @@ void bind_detect(CLI::App& app, Cli& cli) {
   app.add_option("--leg-midline", dp.leg_midline_radii,
                  "leg-weighted skin within this many neck radii of the midline is a tail's base")
       ->capture_default_str();
+  app.add_flag("--base-mixed-shin", dp.base_mixed_shin,
+               "a tail's base may grow over shin skin weighted to both legs (off: measured, "
+               "docs/detection.md)");
+  app.add_option(
+         "--base-mixed-mirror", dp.base_mixed_mirror_h,
+         "a tail's base grows over skin weighted to both legs (or its mirror within this x H; "
+         "0: off)")
+      ->capture_default_str();
   app.add_option("--evidence-mix", dp.evidence_mix,
                  "evidence: skin weighted to limbs of both sides, the smaller side at least this")
       ->capture_default_str();

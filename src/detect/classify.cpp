@@ -211,7 +211,7 @@ void DetectParams::validate() const {
       !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
       !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
       !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
-      !(stub_closure >= 0) || !(leg_midline_radii >= 0) ||
+      !(stub_closure >= 0) || !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||
       !(peel_fraction >= 0 && peel_fraction <= 1) || min_tail_vertices < 0 ||
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
@@ -485,6 +485,28 @@ std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Pi
   return any ? out : std::vector<char>{};
 }
 
+/// What a piece's base grows over (BaseCues), read from the input's weights and the skeleton.
+BaseCues base_cues(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
+                   const Detection& det, const std::vector<std::string>& region,
+                   const std::vector<double>& legs, const DetectParams& params) {
+  BaseCues cues;
+  cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
+  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, legs, c);
+  const std::vector<char> shin = nearest_in_region(det.field, det.segments, region, "leg");
+  const std::vector<char> mixed = limbs_mixed(m, sw, c, params.evidence_mix);
+  if (params.base_mixed_mirror_h > 0)
+    cues.limbs_mixed = mixed_base_skin(m, legs, mixed, c, params.base_mixed_mirror_h * c.height);
+  for (std::size_t v = 0; v < cues.leg_midline.size(); ++v)
+    if (shin[v] && !(params.base_mixed_shin && mixed[v])) cues.leg_midline[v] = INFINITY;
+  cues.beyond_end.assign(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v) {
+    const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
+    cues.beyond_end[v] =
+        det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
+  }
+  return cues;
+}
+
 /// Ids in order, then each piece classified (classify_piece).
 void classify_pieces(const Classifier& x, std::vector<Piece>& pieces) {
   for (std::size_t i = 0; i < pieces.size(); ++i) classify_piece(x, int(i), pieces[i]);
@@ -505,18 +527,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                                 params.threads);
   std::vector<std::string> region = joint_regions(c);
   const std::vector<double> legs = leg_share(m, sw, region);
-  BaseCues cues;
-  cues.misweighted = misweighted_skin(m, sw, c, det.segments, det.field, params);
-  if (params.leg_midline_radii > 0) cues.leg_midline = leg_midline_distance(m, legs, c);
-  const std::vector<char> shin = nearest_in_region(det.field, det.segments, region, "leg");
-  for (std::size_t v = 0; v < cues.leg_midline.size(); ++v)
-    if (shin[v]) cues.leg_midline[v] = INFINITY;
-  cues.beyond_end.assign(m.size(), 0);
-  for (std::size_t v = 0; v < m.size(); ++v) {
-    const int sg = det.field.segment.empty() ? -1 : det.field.segment[v];
-    cues.beyond_end[v] =
-        det.field.far[v] && sg >= 0 && (det.field.t[v] <= 1e-9 || det.field.t[v] >= 1 - 1e-9);
-  }
+  const BaseCues cues = base_cues(m, sw, c, det, region, legs, params);
   const Classifier x{m,
                      sw,
                      c,

@@ -5,7 +5,9 @@
 #include "retail/detect/graph.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <queue>
 
@@ -133,17 +135,59 @@ std::vector<double> leg_midline_distance(const WeldedMesh& m, const std::vector<
   return out;
 }
 
+std::vector<char> mixed_base_skin(const WeldedMesh& m, const std::vector<double>& legs,
+                                  const std::vector<char>& mixed, const Character& c,
+                                  double tolerance) {
+  std::vector<char> out(m.size(), 0);
+  for (std::size_t w = 0; w < m.size(); ++w) out[w] = legs[w] >= 0.5 && mixed[w];
+  int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
+  if (l < 0 || r < 0 || !(tolerance > 0)) return out;
+  Eigen::Vector3d axis = c.bind_position(l) - c.bind_position(r);
+  if (!(axis.norm() > 0)) return out;
+  axis.normalize();
+  const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
+  // Hash grid (cell = tolerance) of the mixed leg-weighted skin.
+  auto cell = [&](const Eigen::Vector3d& p) {
+    return std::array<long long, 3>{std::llround(std::floor(p.x() / tolerance)),
+                                    std::llround(std::floor(p.y() / tolerance)),
+                                    std::llround(std::floor(p.z() / tolerance))};
+  };
+  std::map<std::array<long long, 3>, std::vector<int>> grid;
+  for (std::size_t w = 0; w < m.size(); ++w)
+    if (out[w]) grid[cell(m.welded.row(Eigen::Index(w)).transpose())].push_back(int(w));
+  if (grid.empty()) return out;
+  std::vector<char> mirrored = out;
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (out[w] || !(legs[w] >= 0.5)) continue;
+    const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
+    const Eigen::Vector3d q = p - 2 * (p.dot(axis) - mid) * axis; // reflected across the midline
+    const auto k = cell(q);
+    bool found = false;
+    for (long long dx = -1; dx <= 1 && !found; ++dx)
+      for (long long dy = -1; dy <= 1 && !found; ++dy)
+        for (long long dz = -1; dz <= 1 && !found; ++dz) {
+          auto it = grid.find({k[0] + dx, k[1] + dy, k[2] + dz});
+          if (it == grid.end()) continue;
+          for (int o : it->second)
+            if ((m.welded.row(Eigen::Index(o)).transpose() - q).norm() <= tolerance) found = true;
+        }
+    mirrored[w] = found;
+  }
+  return mirrored;
+}
+
 namespace {
 
 /// Is welded vertex v skin a piece may grow over: mis-weighted, or leg-weighted within `midline`
 /// of the body's midline?
 bool marked(const BaseCues& cues, int v, double midline) {
   return (!cues.misweighted.empty() && cues.misweighted[std::size_t(v)]) ||
-         (!cues.leg_midline.empty() && cues.leg_midline[std::size_t(v)] <= midline);
+         (!cues.leg_midline.empty() && cues.leg_midline[std::size_t(v)] <= midline) ||
+         (!cues.limbs_mixed.empty() && cues.limbs_mixed[std::size_t(v)]);
 }
 
 bool any_cue(const BaseCues& cues) {
-  return !cues.misweighted.empty() || !cues.leg_midline.empty();
+  return !cues.misweighted.empty() || !cues.leg_midline.empty() || !cues.limbs_mixed.empty();
 }
 
 /// Grows `piece` past its cut: connected marked skin (`cues`, leg-weighted within `midline`)

@@ -196,6 +196,25 @@ std::vector<bool> own_bones(const Character& c) {
   return out;
 }
 
+std::vector<char> limbs_mixed(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
+                              double mix) {
+  const std::vector<int> side = limb_sides(c);
+  const std::vector<int> first = first_originals(m);
+  std::vector<char> out(m.size(), 0);
+  for (std::size_t w = 0; w < m.size(); ++w) {
+    if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
+    const std::size_t v = std::size_t(first[w]);
+    double limb[2] = {0, 0};
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      const int j = sw.joint[v][std::size_t(k)];
+      const double wt = sw.weight[v][std::size_t(k)];
+      if (j >= 0 && wt > 0 && side[std::size_t(j)] >= 0) limb[side[std::size_t(j)]] += wt;
+    }
+    out[w] = limb[0] + limb[1] >= 0.5 && std::min(limb[0], limb[1]) >= mix;
+  }
+  return out;
+}
+
 std::vector<char> evidence_skin(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
                                 const std::vector<Segment>& segments, const DistanceField& f,
                                 const std::vector<std::string>& region,

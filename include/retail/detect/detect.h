@@ -50,6 +50,13 @@ struct DetectParams {
   /// many neck (or collar) radii of the body's midline (BaseCues::leg_midline): the flare of a
   /// tail's base between the thighs; a haunch lies to one side. 0: off.
   double leg_midline_radii = 2.0;
+  /// Leg-weighted skin nearest a lower leg or foot bone still counts for leg_midline_radii when
+  /// it is weighted to the left and the right limb at once (limbs_mixed, evidence_mix): a shin's
+  /// own skin is weighted to its own side only; a tail base between the hind legs mixes both.
+  bool base_mixed_shin = false;
+  /// A base also grows over mixed-limb skin (BaseCues::limbs_mixed) anywhere in its zone; its
+  /// mirror is matched within this × H (0: the cue off).
+  double base_mixed_mirror_h = 0;
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.
@@ -227,6 +234,12 @@ std::vector<double> leg_share(const WeldedMesh& mesh, const SkinWeights& weights
 std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vector<double>& legs,
                                          const Character& character);
 
+/// Per welded vertex (its first original): at least half its weight on limbs (limb joints as
+/// evidence_skin reads them), the smaller side's share at least `mix`: skin weighted to the left
+/// and the right limb of a pair at once, which no limb's own skin is.
+std::vector<char> limbs_mixed(const WeldedMesh& mesh, const SkinWeights& weights,
+                              const Character& character, double mix);
+
 /// Per welded vertex: does it lie nearest (field.segment) to a bone of region `which`
 /// (joint_regions of each segment's joint)? False where the field has no segment.
 std::vector<char> nearest_in_region(const DistanceField& field,
@@ -248,7 +261,19 @@ struct BaseCues {
   /// spike or plate at the end of a tail) whose tip is such skin is cut again where the skin
   /// around the tip stops being such skin, when that is farther out (docs/detection.md).
   std::vector<char> beyond_end;
+  /// mixed_base_skin: leg-weighted skin weighted to the left and the right limb at once (or the
+  /// mirror image of such skin across the midline): a tail's base between the legs, wherever in
+  /// the zone it lies. Empty: off.
+  std::vector<char> limbs_mixed;
 };
+
+/// Per welded vertex: weighted at least half to the legs (`legs`) and `mixed` (limbs_mixed), or
+/// leg-weighted and within `tolerance` of the mirror image (across the midline plane of
+/// leg_midline_distance) of such a vertex: an auto-rigger splits a symmetric base's weights
+/// unevenly between the sides.
+std::vector<char> mixed_base_skin(const WeldedMesh& mesh, const std::vector<double>& legs,
+                                  const std::vector<char>& mixed, const Character& character,
+                                  double tolerance);
 
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
 /// off where it meets a body (find_junction), its base grown past the cut over connected
