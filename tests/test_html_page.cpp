@@ -2,8 +2,11 @@
 // writer's escaping and embedding, and --html on the command line (OUT and its report unchanged,
 // no partial output). The page in a browser: tests/js/html_page.mjs.
 #include "retail/base/error.h"
+#include "retail/grow/rerig.h"
+#include "retail/grow/rig_edit.h"
 #include "retail/io/io.h"
 #include "retail/io/validate.h"
+#include "retail/motion/bake.h"
 #include "retail/qa/heat_map.h"
 #include "retail/qa/stretch.h"
 #include "retail/record/html_index.h"
@@ -135,6 +138,45 @@ TEST_CASE("heat map: per vertex the worst ratio of its edges over the clip", "[h
   // The same values on more threads.
   CHECK(retail::heat_map(doc, model, characters, {0, 0}, 3, 2)[0].worst[1] == w);
   CHECK_THROWS_AS(retail::heat_map(doc, model, characters, {0}, 1, 1), retail::Error);
+}
+
+TEST_CASE("heat map: a planned rig with its keys as values reads as the written document",
+          "[html]") {
+  // The page's output view is measured on the rig the plans make in memory with the keys added
+  // as values (nothing parsed back); it must read what the written document reads.
+  retail::GeneratedRig rig = test::make_rig(retail::RigOptions{});
+  const retail::Model input = retail::parse_model(rig.doc);
+  const retail::Character c = retail::build_characters(rig.doc, input, {})[0];
+  const retail::CharacterPlan plan = retail::plan_character(rig.doc, input, c, {});
+  REQUIRE(plan.edit.nodes.size() >= 2);
+  retail::BakedClip baked; // a bend on the chain's first two bones, over clip 0
+  baked.bake.clip = 0;
+  baked.times = {0.0f, 0.5f, 1.0f};
+  baked.authored = {false, false};
+  const float s = std::sin(0.3f), co = std::cos(0.3f);
+  baked.values = {{0, 0, 0, 1, s, 0, 0, co, 0, 0, 0, 1}, {0, 0, 0, 1, 0, s, 0, co, 0, s, 0, co}};
+  const std::vector<int> nodes = {plan.edit.first_node, plan.edit.first_node + 1};
+  retail::Document written = rig.doc;
+  retail::apply_rig_edit(written, input, plan.edit);
+  retail::write_baked_clip(written, baked, nodes);
+  const retail::Model parsed = retail::parse_model(written);
+  const auto from_file =
+      retail::heat_map(written, parsed, retail::build_characters(written, parsed, {}), {0}, 7, 1);
+  std::vector<retail::RotationTrack> tracks;
+  retail::append_baked_tracks(baked, nodes, tracks);
+  REQUIRE(tracks.size() == 2);
+  const retail::PlannedRig planned = retail::planned_rig(written, input, plan.edit);
+  const auto in_memory = retail::heat_map(
+      written, planned.model, retail::build_characters(written, planned.model, {}, &planned.held),
+      {0}, 7, 1, &planned.held, &tracks);
+  REQUIRE(from_file.size() == 1);
+  REQUIRE(in_memory.size() == 1);
+  CHECK(in_memory[0].worst[0] == from_file[0].worst[0]);
+  // Without the keys the chain does not bend: the heat differs, so the keys were read.
+  const auto unkeyed = retail::heat_map(
+      written, planned.model, retail::build_characters(written, planned.model, {}, &planned.held),
+      {0}, 7, 1, &planned.held);
+  CHECK(unkeyed[0].worst[0] != from_file[0].worst[0]);
 }
 
 TEST_CASE("heat map: one byte per vertex, 1.0 at 128, 2^(1/64) a step", "[html]") {

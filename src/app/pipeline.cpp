@@ -339,10 +339,13 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   result.page_ms = ms_since(t0);
   find_left_torn(in, used, result);
   apply_rerig(in, judged, result);
-  after_rerig_stages(in, judged.plans, clips, used, result);
+  std::vector<RotationTrack> tracks; // every key written, for the page's output view
+  const bool html = !params.html_path.empty();
+  if (html) tracks = written_tracks(judged);
+  after_rerig_stages(in, judged.plans, clips, used, result, html ? &tracks : nullptr);
   if (!torn.empty()) record_hair_left(torn, in.characters.size(), result);
   t0 = Clock::now();
-  if (!params.html_path.empty()) page_output_view(in, clips, params, result, page);
+  if (html) page_output_view(in, judged.plans, tracks, clips, params, result, page);
   result.page_ms += ms_since(t0);
   record_facts(in, out_path, params, result);
   result.report_path = report_path;

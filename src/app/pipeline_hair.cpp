@@ -39,7 +39,8 @@ void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& param
 }
 
 void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
-                        const RunParams& params, RunResult& result) {
+                        const RunParams& params, RunResult& result,
+                        std::vector<RotationTrack>* tracks) {
   auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
   SpringBakeParams sb;
   sb.bake = params.bake;
@@ -48,6 +49,11 @@ void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>&
   sb.threads = params.threads;
   sb.enabled = params.spring_bake && params.bake_enabled && params.rerig.mode == Mode::Chain;
   result.spring_bake = spring_bake(in.doc, in.model, in.characters, clips, sb);
+  const SpringBakeResult& baked = result.spring_bake;
+  for (std::size_t c = 0; tracks && c < baked.chains.size() && c < baked.keys.size(); ++c)
+    if (baked.chains[c].baked)
+      for (const BakedClip& b : baked.keys[c])
+        append_baked_tracks(b, baked.chains[c].nodes, *tracks);
   write_spring_bake(in.doc, result.spring_bake);
   const auto& sbw = result.spring_bake.warnings;
   result.warnings.insert(result.warnings.end(), sbw.begin(), sbw.end());

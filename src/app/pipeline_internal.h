@@ -36,6 +36,9 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
 /// pass's keys (write_clip_pass); its stage line "apply" (none when there is nothing to write).
 void apply_rerig(Input& in, const Judged& judged, RunResult& result);
 
+/// The keys apply_rerig writes, as values (bake.h's append_baked_tracks), in its order.
+std::vector<RotationTrack> written_tracks(const Judged& judged);
+
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
 /// chain that is not steps down: the chain without the vertices it tore more than it healed
@@ -80,8 +83,11 @@ void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& param
 /// input's own VRM springs baked into `clips` (spring_bake.h), the grown chains appended to its
 /// springs (vrm_spring_export.h, on planned_rig's model of `plans`), then every chain judged
 /// (judge_chain_records, after hair_qa_stage); results, stage lines and warnings into `result`.
+/// `tracks`: when given, the spring bake's keys are appended to it as values (bake.h's
+/// append_baked_tracks), in the order they are written.
 void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
-                        const RunParams& params, RunResult& result);
+                        const RunParams& params, RunResult& result,
+                        std::vector<RotationTrack>* tracks = nullptr);
 
 /// A hair clump (--hair or found) left as it was, and its character.
 struct HairLeftIn {
@@ -117,10 +123,13 @@ void check_page_path(const std::string& page);
 /// Pre: in.doc, in.model and in.characters as read.
 PageData page_before_rerig(const Input& in, const std::vector<int>& clips, const RunParams& params);
 
-/// The page's last view, after the re-rig is written: the output (in.doc with its keys) with
-/// its heat map, the tail (every chain's re-weighted vertices) and the output's chain nodes.
-void page_output_view(const Input& in, const std::vector<int>& clips, const RunParams& params,
-                      const RunResult& result, PageData& page);
+/// The page's last view, after everything is written: the output's model (in.doc as written),
+/// its heat map from the rig `plans` make in memory (rig_edit.h's planned_rig) with `tracks`
+/// (every key written, as values: heat_map.h) added to its clips, never parsed back; the tail
+/// (every chain's re-weighted vertices) and the output's chain nodes.
+void page_output_view(const Input& in, const RigEdit& plans,
+                      const std::vector<RotationTrack>& tracks, const std::vector<int>& clips,
+                      const RunParams& params, const RunResult& result, PageData& page);
 
 /// The QA page of `retail report IN --html`: the one rig with its heat map; "tail motion off"
 /// holds the joints whose names match `region_bones` still; the tail box covers `regions`.

@@ -71,13 +71,14 @@ PageData page_before_rerig(const Input& in, const std::vector<int>& clips,
   return page;
 }
 
-void page_output_view(const Input& in, const std::vector<int>& clips, const RunParams& params,
-                      const RunResult& result, PageData& page) {
-  const Document& out = in.doc;
-  const Model model = parse_model(out);
-  page.views.push_back(make_view("output", "Re-rigged output", out, model,
-                                 build_characters(out, model, params.bind), clips,
-                                 params.stretch.samples, params.threads, page.blobs));
+void page_output_view(const Input& in, const RigEdit& plans,
+                      const std::vector<RotationTrack>& tracks, const std::vector<int>& clips,
+                      const RunParams& params, const RunResult& result, PageData& page) {
+  const PlannedRig rig = planned_rig(in.doc, in.model, plans);
+  page.views.push_back(make_view("output", "Re-rigged output", in.doc, rig.model,
+                                 build_characters(in.doc, rig.model, params.bind, &rig.held), clips,
+                                 params.stretch.samples, params.threads, page.blobs, &rig.held,
+                                 &tracks));
   auto show = [&](const auto& vertices, const std::vector<int>& nodes) { // every chain's
     page.tail.back().insert(page.tail.back().end(), vertices.begin(), vertices.end());
     page.views.back().chain_nodes.insert(page.views.back().chain_nodes.end(), nodes.begin(),

@@ -260,6 +260,14 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
   }
 }
 
+std::vector<RotationTrack> written_tracks(const Judged& judged) {
+  std::vector<RotationTrack> out;
+  for (const auto& character : judged.pass.chains)
+    for (const ChainRecord& chain : character)
+      for (const BakedClip& b : chain.keys) append_baked_tracks(b, chain.nodes, out);
+  return out;
+}
+
 void apply_rerig(Input& in, const Judged& judged, RunResult& result) {
   std::size_t keyed = 0;
   for (const auto& character : judged.pass.chains)

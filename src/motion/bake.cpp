@@ -484,6 +484,13 @@ void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSample
       sampler.add_rotation_track(chain.nodes[b], baked.times, baked.values[b]);
 }
 
+void append_baked_tracks(const BakedClip& baked, const std::vector<int>& nodes,
+                         std::vector<RotationTrack>& out) {
+  for (std::size_t b = 0; b < baked.values.size(); ++b)
+    if (!baked.authored[b])
+      out.push_back({baked.bake.clip, nodes[b], baked.times, baked.values[b]});
+}
+
 std::vector<ChainBake> prepare_bakes(const Character& c, const std::vector<ChainSpec>& chains,
                                      double floor_y, const BakeParams& params) {
   params.validate();

@@ -14,14 +14,17 @@ namespace retail {
 std::vector<double> worst_vertex_ratios(const Document& doc, const Model& model,
                                         const SkinSampler& skin,
                                         const std::vector<std::pair<int, int>>& edges, int clip,
-                                        int samples) {
+                                        int samples, const std::vector<RotationTrack>* tracks) {
   const std::size_t n = skin.size();
   const auto& bind = skin.bind();
   std::vector<double> rest(edges.size());
   for (std::size_t k = 0; k < edges.size(); ++k)
     rest[k] = (bind[std::size_t(edges[k].first)] - bind[std::size_t(edges[k].second)]).norm();
   std::vector<double> hi(n, -INFINITY), lo(n, INFINITY);
-  const ClipSampler sampler(doc, model, clip);
+  ClipSampler sampler(doc, model, clip);
+  if (tracks)
+    for (const RotationTrack& t : *tracks)
+      if (t.clip == clip) sampler.add_rotation_track(t.node, t.times, t.xyzw);
   std::vector<Eigen::Vector3d> pos;
   for (int i = 0; i < samples; ++i) {
     const double t = sampler.duration() * double(i) / double(samples - 1);
@@ -47,7 +50,8 @@ std::vector<double> worst_vertex_ratios(const Document& doc, const Model& model,
 std::vector<CharacterHeat> heat_map(const Document& doc, const Model& model,
                                     const std::vector<Character>& characters,
                                     const std::vector<int>& clips, int samples, int threads,
-                                    const HeldSkins* held) {
+                                    const HeldSkins* held,
+                                    const std::vector<RotationTrack>* tracks) {
   if (samples < 2) throw Error(ExitCode::Usage, "the heat map needs at least 2 samples per clip");
   std::vector<CharacterHeat> out;
   for (const Character& c : characters) {
@@ -57,7 +61,7 @@ std::vector<CharacterHeat> heat_map(const Document& doc, const Model& model,
     heat.sources = skin.sources();
     heat.worst.resize(clips.size());
     parallel_for(clips.size(), threads, [&](std::size_t i) {
-      heat.worst[i] = worst_vertex_ratios(doc, model, skin, edges, clips[i], samples);
+      heat.worst[i] = worst_vertex_ratios(doc, model, skin, edges, clips[i], samples, tracks);
     });
     out.push_back(std::move(heat));
   }

@@ -248,12 +248,12 @@ void embed_model(const Document& doc, PageBlobs& blobs, PageView& view) {
 PageView make_view(const std::string& key, const std::string& label, const Document& doc,
                    const Model& model, const std::vector<Character>& characters,
                    const std::vector<int>& clips, int samples, int threads, PageBlobs& blobs,
-                   const HeldSkins* held) {
+                   const HeldSkins* held, const std::vector<RotationTrack>* tracks) {
   PageView v;
   v.key = key;
   v.label = label;
   embed_model(doc, blobs, v);
-  v.heat = heat_map(doc, model, characters, clips, samples, threads, held);
+  v.heat = heat_map(doc, model, characters, clips, samples, threads, held, tracks);
   return v;
 }
 

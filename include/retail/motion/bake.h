@@ -167,6 +167,11 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
 /// track per bone the clip did not animate, added to `sampler` (a sampler of the same clip).
 void add_baked_tracks(const BakedClip& baked, const ChainBake& chain, ClipSampler& sampler);
 
+/// The same tracks as values, appended to `out` in the order write_baked_clip writes them
+/// (`nodes`: per bone its node, as write_baked_clip's).
+void append_baked_tracks(const BakedClip& baked, const std::vector<int>& nodes,
+                         std::vector<RotationTrack>& out);
+
 /// Appends the baked clip to doc's animation: one shared input accessor (the key times), then
 /// per bone not authored a VEC4 output accessor, a LINEAR sampler and a rotation channel.
 /// `nodes`: the chain's (ChainBake::nodes).

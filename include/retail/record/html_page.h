@@ -78,11 +78,13 @@ std::string make_page(const PageData& data);
 /// A view of `doc` (a rig as the page shows it): its model (embed_model, its bytes added to
 /// `blobs`) and the heat map of every character under `clips` (heat_map.h, `samples` per clip,
 /// clips on `threads` workers). Pre: as heat_map's (`held` with the model and characters of a
-/// planned rig, `doc` holding its edit written). Failure: what heat_map throws.
+/// planned rig, `doc` holding its edit written; `tracks` the keys `doc` holds written). Failure:
+/// what heat_map throws.
 PageView make_view(const std::string& key, const std::string& label, const Document& doc,
                    const Model& model, const std::vector<Character>& characters,
                    const std::vector<int>& clips, int samples, int threads, PageBlobs& blobs,
-                   const HeldSkins* held = nullptr);
+                   const HeldSkins* held = nullptr,
+                   const std::vector<RotationTrack>* tracks = nullptr);
 
 /// The page's clip list: index, name and the duration the stretch samples (ClipSampler).
 std::vector<PageClip> page_clips(const Document& doc, const Model& model,

@@ -10,6 +10,15 @@
 
 namespace retail {
 
+/// A LINEAR rotation track clip `clip` will hold once written with float accessors: keys held
+/// in memory (a bake's, before they are written), for ClipSampler::add_rotation_track.
+struct RotationTrack {
+  int clip = -1;
+  int node = -1;
+  std::vector<float> times; ///< seconds, ascending
+  std::vector<float> xyzw;  ///< 4 per key
+};
+
 /// One clip's channels with their keys read once, for sampling at many times.
 /// TRS channels only (morph weights and pointer channels are ignored). Interpolation: STEP,
 /// LINEAR (slerp for rotations, shortest arc) and CUBICSPLINE (Hermite, rotations normalised).
