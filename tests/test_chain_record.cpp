@@ -63,6 +63,10 @@ TEST_CASE("judge_chain: settled, loop seam and penetration per clip against the 
   CHECK(find_check(v, "loop_seam_deg", "Walk")->verdict == "pass");
   CHECK(find_check(v, "loop_seam_deg", "Run")->verdict == "fail");
   CHECK(find_check(v, "loop_seam_deg", "Death") == nullptr); // one-shot: no seam
+  // nor a warm-up to settle: not measured, even where the bake says converged
+  REQUIRE(find_check(v, "settled", "Death"));
+  CHECK(find_check(v, "settled", "Death")->verdict == "not measured");
+  CHECK(std::isnan(find_check(v, "settled", "Death")->value));
   CHECK(find_check(v, "penetration_mm", "Walk")->verdict == "not measured");
   CHECK(std::isnan(find_check(v, "penetration_mm", "Walk")->value));
   CHECK(find_check(v, "penetration_mm", "Idle")->value == Approx(1.0));

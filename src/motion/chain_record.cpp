@@ -55,8 +55,12 @@ ChainVerdict judge_chain(const ChainRecord& r, double height, const ChainTargets
     const double pen = i < r.penetration.size() ? r.penetration[i] : NAN;
     v.checks.push_back(
         at_most("penetration_mm", b.name, mm_at_reference(pen, height, t), t.penetration_mm));
-    ChainCheck settled{"settled", b.name, b.converged ? 1.0 : 0.0, 1, "pass"};
-    if (!b.converged) settled.verdict = "fail";
+    // A one-shot clip has no warm-up to settle (it is baked from rest): not measured.
+    ChainCheck settled{"settled", b.name, NAN, 1, "not measured"};
+    if (!b.one_shot) {
+      settled.value = b.converged ? 1.0 : 0.0;
+      settled.verdict = b.converged ? "pass" : "fail";
+    }
     v.checks.push_back(settled);
     if (!b.one_shot)
       v.checks.push_back(at_most("loop_seam_deg", b.name, b.loop_closure_deg, t.loop_seam_deg));

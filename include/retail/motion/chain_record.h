@@ -49,7 +49,7 @@ struct ChainTargets {
 struct ChainCheck {
   std::string check;   ///< "edge_p99_percent", "penetration_mm", "settled", "loop_seam_deg"
   std::string clip;    ///< the clip, "" for a check over the whole chain
-  double value = NAN;  ///< NaN: not measured (settled: 1 when the warm-up settled, else 0)
+  double value = NAN;  ///< NaN: not measured (settled: 1 when a loop's warm-up settled, else 0)
   double limit = NAN;  ///< the target (settled: 1)
   std::string verdict; ///< "pass", "fail" or "not measured"
 };
@@ -63,7 +63,7 @@ struct ChainVerdict {
 };
 
 /// Judges `record` against `targets` for a character of height `height` (world units, H):
-/// per clip the warm-up settled and a looping clip's seam below loop_seam_deg, the clip's
+/// per looping clip its warm-up settled and its seam below loop_seam_deg, per clip its
 /// penetration when measured; for hair the head turn's per-edge-worst p99 and its penetration
 /// (not measured without a head turn). Pure.
 ChainVerdict judge_chain(const ChainRecord& record, double height, const ChainTargets& targets);
