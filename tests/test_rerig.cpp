@@ -8,6 +8,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <set>
 
 namespace {
 
@@ -49,6 +50,71 @@ Eigen::MatrixX3d skin_all(const retail::Document& d, const retail::Model& m,
   Eigen::Index at = 0;
   for (const auto& part : parts) all.middleRows(at, part.rows()) = part, at += part.rows();
   return all;
+}
+
+/// `one` (a GLB with one buffer) twice over in one document: the second copy's buffer views,
+/// accessors, meshes, nodes and skins appended after the first's (its data after the first's
+/// in the one buffer), its roots in the scene, its channels in the same clips. Two characters
+/// with the same geometry and motion.
+retail::Document twice(const retail::Document& one) {
+  using retail::Json;
+  retail::Document d = one;
+  Json& g = d.gltf;
+  const Json& b = one.gltf;
+  const std::size_t views = g["bufferViews"].size(), accessors = g["accessors"].size(),
+                    meshes = g["meshes"].size(), nodes = g["nodes"].size(),
+                    skins = g["skins"].size();
+  retail::Bytes& buf = d.buffers[0];
+  const std::size_t shift = (buf.size() + 3) / 4 * 4;
+  buf.resize(shift);
+  buf.insert(buf.end(), one.buffers[0].begin(), one.buffers[0].end());
+  g["buffers"][0]["byteLength"] = buf.size();
+  for (Json v : b["bufferViews"]) {
+    v["byteOffset"] = v.value("byteOffset", std::size_t(0)) + shift;
+    g["bufferViews"].push_back(v);
+  }
+  for (Json a : b["accessors"]) {
+    if (a.contains("bufferView")) a["bufferView"] = a["bufferView"].get<std::size_t>() + views;
+    g["accessors"].push_back(a);
+  }
+  for (Json m : b["meshes"]) {
+    for (Json& prim : m["primitives"]) {
+      for (auto& [k, v] : prim["attributes"].items()) v = v.get<std::size_t>() + accessors;
+      if (prim.contains("indices"))
+        prim["indices"] = prim["indices"].get<std::size_t>() + accessors;
+    }
+    g["meshes"].push_back(m);
+  }
+  for (Json n : b["nodes"]) {
+    if (n.contains("mesh")) n["mesh"] = n["mesh"].get<std::size_t>() + meshes;
+    if (n.contains("skin")) n["skin"] = n["skin"].get<std::size_t>() + skins;
+    if (n.contains("children"))
+      for (Json& c : n["children"]) c = c.get<std::size_t>() + nodes;
+    g["nodes"].push_back(n);
+  }
+  for (Json sk : b["skins"]) {
+    for (Json& j : sk["joints"]) j = j.get<std::size_t>() + nodes;
+    sk["inverseBindMatrices"] = sk["inverseBindMatrices"].get<std::size_t>() + accessors;
+    if (sk.contains("skeleton")) sk["skeleton"] = sk["skeleton"].get<std::size_t>() + nodes;
+    g["skins"].push_back(sk);
+  }
+  for (const Json& root : b["scenes"][0]["nodes"])
+    g["scenes"][0]["nodes"].push_back(root.get<std::size_t>() + nodes);
+  for (std::size_t a = 0; a < b["animations"].size(); ++a) {
+    Json& anim = g["animations"][a];
+    const std::size_t samplers = anim["samplers"].size();
+    for (Json s : b["animations"][a]["samplers"]) {
+      s["input"] = s["input"].get<std::size_t>() + accessors;
+      s["output"] = s["output"].get<std::size_t>() + accessors;
+      anim["samplers"].push_back(s);
+    }
+    for (Json c : b["animations"][a]["channels"]) {
+      c["sampler"] = c["sampler"].get<std::size_t>() + samplers;
+      c["target"]["node"] = c["target"]["node"].get<std::size_t>() + nodes;
+      anim["channels"].push_back(c);
+    }
+  }
+  return d;
 }
 
 } // namespace
@@ -223,4 +289,45 @@ TEST_CASE("rerig: a peel leaves the border skin an attempt tore as it was, never
   for (std::size_t v : root) CHECK(changed.count(v) == 0);
   CHECK(changed.count(tip) == 1);
   CHECK(peeled.original_vertices.size() == ch.original_vertices.size() - root.size());
+}
+
+TEST_CASE("rerig: two characters planned one after the other re-rig as each alone", "[rerig]") {
+  // The driver plans every character against the plans before it and writes once: the second
+  // copy of a tailed character gets the same chain, weights and keys as the first, on nodes of
+  // its own with names of its own, and both measure as the character alone does.
+  const retail::GeneratedRig rig = retail::generate_rig(retail::RigOptions{});
+  const std::string dir = test::temp_dir();
+  retail::write_document(rig.doc, dir + "/one.glb");
+  retail::write_document(twice(rig.doc), dir + "/two.glb");
+  retail::RunParams p;
+  const retail::RunResult one = retail::run(dir + "/one.glb", dir + "/one-out.glb", p);
+  const retail::RunResult two = retail::run(dir + "/two.glb", dir + "/two-out.glb", p);
+  REQUIRE(one.characters.size() == 1);
+  REQUIRE(two.characters.size() == 2);
+  const retail::ChainResult& alone = one.characters[0].chains.at(0);
+  const std::size_t n0 = rig.doc.gltf["nodes"].size();
+  for (std::size_t k = 0; k < 2; ++k) {
+    const retail::ChainResult& ch = two.characters[k].chains.at(0);
+    CHECK(ch.bones.size() == alone.bones.size());
+    CHECK(ch.original_vertices == alone.original_vertices);
+    REQUIRE(two.stretch[k].size() == one.stretch[0].size());
+    for (std::size_t c = 0; c < one.stretch[0].size(); ++c) {
+      CHECK(two.stretch[k][c].result.p99 == Approx(one.stretch[0][c].result.p99).margin(1e-9));
+      CHECK(two.stretch[k][c].result.torn_percent ==
+            Approx(one.stretch[0][c].result.torn_percent).margin(1e-9));
+    }
+  }
+  const retail::ChainResult &a = two.characters[0].chains[0], &b = two.characters[1].chains[0];
+  CHECK(a.bones[0] == alone.bones[0]);
+  CHECK(b.bones[0] != a.bones[0]); // its own names: Tail_A_1
+  CHECK(a.nodes.front() == int(2 * n0));
+  CHECK(b.nodes.front() == int(2 * n0 + a.nodes.size()));
+  // Written once: every new node named once, under its own character's hips.
+  const retail::Document out = retail::read_document(dir + "/two-out.glb");
+  const retail::Model m = retail::parse_model(out);
+  REQUIRE(m.nodes.size() == 2 * n0 + a.nodes.size() + b.nodes.size());
+  std::set<std::string> names;
+  for (std::size_t i = 2 * n0; i < m.nodes.size(); ++i) CHECK(names.insert(m.nodes[i].name).second);
+  CHECK(m.nodes[std::size_t(b.nodes.front())].parent ==
+        m.nodes[std::size_t(a.nodes.front())].parent + int(n0));
 }
