@@ -338,12 +338,12 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   if (!params.html_path.empty()) page = page_before_rerig(in, clips, params);
   result.page_ms = ms_since(t0);
   find_left_torn(in, used, result);
-  apply_rerig(in, judged, result);
-  std::vector<RotationTrack> tracks; // every key written, for the page's output view
-  const bool html = !params.html_path.empty();
-  if (html) tracks = written_tracks(judged);
-  after_rerig_stages(in, judged.plans, clips, used, result, html ? &tracks : nullptr);
+  const VrmSpringPlan vrm = stages_after_rerig(in, judged.plans, clips, used, result);
   if (!torn.empty()) record_hair_left(torn, in.characters.size(), result);
+  const bool html = !params.html_path.empty(); // every key to be written, for the page
+  const std::vector<RotationTrack> tracks =
+      html ? written_tracks(judged, result.spring_bake) : std::vector<RotationTrack>{};
+  apply_rerig(in, judged, vrm, result); // the one write
   t0 = Clock::now();
   if (html) page_output_view(in, judged.plans, tracks, clips, params, result, page);
   result.page_ms += ms_since(t0);

@@ -38,9 +38,9 @@ void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& param
                            hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
 }
 
-void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
-                        const RunParams& params, RunResult& result,
-                        std::vector<RotationTrack>* tracks) {
+VrmSpringPlan stages_after_rerig(const Input& in, const RigEdit& plans,
+                                 const std::vector<int>& clips, const RunParams& params,
+                                 RunResult& result) {
   auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
   SpringBakeParams sb;
   sb.bake = params.bake;
@@ -49,12 +49,6 @@ void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>&
   sb.threads = params.threads;
   sb.enabled = params.spring_bake && params.bake_enabled && params.rerig.mode == Mode::Chain;
   result.spring_bake = spring_bake(in.doc, in.model, in.characters, clips, sb);
-  const SpringBakeResult& baked = result.spring_bake;
-  for (std::size_t c = 0; tracks && c < baked.chains.size() && c < baked.keys.size(); ++c)
-    if (baked.chains[c].baked)
-      for (const BakedClip& b : baked.keys[c])
-        append_baked_tracks(b, baked.chains[c].nodes, *tracks);
-  write_spring_bake(in.doc, result.spring_bake);
   const auto& sbw = result.spring_bake.warnings;
   result.warnings.insert(result.warnings.end(), sbw.begin(), sbw.end());
   if (!result.spring_bake.status.empty())
@@ -62,12 +56,13 @@ void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>&
   t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
   const Model rigged =
       vrm_spring_target(in.doc).empty() ? Model{} : planned_rig(in.doc, in.model, plans).model;
-  VrmSpringStage vrm = export_vrm_springs(in.doc, rigged, in.characters, result.characters,
-                                          result.hair, params.bake, params.vrm_springs);
+  VrmSpringStage vrm = plan_vrm_spring_export(in.doc, rigged, in.characters, result.characters,
+                                              result.hair, params.bake, params.vrm_springs);
   result.vrm_springs = vrm.characters;
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});
   judge_chain_records(in, params, result);
+  return std::move(vrm.plan);
 }
 
 void judge_chain_records(const Input& in, const RunParams& params, RunResult& result) {

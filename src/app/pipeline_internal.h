@@ -9,7 +9,9 @@
 #include "retail/app/pipeline.h"
 #include "retail/grow/rig_edit.h"
 #include "retail/motion/clip_pass.h"
+#include "retail/motion/spring_bake.h"
 #include "retail/record/html_page.h"
+#include "retail/vrm/vrm_spring_write.h"
 
 #include <map>
 #include <string>
@@ -32,12 +34,16 @@ struct Judged {
 Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunParams& params,
                       RunResult& result);
 
-/// The one write of the re-rig: the judged plans into `in.doc` (apply_rig_edit), then the clip
-/// pass's keys (write_clip_pass); its stage line "apply" (none when there is nothing to write).
-void apply_rerig(Input& in, const Judged& judged, RunResult& result);
+/// The one write of the run's changes into `in.doc`, in this order: the judged plans
+/// (apply_rig_edit), the clip pass's keys (write_clip_pass), the input's springs' keys
+/// (write_spring_bake, from result.spring_bake, which keeps their figures) and the VRM spring
+/// entries (apply_vrm_spring_plan); its stage line "apply" (none when there is nothing to
+/// write).
+void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunResult& result);
 
-/// The keys apply_rerig writes, as values (bake.h's append_baked_tracks), in its order.
-std::vector<RotationTrack> written_tracks(const Judged& judged);
+/// The keys apply_rerig writes, as values (bake.h's append_baked_tracks), in its order: the
+/// clip pass's, then the spring bake's (`springs`).
+std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBakeResult& springs);
 
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
@@ -79,15 +85,14 @@ void judge_chain_records(const Input& in, const RunParams& params, RunResult& re
 void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& params,
                    RunResult& result);
 
-/// The stages after the re-rig, on the re-rigged `in.doc` (`plans` written into it): the
-/// input's own VRM springs baked into `clips` (spring_bake.h), the grown chains appended to its
-/// springs (vrm_spring_export.h, on planned_rig's model of `plans`), then every chain judged
-/// (judge_chain_records, after hair_qa_stage); results, stage lines and warnings into `result`.
-/// `tracks`: when given, the spring bake's keys are appended to it as values (bake.h's
-/// append_baked_tracks), in the order they are written.
-void after_rerig_stages(Input& in, const RigEdit& plans, const std::vector<int>& clips,
-                        const RunParams& params, RunResult& result,
-                        std::vector<RotationTrack>* tracks = nullptr);
+/// The stages after the re-rig is judged, planned and not written: the input's own VRM springs
+/// baked into `clips` (spring_bake.h; result.spring_bake keeps the keys for apply_rerig), the
+/// grown chains as entries of its springs (vrm_spring_export.h, on planned_rig's model of
+/// `plans`; returned for apply_rerig), then every chain judged (judge_chain_records, after
+/// hair_qa_stage); results, stage lines and warnings into `result`.
+VrmSpringPlan stages_after_rerig(const Input& in, const RigEdit& plans,
+                                 const std::vector<int>& clips, const RunParams& params,
+                                 RunResult& result);
 
 /// A hair clump (--hair or found) left as it was, and its character.
 struct HairLeftIn {

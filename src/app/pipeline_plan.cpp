@@ -260,28 +260,40 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
   }
 }
 
-std::vector<RotationTrack> written_tracks(const Judged& judged) {
+std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBakeResult& springs) {
   std::vector<RotationTrack> out;
   for (const auto& character : judged.pass.chains)
     for (const ChainRecord& chain : character)
       for (const BakedClip& b : chain.keys) append_baked_tracks(b, chain.nodes, out);
+  for (std::size_t c = 0; c < springs.chains.size() && c < springs.keys.size(); ++c)
+    if (springs.chains[c].baked)
+      for (const BakedClip& b : springs.keys[c])
+        append_baked_tracks(b, springs.chains[c].nodes, out);
   return out;
 }
 
-void apply_rerig(Input& in, const Judged& judged, RunResult& result) {
-  std::size_t keyed = 0;
+void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunResult& result) {
+  std::size_t keyed = 0, spring_keyed = 0;
   for (const auto& character : judged.pass.chains)
     for (const ChainRecord& chain : character) keyed += chain.keys.size();
-  if (judged.plans.empty() && keyed == 0) return;
+  for (std::size_t c = 0; c < result.spring_bake.chains.size(); ++c)
+    if (c < result.spring_bake.keys.size() && result.spring_bake.chains[c].baked)
+      spring_keyed += result.spring_bake.keys[c].size();
+  const bool springs = !vrm.target.empty() && !vrm.entries.empty();
+  if (judged.plans.empty() && keyed + spring_keyed == 0 && !springs) return;
   const auto t0 = Clock::now();
   apply_rig_edit(in.doc, in.model, judged.plans);
   write_clip_pass(in.doc, judged.pass);
+  write_spring_bake(in.doc, result.spring_bake);
+  apply_vrm_spring_plan(in.doc, vrm);
   std::size_t vertices = 0;
   for (const PrimitiveWeights& p : judged.plans.primitives) vertices += p.vertices.size();
   result.stages.push_back({"apply", ms_since(t0),
                            std::to_string(judged.plans.nodes.size()) + " nodes, " +
                                std::to_string(vertices) + " vertices re-weighted, " +
-                               std::to_string(keyed) + " chain clip(s) keyed"});
+                               std::to_string(keyed) + " chain clip(s) and " +
+                               std::to_string(spring_keyed) + " spring clip(s) keyed" +
+                               (springs ? ", VRM springs appended" : "")});
 }
 
 } // namespace retail

@@ -108,11 +108,11 @@ std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& 
   return out;
 }
 
-VrmSpringStage export_vrm_springs(Document& doc, const Model& model,
-                                  const std::vector<Character>& characters,
-                                  const std::vector<CharacterResult>& tails,
-                                  const std::vector<HairResult>& hair, const BakeParams& params,
-                                  bool enabled) {
+VrmSpringStage plan_vrm_spring_export(const Document& doc, const Model& model,
+                                      const std::vector<Character>& characters,
+                                      const std::vector<CharacterResult>& tails,
+                                      const std::vector<HairResult>& hair, const BakeParams& params,
+                                      bool enabled) {
   VrmSpringStage out;
   const std::string target = vrm_spring_target(doc);
   const std::string status = target.empty() ? "not a VRM" : enabled ? "written" : "off";
@@ -136,8 +136,7 @@ VrmSpringStage export_vrm_springs(Document& doc, const Model& model,
                                               k < hair.size() ? &hair[k] : nullptr, params);
     all.insert(all.end(), out.characters[k].springs.begin(), out.characters[k].springs.end());
   }
-  const VrmSpringPlan plan = vrm_spring_plan(doc, model, world_matrices(model), all);
-  apply_vrm_spring_plan(doc, plan);
+  out.plan = vrm_spring_plan(doc, model, world_matrices(model), all);
   std::size_t joints = 0;
   for (const GrownSpring& s : all) joints += s.joints.size();
   out.summary = std::to_string(all.size()) + " chain(s), " + std::to_string(joints) +

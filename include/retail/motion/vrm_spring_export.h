@@ -53,19 +53,21 @@ struct VrmSpringStage {
   /// The file's own springs could not be read (read_vrm_springs failed): the grown chains are
   /// written without collider groups, and this says why.
   std::vector<std::string> warnings;
+  /// What apply_vrm_spring_plan appends (empty target: nothing).
+  VrmSpringPlan plan;
 };
 
-/// The stage after the re-rig: on a VRM `doc` (vrm_spring_target non-empty)
-/// with `enabled`, every grown chain of every character (tails[k], hair[k] when present) is
-/// planned and appended by apply_vrm_spring_plan; otherwise nothing changes. Pre: doc is the
-/// re-rigged document (the chains' nodes exist); `model` its rig (rig_edit.h's planned_rig of
-/// the plans written, or parse_model(doc); read only when there is something to export);
+/// The stage after the re-rig, planned: on a VRM `doc` (vrm_spring_target non-empty) with
+/// `enabled`, every grown chain of every character (tails[k], hair[k] when present) as entries
+/// of the file's springs, for apply_vrm_spring_plan to append; otherwise an empty plan. Reads
+/// `doc`, changes nothing. Pre: `model` the re-rigged rig (rig_edit.h's planned_rig of the
+/// re-rig's plans, on `doc` as read or as written; read only when there is something to export);
 /// characters the input's (roles, scale).
 /// Failure: as vrm_spring_plan (unreadable existing springs: a warning).
-VrmSpringStage export_vrm_springs(Document& doc, const Model& model,
-                                  const std::vector<Character>& characters,
-                                  const std::vector<CharacterResult>& tails,
-                                  const std::vector<HairResult>& hair, const BakeParams& params,
-                                  bool enabled);
+VrmSpringStage plan_vrm_spring_export(const Document& doc, const Model& model,
+                                      const std::vector<Character>& characters,
+                                      const std::vector<CharacterResult>& tails,
+                                      const std::vector<HairResult>& hair, const BakeParams& params,
+                                      bool enabled);
 
 } // namespace retail
