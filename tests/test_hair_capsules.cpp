@@ -172,7 +172,7 @@ TEST_CASE("hair capsules: the file's own colliders covering a bone keep its caps
 }
 
 TEST_CASE("hair capsules: the long hair's side clumps swing into the shoulders on the head "
-          "turn; the limb capsules keep them out",
+          "turn - the limb capsules keep them out",
           "[hair_capsules][hair]") {
   const LongHair& h = long_hair();
   const Character& c = h.characters[0];
