@@ -260,12 +260,35 @@ void plan_hair_weights(const WeldedMesh& mesh, const Character& c,
   }
 }
 
-/// The trunk skin (hips, spine, chest weight) outside every clump, for the torso capsule.
+/// Vertex v's joint node of largest weight (the first of equal ones), -1 when none.
+int dominant_joint(const Character& c, const SkinWeights& sw, std::size_t v) {
+  int best = -1;
+  double most = 0;
+  for (int k = 0; k < SkinWeights::kMax; ++k) {
+    const int j = sw.joint[v][std::size_t(k)];
+    if (j >= 0 && sw.weight[v][std::size_t(k)] > most)
+      best = c.joints[std::size_t(j)], most = sw.weight[v][std::size_t(k)];
+  }
+  return best;
+}
+
+/// The joints whose skin sizes the body capsules (hair_capsules.h).
+std::set<int> body_joints(const Roles& r) {
+  std::set<int> out(r.spine.begin(), r.spine.end());
+  for (int n :
+       {r.chest, r.neck, r.head, r.shoulder[0], r.shoulder[1], r.upper_arm[0], r.upper_arm[1]})
+    out.insert(n);
+  out.erase(-1);
+  return out;
+}
+
+/// The trunk skin (hips, spine, chest weight) outside every clump, for the torso capsule, and
+/// the body skin for the body capsules.
 TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c,
                      const WeldedMesh& mesh, const std::map<std::size_t, NodeInfluences>& changed) {
   TrunkSkin t;
   const Roles& r = c.roles;
-  const std::set<int> trunk = trunk_joints(r);
+  const std::set<int> trunk = trunk_joints(r), body = body_joints(r);
   t.hips = c.bind_position(c.joint_index(r.hips));
   const int top = r.neck >= 0 ? r.neck : r.head;
   t.neck = c.bind_position(c.joint_index(top));
@@ -277,6 +300,11 @@ TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c
     for (int k = 0; k < SkinWeights::kMax; ++k) {
       const int j = sw.joint[v][std::size_t(k)];
       if (j >= 0 && trunk.count(c.joints[std::size_t(j)])) w += sw.weight[v][std::size_t(k)];
+    }
+    const int dominant = dominant_joint(c, sw, v);
+    if (body.count(dominant)) {
+      t.body_positions.push_back(mesh.positions.row(Eigen::Index(v)).transpose());
+      t.body_node.push_back(dominant);
     }
     if (w <= 0) continue;
     t.positions.push_back(mesh.positions.row(Eigen::Index(v)).transpose());

@@ -39,7 +39,8 @@ ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
 }
 
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,
-                             const TrunkSkin& trunk) {
+                             const TrunkSkin& trunk, const std::vector<HairChainResult>& chains,
+                             const HairCapsuleParams& params) {
   HairColliders out;
   const VrmSprings springs = usable_vrm_springs(doc, model);
   if (!springs.unusable.empty())
@@ -70,11 +71,17 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
   const int j = trunk.carrier >= 0 ? c.joint_index(trunk.carrier) : -1;
   out.torso_fitted = fit.fitted && j >= 0;
   out.covered_fraction = fit.covered_fraction;
-  if (!out.torso_fitted || !fit.uncovered) return out;
-  out.proxies.push_back({trunk.carrier, riding_proxy(fit.capsule, c.bind_world[std::size_t(j)])});
-  out.torso_added = true;
-  out.torso_radius = fit.capsule.radius_m;
-  out.torso_node = trunk.carrier;
+  if (out.torso_fitted && fit.uncovered) {
+    out.proxies.push_back({trunk.carrier, riding_proxy(fit.capsule, c.bind_world[std::size_t(j)])});
+    out.torso_added = true;
+    out.torso_radius = fit.capsule.radius_m;
+    out.torso_node = trunk.carrier;
+  }
+  out.body = fit_body_capsules(c, trunk, placed, chains, params);
+  for (const BodyCapsule& b : out.body)
+    if (b.added)
+      out.proxies.push_back(
+          {b.node, riding_proxy(b.capsule, c.bind_world[std::size_t(c.joint_index(b.node))])});
   return out;
 }
 
@@ -499,7 +506,7 @@ std::vector<HairWork> prepare_hair(const ClipPassInput& in, const Rigged& rigged
     HairWork h;
     h.character = k;
     const Character& c = rigged.characters[k];
-    h.colliders = hair_colliders(*in.doc, rigged.model, c, hr.trunk);
+    h.colliders = hair_colliders(*in.doc, rigged.model, c, hr.trunk, hr.chains);
     std::vector<ChainSpec> specs;
     for (const HairChainResult& ch : hr.chains)
       specs.push_back(hair_chain_spec(c, ch, h.colliders));

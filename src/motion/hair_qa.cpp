@@ -170,14 +170,15 @@ std::vector<HeadTurnReport> hair_head_turn(const Document& doc, const Model& mod
   const std::vector<Eigen::Matrix4d> world = world_matrices(model);
   for (std::size_t k = 0; k < hair.size() && k < characters.size(); ++k) {
     if (hair[k].chains.empty()) continue;
-    const HairColliders colliders = hair_colliders(doc, model, characters[k], hair[k].trunk);
+    const HairColliders colliders =
+        hair_colliders(doc, model, characters[k], hair[k].trunk, hair[k].chains);
     out[k] =
         head_turn_chains(doc, model, characters, k,
                          hair_turn_chains(characters[k], hair[k], colliders, params), turn, held);
     // The torso capsule the chains respect (head_turn_chains added none), placed at rest.
     out[k].torso = TorsoFit{};
     if (!colliders.torso_added) continue;
-    const auto& [node, shape] = colliders.proxies.back();
+    const auto& [node, shape] = colliders.proxies[colliders.vrm]; // the torso's, after the file's
     out[k].torso.fitted = out[k].torso.uncovered = true;
     out[k].torso.covered_fraction = colliders.covered_fraction;
     out[k].torso.capsule = place(shape, Eigen::Affine3d(world[std::size_t(node)]));

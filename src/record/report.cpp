@@ -148,6 +148,24 @@ Json left_torn_json(const std::vector<LeftTorn>& left) {
   return out;
 }
 
+/// The body capsules fitted for a character's hair chains (hair_capsules.h), added or not.
+Json body_capsules_json(const std::vector<BodyCapsule>& body) {
+  Json out = Json::array();
+  for (const BodyCapsule& b : body)
+    out.push_back({{"bone", b.bone},
+                   {"node", b.node},
+                   {"added", b.added},
+                   {"covered", b.covered},
+                   {"dropped", b.dropped},
+                   {"limb", b.limb},
+                   {"a", vec(b.capsule.a)},
+                   {"b", vec(b.capsule.b)},
+                   {"radius", r6(b.capsule.radius_m)},
+                   {"fitted_radius", r6(b.fitted_radius_m)},
+                   {"vertices", b.vertices}});
+  return out;
+}
+
 /// The character's --hair chains: selector, vertices, bands, joints, bones, their bakes per clip
 /// and the colliders they respect (docs/report-schema.md).
 Json hair_json(const RunRecord& rec, std::size_t k) {
@@ -221,7 +239,8 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                           {"added", c.torso_added},
                           {"radius", r6(c.torso_radius)},
                           {"node", c.torso_node},
-                          {"covered_fraction", r6(c.covered_fraction)}}}};
+                          {"covered_fraction", r6(c.covered_fraction)}}},
+                        {"body_capsules", body_capsules_json(c.body)}};
   }
   return out;
 }

@@ -82,6 +82,10 @@ struct TrunkSkin {
   Eigen::Vector3d hips = Eigen::Vector3d::Zero();  ///< hips joint, world
   Eigen::Vector3d neck = Eigen::Vector3d::UnitY(); ///< neck joint (head if none), world
   int carrier = -1; ///< node the capsule rides: the chest, else the top spine joint, else hips
+  /// The skin outside every clump whose dominant joint is the neck, head, chest, spine,
+  /// shoulders or upper arms, for the body capsules (hair_capsules.h).
+  std::vector<Eigen::Vector3d> body_positions; ///< world, bind
+  std::vector<int> body_node;                  ///< per body position: its dominant joint node
 };
 
 /// A selected clump left as it was (do no harm, as a tail the harm check leaves).

@@ -18,6 +18,7 @@
 #include "retail/grow/rig_edit.h"
 #include "retail/motion/bake.h"
 #include "retail/motion/chain_record.h"
+#include "retail/motion/hair_capsules.h"
 #include "retail/qa/qa.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/skeleton.h"
@@ -32,7 +33,8 @@ ChainSpec tail_chain_spec(const Character& character, const ChainResult& chain);
 
 /// The colliders a character's hair chains respect: those the file's VRM springs define (every
 /// collider of the file), plus a torso capsule fitted to the trunk skin (hair_measure.h) when
-/// they leave the trunk uncovered (fit_torso_capsule).
+/// they leave the trunk uncovered (fit_torso_capsule), then the body capsules (hair_capsules.h)
+/// the file's colliders do not cover and the chains leave room for, each riding its bone.
 struct HairColliders {
   std::vector<std::pair<int, HairProxy>> proxies; ///< node ridden, shape in its frame
   std::size_t vrm = 0;                            ///< of them, from the file's VRM springs
@@ -41,14 +43,17 @@ struct HairColliders {
   double torso_radius = 0;                        ///< world units
   double covered_fraction = 0;                    ///< of the trunk axis, by the VRM colliders
   int torso_node = -1;                            ///< the node the capsule rides
+  std::vector<BodyCapsule> body;                  ///< every body capsule fitted, added or not
   std::vector<std::string> warnings;              ///< the file's springs not used, and why
 };
 
 /// The colliders for a character's hair chains (see HairColliders). Pre: doc/model/character
-/// the re-rigged ones; trunk from plan_hair. Springs that cannot be used (usable_vrm_springs):
-/// no VRM colliders, a warning.
+/// the re-rigged ones; trunk from plan_hair; `chains` the character's hair chains (the body
+/// capsules leave them room; `params` which are fitted). Springs that cannot be used
+/// (usable_vrm_springs): no VRM colliders, a warning.
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& character,
-                             const TrunkSkin& trunk);
+                             const TrunkSkin& trunk, const std::vector<HairChainResult>& chains,
+                             const HairCapsuleParams& params = {});
 
 /// A hair chain as a ChainSpec: under the head, its end Hair_<n>_End, the hair solver, no
 /// forward plane, no floor, `colliders`. Pre: chain.nodes holds the bones then the end.
