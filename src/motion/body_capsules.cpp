@@ -15,6 +15,18 @@ void CapsuleParams::validate() const {
     throw Error(ExitCode::Usage, "capsule radius share out of range");
 }
 
+double median_distance(const std::vector<Eigen::Vector3d>& points, const std::vector<int>& owner,
+                       int node, const Eigen::Vector3d& a, const Eigen::Vector3d& b,
+                       std::size_t& count) {
+  std::vector<double> d;
+  for (std::size_t v = 0; v < points.size() && v < owner.size(); ++v)
+    if (owner[v] == node) d.push_back(segment_distance(points[v], a, b));
+  count = d.size();
+  if (d.empty()) return NAN;
+  std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
 std::vector<RestObstacle> leg_capsules(const SkinSampler& skin, const Character& c,
                                        const CapsuleParams& params, std::vector<int>* joints) {
   params.validate();
@@ -27,12 +39,10 @@ std::vector<RestObstacle> leg_capsules(const SkinSampler& skin, const Character&
       const int j0 = c.joint_index(chain[b]), j1 = c.joint_index(chain[b + 1]);
       if (j0 < 0 || j1 < 0) continue;
       const Eigen::Vector3d a = c.bind_position(j0), e = c.bind_position(j1);
-      std::vector<double> d;
-      for (std::size_t v = 0; v < skin.size(); ++v)
-        if (dominant[v] == chain[b]) d.push_back(segment_distance(skin.bind()[v], a, e));
-      if (d.empty()) continue;
-      std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
-      out.push_back({a, e, params.radius_share * d[d.size() / 2]});
+      std::size_t n = 0;
+      const double median = median_distance(skin.bind(), dominant, chain[b], a, e, n);
+      if (n == 0) continue;
+      out.push_back({a, e, params.radius_share * median});
       if (joints) joints->insert(joints->end(), {chain[b], chain[b + 1]});
     }
   }

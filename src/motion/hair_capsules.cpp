@@ -2,6 +2,7 @@
 #include "retail/motion/hair_capsules.h"
 
 #include "retail/base/error.h"
+#include "retail/motion/body_capsules.h"
 
 #include <algorithm>
 #include <cmath>
@@ -110,17 +111,14 @@ std::vector<BodyCapsule> fit_body_capsules(const Character& c, const TrunkSkin& 
   params.validate();
   std::vector<BodyCapsule> out;
   for (const BoneAxis& x : bone_axes(c, skin)) {
-    std::vector<double> d;
-    for (std::size_t v = 0; v < skin.body_positions.size(); ++v)
-      if (skin.body_node[v] == x.node)
-        d.push_back(segment_distance(skin.body_positions[v], skin.body_positions[v], x.a, x.b));
-    if (d.size() < params.min_vertices) continue;
-    std::nth_element(d.begin(), d.begin() + std::ptrdiff_t(d.size() / 2), d.end());
+    std::size_t n = 0;
+    const double median = median_distance(skin.body_positions, skin.body_node, x.node, x.a, x.b, n);
+    if (n < params.min_vertices || n == 0) continue;
     BodyCapsule b;
     b.bone = x.bone;
     b.node = x.node;
-    b.vertices = d.size();
-    b.capsule = {x.a, x.b, params.radius_share * d[d.size() / 2]};
+    b.vertices = n;
+    b.capsule = {x.a, x.b, params.radius_share * median};
     b.fitted_radius_m = b.capsule.radius_m;
     b.covered = covered_by(b.capsule, file_colliders, params);
     b.capsule.radius_m = std::min(

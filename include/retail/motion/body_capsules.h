@@ -19,6 +19,13 @@ struct CapsuleParams {
   void validate() const; ///< Failure: Error(Usage)
 };
 
+/// The median distance from the segment a -> b of the points whose `owner` is `node` (the
+/// element at size/2 of their distances after selection: a capsule's radius, before its share);
+/// `count` receives how many such points there are. NaN when there are none.
+double median_distance(const std::vector<Eigen::Vector3d>& points, const std::vector<int>& owner,
+                       int node, const Eigen::Vector3d& a, const Eigen::Vector3d& b,
+                       std::size_t& count);
+
 /// The legs' capsules at bind, world space: per side with roles, the thigh (upper leg -> lower
 /// leg) and the shin (lower leg -> foot), each with the radius its skin gives (CapsuleParams);
 /// a bone no vertex is dominated by gets none. `skin`: the character's skin (SkinSampler::
