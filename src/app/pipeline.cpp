@@ -322,7 +322,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   // Plan, judge, write once: nothing is written into in.doc until the re-rig is judged.
   const RunResult before = result;
   Judged judged = plan_and_judge(in, clips, params, result);
-  hair_qa_stage(in, judged.plans, params, result);
+  hair_qa_stage(in, judged, params, result);
   // Do no harm: a hair clump whose head turn tears its skin is left as it was (planned again
   // without it).
   const std::vector<HairLeftIn> torn = torn_hair(result, params);
@@ -331,21 +331,21 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   if (!torn.empty()) {
     result = before;
     judged = plan_and_judge(in, clips, used, result);
-    hair_qa_stage(in, judged.plans, used, result);
+    hair_qa_stage(in, judged, used, result);
   }
   PageData page; // everything the page shows but the report, before anything is written
   auto t0 = Clock::now();
   if (!params.html_path.empty()) page = page_before_rerig(in, clips, params);
   result.page_ms = ms_since(t0);
   find_left_torn(in, used, result);
-  const VrmSpringPlan vrm = stages_after_rerig(in, judged.plans, clips, used, result);
+  const VrmSpringPlan vrm = stages_after_rerig(in, judged, clips, used, result);
   if (!torn.empty()) record_hair_left(torn, in.characters.size(), result);
   const bool html = !params.html_path.empty(); // every key to be written, for the page
   const std::vector<RotationTrack> tracks =
       html ? written_tracks(judged, result.spring_bake) : std::vector<RotationTrack>{};
   apply_rerig(in, judged, vrm, result); // the one write
   t0 = Clock::now();
-  if (html) page_output_view(in, judged.plans, tracks, clips, params, result, page);
+  if (html) page_output_view(in, judged, tracks, clips, params, result, page);
   result.page_ms += ms_since(t0);
   record_facts(in, out_path, params, result);
   result.report_path = report_path;

@@ -24,7 +24,7 @@ double ms_since(Clock::time_point t0) {
 
 } // namespace
 
-void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& params,
+void hair_qa_stage(const Input& in, const Judged& judged, const RunParams& params,
                    RunResult& result) {
   std::size_t chains = 0;
   for (const HairResult& h : result.hair) chains += h.chains.size();
@@ -32,13 +32,13 @@ void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& param
   auto t0 = Clock::now();
   result.hair_qa.solver = params.bake.hair;
   result.hair_qa.bind = params.bind;
-  const PlannedRig rig = planned_rig(in.doc, in.model, plans);
+  const PlannedRig& rig = *judged.rig;
   result.hair_head_turn = hair_head_turn(in.doc, rig.model, &rig.held, result.hair, result.hair_qa);
   result.stages.push_back({"head-turn", ms_since(t0),
                            hair_head_turn_summary(result.hair_head_turn, result.hair_qa.turn)});
 }
 
-VrmSpringPlan stages_after_rerig(const Input& in, const RigEdit& plans,
+VrmSpringPlan stages_after_rerig(const Input& in, const Judged& judged,
                                  const std::vector<int>& clips, const RunParams& params,
                                  RunResult& result) {
   auto t0 = Clock::now(); // the input's own VRM springs baked into its clips (spring_bake.h)
@@ -54,10 +54,10 @@ VrmSpringPlan stages_after_rerig(const Input& in, const RigEdit& plans,
   if (!result.spring_bake.status.empty())
     result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
   t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
-  const Model rigged =
-      vrm_spring_target(in.doc).empty() ? Model{} : planned_rig(in.doc, in.model, plans).model;
-  VrmSpringStage vrm = plan_vrm_spring_export(in.doc, rigged, in.characters, result.characters,
-                                              result.hair, params.bake, params.vrm_springs);
+  const Model none;  // no VRM target: the export reads no model
+  VrmSpringStage vrm =
+      plan_vrm_spring_export(in.doc, judged.rig ? judged.rig->model : none, in.characters,
+                             result.characters, result.hair, params.bake, params.vrm_springs);
   result.vrm_springs = vrm.characters;
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});

@@ -14,21 +14,27 @@
 #include "retail/vrm/vrm_spring_write.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace retail {
 
-/// The re-rig as judged: every character's plan, and the clip pass on the rig they make.
+/// The re-rig as judged: every character's plan, the clip pass on the rig they make, and that
+/// rig (rig_edit.h's planned_rig) held for the stages after the clip pass that read it (the
+/// head turn on hair chains, the VRM spring export, the page's output view); none when no
+/// such stage runs.
 struct Judged {
   RigEdit plans;
   ClipPassResult pass;
+  std::optional<PlannedRig> rig;
 };
 
 /// Plans every character of `in`, each against the plans before it, runs the clip pass on the
 /// rig the plans make in memory, and judges every grown piece against the input under its own
 /// clips (harm check); where one does harm, plans again with it stepped down (harm_review, up
-/// to four times). Nothing is written into in.doc. Fills result.characters, hair, stretch,
+/// to four times); holds the judged plans' rig when a later stage reads it (Judged::rig). Nothing
+/// is written into in.doc. Fills result.characters, hair, stretch,
 /// bakes, floors, chain records, judge, failures and the stage lines. Failure: Error(Usage)
 /// for a selector that names nothing; what the stages throw.
 Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunParams& params,
@@ -79,18 +85,17 @@ std::size_t find_left_torn(const Input& in, const RunParams& params, RunResult& 
 /// chain_fail checks against the chains that failed into result.failures.
 void judge_chain_records(const Input& in, const RunParams& params, RunResult& result);
 
-/// The head turn on the hair chains (--hair and found; hair_qa.h) of the rig `plans` make in
-/// memory (rig_edit.h's planned_rig of the document as read): result.hair_head_turn and one
-/// stage line; nothing without hair chains.
-void hair_qa_stage(const Input& in, const RigEdit& plans, const RunParams& params,
+/// The head turn on the hair chains (--hair and found; hair_qa.h) of the judged rig in memory
+/// (Judged::rig): result.hair_head_turn and one stage line; nothing without hair chains.
+void hair_qa_stage(const Input& in, const Judged& judged, const RunParams& params,
                    RunResult& result);
 
 /// The stages after the re-rig is judged, planned and not written: the input's own VRM springs
 /// baked into `clips` (spring_bake.h; result.spring_bake keeps the keys for apply_rerig), the
-/// grown chains as entries of its springs (vrm_spring_export.h, on planned_rig's model of
-/// `plans`; returned for apply_rerig), then every chain judged (judge_chain_records, after
+/// grown chains as entries of its springs (vrm_spring_export.h, on the judged rig's model;
+/// returned for apply_rerig), then every chain judged (judge_chain_records, after
 /// hair_qa_stage); results, stage lines and warnings into `result`.
-VrmSpringPlan stages_after_rerig(const Input& in, const RigEdit& plans,
+VrmSpringPlan stages_after_rerig(const Input& in, const Judged& judged,
                                  const std::vector<int>& clips, const RunParams& params,
                                  RunResult& result);
 
@@ -129,10 +134,10 @@ void check_page_path(const std::string& page);
 PageData page_before_rerig(const Input& in, const std::vector<int>& clips, const RunParams& params);
 
 /// The page's last view, after everything is written: the output's model (in.doc as written),
-/// its heat map from the rig `plans` make in memory (rig_edit.h's planned_rig) with `tracks`
-/// (every key written, as values: heat_map.h) added to its clips, never parsed back; the tail
-/// (every chain's re-weighted vertices) and the output's chain nodes.
-void page_output_view(const Input& in, const RigEdit& plans,
+/// its heat map from the judged rig in memory (Judged::rig) with `tracks` (every key written,
+/// as values: heat_map.h) added to its clips, never parsed back; the tail (every chain's
+/// re-weighted vertices) and the output's chain nodes.
+void page_output_view(const Input& in, const Judged& judged,
                       const std::vector<RotationTrack>& tracks, const std::vector<int>& clips,
                       const RunParams& params, const RunResult& result, PageData& page);
 

@@ -71,10 +71,10 @@ PageData page_before_rerig(const Input& in, const std::vector<int>& clips,
   return page;
 }
 
-void page_output_view(const Input& in, const RigEdit& plans,
+void page_output_view(const Input& in, const Judged& judged,
                       const std::vector<RotationTrack>& tracks, const std::vector<int>& clips,
                       const RunParams& params, const RunResult& result, PageData& page) {
-  const PlannedRig rig = planned_rig(in.doc, in.model, plans);
+  const PlannedRig& rig = *judged.rig;
   page.views.push_back(make_view("output", "Re-rigged output", in.doc, rig.model,
                                  build_characters(in.doc, rig.model, params.bind, &rig.held), clips,
                                  params.stretch.samples, params.threads, page.blobs, &rig.held,

@@ -256,6 +256,10 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
         harm_review(out.pass.judge, result.characters, params.harm, overrides, verdicts))
       continue;
     if (judged) record_verdicts(verdicts, out.pass.judge, result);
+    bool hair = false; // a stage after the clip pass reads the rig: hold it once for them all
+    for (const HairResult& h : result.hair) hair = hair || !h.chains.empty();
+    if (hair || !vrm_spring_target(in.doc).empty() || !params.html_path.empty())
+      out.rig = planned_rig(in.doc, in.model, out.plans);
     return out;
   }
 }
