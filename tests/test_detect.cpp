@@ -255,23 +255,31 @@ retail::WeldedMesh strip(int n) {
   return test::mesh_from(pts, tris);
 }
 
-/// Far where `far_col(x)`, mis-weighted where `mis_col(x)`; the far field's distance is unused
-/// by the growth (only the far flag).
+/// Per welded vertex of the strip, `col(x)` of its column x.
+template <class Col> std::vector<char> strip_mask(const retail::WeldedMesh& m, Col col) {
+  std::vector<char> out(m.size(), 0);
+  for (std::size_t v = 0; v < m.size(); ++v)
+    out[v] = col(int(std::lround(m.welded(Eigen::Index(v), 0))));
+  return out;
+}
+
+/// The strip's far field: far where `far_col(x)`, at distance 1 there and 0 elsewhere (the
+/// growth reads only the far flag).
+template <class Far> retail::DistanceField strip_field(const retail::WeldedMesh& m, Far far_col) {
+  retail::DistanceField f;
+  const std::vector<char> far = strip_mask(m, far_col);
+  f.far.assign(far.begin(), far.end());
+  for (char x : far) f.distance.push_back(x ? 1.0 : 0.0);
+  return f;
+}
+
+/// Far where `far_col(x)`, mis-weighted where `mis_col(x)`.
 template <class Far, class Mis>
 std::vector<retail::Piece> strip_pieces(const retail::WeldedMesh& m, Far far_col, Mis mis_col,
                                         const retail::DetectParams& params,
                                         std::vector<double> leg_midline = {}) {
-  retail::DistanceField f;
-  f.distance.assign(m.size(), 0.0);
-  f.far.assign(m.size(), false);
-  std::vector<char> mis(m.size(), 0);
-  for (std::size_t v = 0; v < m.size(); ++v) {
-    int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
-    f.far[v] = far_col(x);
-    f.distance[v] = f.far[v] ? 1.0 : 0.0;
-    mis[v] = mis_col(x);
-  }
-  return retail::isolate_pieces(m, f, 1.0, params, retail::BaseCues{mis, leg_midline, {}, {}});
+  return retail::isolate_pieces(m, strip_field(m, far_col), 1.0, params,
+                                retail::BaseCues{strip_mask(m, mis_col), leg_midline, {}, {}});
 }
 
 std::vector<int> columns(const retail::WeldedMesh& m, const std::vector<int>& vertices) {
@@ -311,18 +319,9 @@ TEST_CASE("detect: a piece grows over mixed-limb skin (BaseCues::limbs_mixed) wi
   // Far: x >= 6. Nothing mis-weighted; x = 4, 5 weighted to both legs (limbs_mixed), x = 1 too
   // but not connected: x = 4, 5 join, x = 1 stays out. Without the cue nothing grows.
   retail::WeldedMesh m = strip(11);
-  retail::DistanceField f;
-  f.distance.assign(m.size(), 0.0);
-  f.far.assign(m.size(), false);
-  std::vector<char> mixed(m.size(), 0);
-  for (std::size_t v = 0; v < m.size(); ++v) {
-    const int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
-    f.far[v] = x >= 6;
-    f.distance[v] = f.far[v] ? 1.0 : 0.0;
-    mixed[v] = x == 4 || x == 5 || x == 1;
-  }
+  const retail::DistanceField f = strip_field(m, [](int x) { return x >= 6; });
   retail::BaseCues cues;
-  cues.limbs_mixed = mixed;
+  cues.limbs_mixed = strip_mask(m, [](int x) { return x == 4 || x == 5 || x == 1; });
   auto pieces = retail::isolate_pieces(m, f, 1.0, retail::DetectParams{}, cues);
   REQUIRE(pieces.size() == 1);
   CHECK(columns(m, pieces[0].vertices) == std::vector<int>{4, 5, 6, 7, 8, 9, 10});
@@ -368,17 +367,9 @@ TEST_CASE("detect: a component marked no_base grows none and leaves the skin to 
   // component's far skin marked (the body piece of detect_pieces' second pass), the right one
   // takes every mis-weighted column, and the left keeps only its own far skin.
   retail::WeldedMesh m = strip(12);
-  retail::DistanceField f;
-  f.distance.assign(m.size(), 0.0);
-  f.far.assign(m.size(), false);
-  std::vector<char> mis(m.size(), 0), no_base(m.size(), 0);
-  for (std::size_t v = 0; v < m.size(); ++v) {
-    const int x = int(std::lround(m.welded(Eigen::Index(v), 0)));
-    f.far[v] = x <= 1 || x >= 10;
-    f.distance[v] = f.far[v] ? 1.0 : 0.0;
-    mis[v] = x >= 2 && x <= 9;
-    no_base[v] = x <= 1;
-  }
+  const retail::DistanceField f = strip_field(m, [](int x) { return x <= 1 || x >= 10; });
+  const std::vector<char> mis = strip_mask(m, [](int x) { return x >= 2 && x <= 9; });
+  const std::vector<char> no_base = strip_mask(m, [](int x) { return x <= 1; });
   retail::DetectParams wide;
   wide.base_zone_radii = 20;
   auto pieces = retail::isolate_pieces(m, f, 1.0, wide, retail::BaseCues{mis, {}, {}, {}}, no_base);
