@@ -123,14 +123,31 @@ TEST_CASE("stretch: percentiles by histogram equal the sorted answer exactly", "
     inputs[6].push_back(i == 77 ? 1e6 : 1 + 0.1 * (u - 0.5));
     inputs[7].push_back(i == 99 ? 1e300 : i % 4 ? 1.0 : 1 + 1e-3 * (u - 0.5));
   }
-  std::vector<double> qs = {0.0, 0.5, 0.95, 0.99, 0.9999, 1.0};
+  // From 2^17 values on, the statistics come from one pass over sampled brackets first (the
+  // histogram when those miss): the first six again at 100,000 values take the histogram alone.
+  for (std::size_t i = 0; i < 6; ++i)
+    inputs.emplace_back(inputs[i].begin(), inputs[i].begin() + 100000);
+  // Brackets around ranks at both ends and in the middle, over values with long runs of ties
+  // (a run of a value longer than a bracket's share of the values) and a sorted input.
+  inputs.emplace_back();
+  for (int i = 0; i < 400000; ++i) inputs.back().push_back(double(i / 50000));
+  inputs.emplace_back();
+  for (int i = 0; i < 400000; ++i) inputs.back().push_back(1.0 + 1e-6 * double(i));
+  // One or two brackets (the stretch's p95 and p99, or one q) take the sampled pass; more, the
+  // histogram.
+  const std::vector<std::vector<double>> q_sets = {
+      {0.95, 0.99}, {0.99}, {0.5}, {0.0, 1.0}, {0.0, 0.5, 0.95, 0.99, 0.9999, 1.0}};
   for (const auto& v : inputs) {
-    std::vector<double> got = retail::percentiles(v, qs);
-    REQUIRE(got.size() == qs.size());
-    for (std::size_t i = 0; i < qs.size(); ++i) {
-      std::vector<double> sorted = v;
-      INFO("q " << qs[i] << ", first value " << v.front());
-      CHECK(got[i] == retail::percentile(sorted, qs[i]));
+    std::vector<double> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& qs : q_sets) {
+      std::vector<double> got = retail::percentiles(v, qs);
+      REQUIRE(got.size() == qs.size());
+      for (std::size_t i = 0; i < qs.size(); ++i) {
+        INFO("q " << qs[i] << " of " << qs.size() << ", " << v.size() << " values, first "
+                  << v.front());
+        CHECK(got[i] == retail::percentile_sorted(sorted, qs[i]));
+      }
     }
   }
   CHECK(retail::percentiles({}, {0.5}) == std::vector<double>{1.0});

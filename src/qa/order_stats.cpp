@@ -1,12 +1,19 @@
 // Order statistics: percentiles by selection and by histogram (order_stats.h).
 #include "retail/qa/order_stats.h"
 
+#include "qa/simd.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 namespace retail {
+
+using simd::Double4;
+#ifdef RETAIL_AVX2_KERNELS
+using simd::cpu_has_avx2;
+#endif
 
 double percentile(std::vector<double>& v, double q) {
   std::sort(v.begin(), v.end());
@@ -196,6 +203,179 @@ std::vector<double> order_statistics(const Values& v, const std::vector<std::siz
 
 namespace {
 
+/// From this many values on, the order statistics are first tried in one pass from sampled
+/// brackets (bracketed_statistics), the histogram's two or more passes only when that fails: on
+/// values beyond the caches the passes over memory are the cost.
+constexpr std::size_t kBracketed = std::size_t(1) << 17;
+
+/// One bracket of the sampled pass: the wanted ranks whose values are expected in [a, b].
+struct Bracket {
+  double a = -INFINITY, b = INFINITY;
+  std::size_t below = 0, at_a = 0, at_b = 0; ///< values < a, == a, == b (b > a)
+  std::vector<double> inside;                ///< the values strictly between a and b
+  std::vector<std::size_t> ranks;            ///< ascending
+};
+
+/// splitmix64: the fixed, seedless hash that spreads the sample's positions (no randomness).
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+/// Brackets for `ranks` (ascending, each < v.size()) from a sorted sample of v: per rank the
+/// sample values 4.5 standard deviations of the sample's rank (plus 4) either side of where it
+/// falls; overlapping brackets are merged. At most 2 (else none: the histogram serves).
+std::vector<Bracket> sample_brackets(const std::vector<double>& v,
+                                     const std::vector<std::size_t>& ranks) {
+  const std::size_t n = v.size(), m = std::size_t(1) << 13, stride = n / m;
+  std::vector<double> sample(m);
+  for (std::size_t k = 0; k < m; ++k) sample[k] = v[k * stride + mix(k) % stride];
+  std::sort(sample.begin(), sample.end());
+  std::vector<Bracket> out;
+  for (std::size_t r : ranks) {
+    const double p = (double(r) + 0.5) / double(n), at = p * double(m);
+    const double z = 4.5 * std::sqrt(double(m) * p * (1 - p)) + 4;
+    const double lo = std::floor(at - z), hi = std::ceil(at + z);
+    const double a = lo < 0 ? -INFINITY : sample[std::size_t(lo)];
+    const double b = hi >= double(m) ? INFINITY : sample[std::size_t(hi)];
+    if (!out.empty() && a <= out.back().b) {
+      out.back().b = std::max(out.back().b, b);
+    } else {
+      out.emplace_back();
+      out.back().a = a, out.back().b = b;
+    }
+    out.back().ranks.push_back(r);
+  }
+  if (out.size() > 2) out.clear();
+  return out;
+}
+
+/// The sampled pass's bounds: up to two brackets [a, b] (an unused one: a = inf, b = -inf).
+struct PassBounds {
+  double a[2], b[2];
+};
+
+/// What the pass counts per bracket: values below a, equal to a, equal to b; and the values
+/// that are numbers.
+struct PassCounts {
+  std::size_t below[2] = {0, 0}, at_a[2] = {0, 0}, at_b[2] = {0, 0}, numbers = 0;
+};
+
+typedef long long Long4 __attribute__((vector_size(32)));
+
+/// The pass, four values at a time on Double4 (compares only: every build gives the same
+/// counts): counts into `c`, and appends each value strictly inside a bracket to `inside[g]`
+/// in order. False when more than `cap` values are inside (stopped there).
+inline __attribute__((always_inline)) bool pass_body(const double* v, std::size_t n,
+                                                     const PassBounds& pb, std::size_t cap,
+                                                     PassCounts& c,
+                                                     std::vector<double> (&inside)[2]) {
+  const Double4 a0 = {pb.a[0], pb.a[0], pb.a[0], pb.a[0]},
+                b0 = {pb.b[0], pb.b[0], pb.b[0], pb.b[0]},
+                a1 = {pb.a[1], pb.a[1], pb.a[1], pb.a[1]},
+                b1 = {pb.b[1], pb.b[1], pb.b[1], pb.b[1]};
+  Long4 lt0 = {}, eqa0 = {}, eqb0 = {}, lt1 = {}, eqa1 = {}, eqb1 = {}, numbers = {};
+  std::size_t kept = 0, i = 0;
+  for (; i + 4 <= n; i += 4) {
+    Double4 x;
+    __builtin_memcpy(&x, v + i, sizeof x);
+    numbers -= x == x; // a true compare is -1
+    lt0 -= x < a0, eqa0 -= x == a0, eqb0 -= x == b0;
+    lt1 -= x < a1, eqa1 -= x == a1, eqb1 -= x == b1;
+    const Long4 in0 = (x > a0) & (x < b0), in1 = (x > a1) & (x < b1), in = in0 | in1;
+    if (!(in[0] | in[1] | in[2] | in[3])) continue;
+    for (int k = 0; k < 4; ++k)
+      if (in[k]) inside[in0[k] ? 0 : 1].push_back(x[k]);
+    if ((kept += std::size_t(-(in[0] + in[1] + in[2] + in[3]))) > cap) return false;
+  }
+  for (int k = 0; k < 4; ++k) {
+    c.numbers += std::size_t(numbers[k]);
+    c.below[0] += std::size_t(lt0[k]), c.at_a[0] += std::size_t(eqa0[k]);
+    c.at_b[0] += std::size_t(eqb0[k]), c.below[1] += std::size_t(lt1[k]);
+    c.at_a[1] += std::size_t(eqa1[k]), c.at_b[1] += std::size_t(eqb1[k]);
+  }
+  for (; i < n; ++i) {
+    const double x = v[i];
+    c.numbers += x == x;
+    for (int g = 0; g < 2; ++g) {
+      c.below[g] += x < pb.a[g], c.at_a[g] += x == pb.a[g], c.at_b[g] += x == pb.b[g];
+      if (x > pb.a[g] && x < pb.b[g]) inside[g].push_back(x), ++kept;
+    }
+  }
+  return kept <= cap;
+}
+
+bool pass_default(const double* v, std::size_t n, const PassBounds& pb, std::size_t cap,
+                  PassCounts& c, std::vector<double> (&inside)[2]) {
+  return pass_body(v, n, pb, cap, c, inside);
+}
+
+#ifdef RETAIL_AVX2_KERNELS
+__attribute__((target("avx2"))) bool pass_avx2(const double* v, std::size_t n, const PassBounds& pb,
+                                               std::size_t cap, PassCounts& c,
+                                               std::vector<double> (&inside)[2]) {
+  return pass_body(v, n, pb, cap, c, inside);
+}
+#endif
+
+/// Order statistics `ranks` of v in one pass over it, exactly, when the sampled brackets hold
+/// them: the pass counts the values below each bracket and at its two ends and keeps those
+/// strictly inside (at most n / 16 in all), and a selection among those finds each rank. False
+/// (nothing decided) when a rank falls outside its bracket, too many values fall inside, or v
+/// holds a NaN: the histogram then serves.
+bool bracketed_statistics(const std::vector<double>& v, const std::vector<std::size_t>& ranks,
+                          std::vector<double>& out) {
+  std::vector<Bracket> br = sample_brackets(v, ranks);
+  if (br.empty()) return false;
+  PassBounds pb;
+  for (std::size_t g = 0; g < 2; ++g) {
+    pb.a[g] = g < br.size() ? br[g].a : INFINITY;
+    pb.b[g] = g < br.size() ? br[g].b : -INFINITY;
+  }
+  PassCounts c;
+  std::vector<double> inside[2];
+  const std::size_t cap = v.size() / 16;
+#ifdef RETAIL_AVX2_KERNELS
+  const bool held = cpu_has_avx2() ? pass_avx2(v.data(), v.size(), pb, cap, c, inside)
+                                   : pass_default(v.data(), v.size(), pb, cap, c, inside);
+#else
+  const bool held = pass_default(v.data(), v.size(), pb, cap, c, inside);
+#endif
+  if (!held || c.numbers != v.size()) return false;
+  for (std::size_t g = 0; g < br.size(); ++g) {
+    br[g].below = c.below[g];
+    br[g].at_a = c.at_a[g];
+    br[g].at_b = br[g].a == br[g].b ? 0 : c.at_b[g];
+    br[g].inside = std::move(inside[g]);
+  }
+  out.clear();
+  for (Bracket& k : br)
+    for (std::size_t r : k.ranks) {
+      if (r < k.below) return false;
+      std::size_t at = r - k.below;
+      if (at < k.at_a) {
+        out.push_back(k.a);
+        continue;
+      }
+      at -= k.at_a;
+      if (at < k.inside.size()) {
+        std::nth_element(k.inside.begin(), k.inside.begin() + long(at), k.inside.end());
+        out.push_back(k.inside[at]);
+        continue;
+      }
+      at -= k.inside.size();
+      if (at >= k.at_b || k.a == k.b) return false;
+      out.push_back(k.b);
+    }
+  return true;
+}
+
+} // namespace
+
+namespace {
+
 /// percentiles() of f(x) for x in v, f monotonic non-decreasing (identity or sqrt): f commutes
 /// with order statistics, so the ranks are found on v and f is applied to the two around each q.
 template <class F>
@@ -215,7 +395,7 @@ std::vector<double> percentiles_of(const std::vector<double>& v, const std::vect
   if (v.size() < (std::size_t(1) << 13)) { // small: plain selection on a copy
     std::vector<double> w = v;
     stats = select_ranks(w, ranks);
-  } else {
+  } else if (v.size() < kBracketed || !bracketed_statistics(v, ranks, stats)) {
     if (!(lo <= hi)) { // not given: one pass to find them
       const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
       lo = *lo_it, hi = *hi_it;
