@@ -20,6 +20,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Per input character, its skin and mesh edges once the tear probe has built them (null:
+/// not yet), for the clip pass's input rigs.
+using InputSkins = std::vector<std::shared_ptr<const SkinEdges>>;
+
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
@@ -41,7 +45,7 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
 /// result's stretch, bakes, floors, rests, hair bakes, --fail-on failures and the stage line.
 ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
                              const RunParams& params, const RigEdit& plans, bool hair,
-                             RunResult& result) {
+                             const InputSkins& skins, RunResult& result) {
   const auto t0 = Clock::now();
   ClipPassInput pin;
   pin.doc = &in.doc;
@@ -50,6 +54,7 @@ ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
   pin.input_characters = &in.characters;
   pin.results = &result.characters;
   pin.hair = hair ? &result.hair : nullptr;
+  pin.input_skins = &skins;
   pin.clips = clips;
   ClipPassParams pp;
   pp.bind = params.bind;
@@ -88,8 +93,8 @@ ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
 ClipPassResult rerig_and_measure(const Input& in, const std::vector<int>& clips,
                                  const RunParams& params,
                                  const std::vector<std::map<int, PieceOverride>>& overrides,
-                                 const std::vector<TearProbe>& tears, RigEdit& plans,
-                                 RunResult& result) {
+                                 const std::vector<TearProbe>& tears, const InputSkins& skins,
+                                 RigEdit& plans, RunResult& result) {
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0, hair_chains = 0;
   result.hair.clear();
@@ -141,7 +146,7 @@ ClipPassResult rerig_and_measure(const Input& in, const std::vector<int>& clips,
            torn_ms + (!any_hair ? "" : ", " + std::to_string(hair_chains) + " hair chain(s)")});
   clear_clip_results(in.characters.size(), result);
   if (chains + hair_chains == 0 || clips.empty()) return {};
-  return measure_clips(in, clips, params, plans, hair_chains > 0, result);
+  return measure_clips(in, clips, params, plans, hair_chains > 0, skins, result);
 }
 
 /// A piece selector that named no piece: Error(Usage) listing the pieces there are.
@@ -203,8 +208,9 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
 /// planner's evidence, measuring each focus once (the harm check re-plans with the same one).
 /// Empty probes when there is no clip to measure by.
 std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clips,
-                                   const RunParams& params, RunResult& result) {
+                                   const RunParams& params, InputSkins& skins, RunResult& result) {
   std::vector<TearProbe> out(in.characters.size());
+  skins.assign(in.characters.size(), nullptr);
   if (clips.empty() || params.rerig.mode == Mode::Detect) return out;
   struct Cache {
     std::vector<char> focus;
@@ -213,13 +219,14 @@ std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clip
   };
   for (std::size_t k = 0; k < in.characters.size(); ++k) {
     auto cache = std::make_shared<Cache>();
-    out[k] = [&in, &params, &result, clips, k, cache](const std::vector<char>& focus) {
+    out[k] = [&in, &params, &skins, &result, clips, k, cache](const std::vector<char>& focus) {
       if (cache->filled && cache->focus == focus) return cache->tears;
       const auto t0 = Clock::now();
-      const SkinSampler skin(in.doc, in.model, in.characters[k]);
+      if (!skins[k])
+        skins[k] = std::make_shared<const SkinEdges>(in.doc, in.model, in.characters[k]);
       const std::vector<bool> marked(focus.begin(), focus.end());
       const TearMap map =
-          measure_tears(in.doc, in.model, skin, clips, marked, params.stretch, params.threads);
+          measure_tears(in.doc, in.model, *skins[k], clips, marked, params.stretch, params.threads);
       TearEvidence e;
       e.rest = map.rest_share();
       e.share.assign(map.samples.size(), NAN);
@@ -239,7 +246,8 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
                       RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
-  const std::vector<TearProbe> tears = tear_probes(in, clips, params, result);
+  InputSkins skins;
+  const std::vector<TearProbe> tears = tear_probes(in, clips, params, skins, result);
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
   const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
   Judged out;
@@ -249,7 +257,7 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
       result.warnings.resize(warnings_before);
       result.characters.clear();
     }
-    out.pass = rerig_and_measure(in, clips, params, overrides, tears, out.plans, result);
+    out.pass = rerig_and_measure(in, clips, params, overrides, tears, skins, out.plans, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair, result.characters);
     if (judged && attempt < 4 &&

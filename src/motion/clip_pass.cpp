@@ -109,13 +109,15 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 /// springs. The skins are held here (the meters point at them).
 struct CharacterWork {
   std::size_t character = 0;
-  std::unique_ptr<SkinSampler> original, rigid, result;
+  std::shared_ptr<const SkinEdges> input; ///< the input's skin and mesh edges
+  const SkinSampler* original = nullptr;  ///< input->skin
+  std::unique_ptr<SkinSampler> rigid, result;
   std::unique_ptr<StretchMeter> input_rigs; ///< the original rig and the rigid reference
   std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
   std::vector<ChainBake> chains;            ///< empty when not baking
   double floor = NAN;
-  std::vector<bool> tail;                 ///< per vertex of the skin: in a re-rigged piece
-  std::vector<std::pair<int, int>> edges; ///< the skin's mesh edges
+  std::vector<bool> tail; ///< per vertex of the skin: in a re-rigged piece
+  const std::vector<std::pair<int, int>>& edges() const { return input->edges; }
   /// The harm check, per chain and tier (0 the piece's own edges, 1 its seam; harm.h): the
   /// judged edges on the input rig and the rigid reference, and on the output rig, each
   /// keeping its torn mask.
@@ -182,7 +184,10 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
   const Character& input = (*in.input_characters)[k];
   CharacterWork w;
   w.character = k;
-  w.original = std::make_unique<SkinSampler>(*in.doc, *in.input_model, input);
+  const bool given = in.input_skins && k < in.input_skins->size() && (*in.input_skins)[k];
+  w.input = given ? (*in.input_skins)[k]
+                  : std::make_shared<const SkinEdges>(*in.doc, *in.input_model, input);
+  w.original = &w.input->skin;
   w.rigid = std::make_unique<SkinSampler>(*w.original); // the same skin, then pinned
   w.tail.assign(w.original->size(), false);
   for (const auto& ch : (*in.results)[k].chains)
@@ -190,7 +195,6 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
       w.tail[v] = true;
       w.rigid->pin(v, input.roles.hips);
     }
-  w.edges = mesh_edges(*in.doc, *in.input_model, *w.original);
   const auto& chains = (*in.results)[k].chains;
   bool shared = false;
   for (const auto& ch : chains) {
@@ -200,21 +204,21 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
       for (std::size_t v : ch.original_vertices) w.piece_rigid.back()->pin(v, input.roles.hips);
       rigid = w.piece_rigid.back().get();
     }
-    w.judge.push_back(judged_edges(ch, w.edges, w.original->size()));
+    w.judge.push_back(judged_edges(ch, w.edges(), w.original->size()));
     CharacterWork::Tier& own = w.judge.back()[0];
-    own.shared = chains.size() == 1 && own.edges == tail_edges(w.edges, w.tail);
+    own.shared = chains.size() == 1 && own.edges == tail_edges(w.edges(), w.tail);
     shared = shared || own.shared;
     for (CharacterWork::Tier& t : w.judge.back())
       if (!t.shared)
         t.input = std::make_unique<StretchMeter>(
-            std::vector<StretchRig>{{in.input_model, w.original.get(), false, true, false},
+            std::vector<StretchRig>{{in.input_model, w.original, false, true, false},
                                     {in.input_model, rigid, false, true, false}},
             t.edges, t.ends, params.stretch);
   }
   w.input_rigs = std::make_unique<StretchMeter>(
-      std::vector<StretchRig>{{in.input_model, w.original.get(), false, shared},
+      std::vector<StretchRig>{{in.input_model, w.original, false, shared},
                               {in.input_model, w.rigid.get(), false, shared}},
-      w.edges, w.tail, params.stretch);
+      w.edges(), w.tail, params.stretch);
   return w;
 }
 
@@ -226,7 +230,7 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   bool shared = false;
   for (const auto& tiers : w.judge) shared = shared || tiers[0].shared;
   w.output_rig = std::make_unique<StretchMeter>(
-      std::vector<StretchRig>{{&rigged_model, w.result.get(), true, shared}}, w.edges, w.tail,
+      std::vector<StretchRig>{{&rigged_model, w.result.get(), true, shared}}, w.edges(), w.tail,
       params.stretch);
   for (auto& tiers : w.judge)
     for (CharacterWork::Tier& t : tiers)

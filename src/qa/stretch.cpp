@@ -171,6 +171,9 @@ std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& mo
   return edges;
 }
 
+SkinEdges::SkinEdges(const Document& doc, const Model& model, const Character& character)
+    : skin(doc, model, character), edges(mesh_edges(doc, model, skin)) {}
+
 namespace {
 
 /// One region's samples over a clip, all as *squared* ratios (skinned length^2 times 1 / bind

@@ -23,6 +23,7 @@
 #include "retail/qa/stretch.h"
 #include "retail/rig/skeleton.h"
 
+#include <memory>
 #include <vector>
 
 namespace retail {
@@ -84,6 +85,9 @@ struct ClipPassInput {
   const std::vector<CharacterResult>* results = nullptr; ///< per character, from the rerig
   /// Per character, its --hair chains (hair_rig.h), baked with the hair solver; null: none.
   const std::vector<HairResult>* hair = nullptr;
+  /// Per input character, its skin and mesh edges when already built (the tear probe's); null,
+  /// or a null entry: built here.
+  const std::vector<std::shared_ptr<const SkinEdges>>* input_skins = nullptr;
   std::vector<int> clips; ///< clip indices (select_clips)
 };
 

@@ -81,6 +81,15 @@ struct ClipStretch {
 std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& model,
                                             const SkinSampler& skin);
 
+/// A character's skin as every stretch of its rig reads it: its sampler (without held skins)
+/// and its mesh edges. Built once and shared by the measurements of one rig (the tear probe and
+/// the clip pass read the input's). Failure: what SkinSampler and mesh_edges throw.
+struct SkinEdges {
+  SkinEdges(const Document& doc, const Model& model, const Character& character);
+  SkinSampler skin;
+  std::vector<std::pair<int, int>> edges; ///< mesh_edges(doc, model, skin)
+};
+
 /// Stretch of `edges` in `tail` vs the rest ("body") for each clip in `clips`; `body` false
 /// measures the tail only (the body's numbers are then empty).
 std::vector<ClipStretch>

@@ -41,4 +41,9 @@ TearMap measure_tears(const Document& doc, const Model& model, const SkinSampler
                       const std::vector<int>& clips, const std::vector<bool>& focus,
                       const StretchParams& params, int threads = 0);
 
+/// The same on the skin's mesh edges already found (SkinEdges).
+TearMap measure_tears(const Document& doc, const Model& model, const SkinEdges& skin,
+                      const std::vector<int>& clips, const std::vector<bool>& focus,
+                      const StretchParams& params, int threads = 0);
+
 } // namespace retail
