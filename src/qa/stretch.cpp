@@ -61,6 +61,7 @@ struct RegionSample {
   double* out;                         ///< n squared ratios
   double *edge_max, *edge_min;         ///< n each, updated
   double torn_above_sq, torn_below_sq; ///< torn: r2 >= above or r2 < below (sqrt_above)
+  std::uint8_t* torn = nullptr;        ///< n: 1 where torn, 0 where not (null: not kept)
 };
 
 struct RegionTally {
@@ -100,7 +101,10 @@ inline __attribute__((always_inline)) void sample_body(const RegionSample& in, R
     store(in.out + i, r);
     store(in.edge_max + i, m);
     store(in.edge_min + i, l);
-    torn -= (r >= above) | (r < below); // a true compare is -1
+    const Long4 cut = (r >= above) | (r < below);
+    torn -= cut; // a true compare is -1
+    if (in.torn)
+      for (int k = 0; k < 4; ++k) in.torn[i + std::size_t(k)] = std::uint8_t(cut[k] != 0);
     lo = r < lo ? r : lo;
     hi = r > hi ? r : hi;
   }
@@ -115,7 +119,9 @@ inline __attribute__((always_inline)) void sample_body(const RegionSample& in, R
     in.out[i] = r;
     in.edge_max[i] = std::max(in.edge_max[i], r);
     in.edge_min[i] = std::min(in.edge_min[i], r);
-    t.torn += r >= in.torn_above_sq || r < in.torn_below_sq;
+    const bool cut = r >= in.torn_above_sq || r < in.torn_below_sq;
+    t.torn += cut;
+    if (in.torn) in.torn[i] = std::uint8_t(cut);
     t.min = std::min(t.min, r);
     t.max = std::max(t.max, r);
   }
@@ -419,6 +425,7 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
     acc[r].buf->edge_min.assign(n, INFINITY);
     acc[r].buf->ratios.resize(n * worlds.size());
   }
+  if (plan.tail_mask) cs.tail_torn.resize(plan.region[0].ends.size() * worlds.size());
   std::vector<Eigen::Vector3d>& p = scratch.positions;
   for (std::size_t s = 0; s < worlds.size(); ++s) {
     skin.pose_into(worlds[s], &plan.skinned, p, true, &plan.slots);
@@ -436,7 +443,8 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
                       b.edge_max.data(),
                       b.edge_min.data(),
                       torn_above_sq,
-                      torn_below_sq};
+                      torn_below_sq,
+                      r == 0 && plan.tail_mask ? cs.tail_torn.data() + s * n : nullptr};
       RegionTally tally{acc[r].torn, acc[r].min, acc[r].max};
       sample_region(in, tally);
       acc[r].torn = tally.torn;
@@ -447,12 +455,6 @@ ClipStretch measure_clip(const SkinSampler& skin, const detail::StretchPlan& pla
   if (plan.figures) {
     cs.tail = finish(acc[0], plan.region[0].ends, skin);
     cs.body = finish(acc[1], plan.region[1].ends, skin);
-  }
-  if (plan.tail_mask) {
-    const std::vector<double>& r = scratch.region[0].ratios;
-    cs.tail_torn.resize(r.size());
-    for (std::size_t i = 0; i < r.size(); ++i)
-      cs.tail_torn[i] = std::uint8_t(r[i] >= torn_above_sq || r[i] < torn_below_sq);
   }
   return cs;
 }
