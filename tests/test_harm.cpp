@@ -59,6 +59,33 @@ TEST_CASE("harm rule: flips counted edge-sample by edge-sample", "[harm]") {
   CHECK_THROWS_AS(retail::count_flips(mask(3, 1), mask(4, 1)), std::invalid_argument);
 }
 
+TEST_CASE("harm rule: flips counted eight samples a word equal one by one", "[harm]") {
+  // Any nonzero byte is torn (here 1, 2, 128 and 255), at any length (a tail past the words).
+  std::uint64_t state = 3;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return std::uint8_t(state >> 56);
+  };
+  const std::uint8_t values[] = {0, 0, 0, 1, 2, 128, 255};
+  for (std::size_t n : {std::size_t(0), std::size_t(7), std::size_t(8), std::size_t(1003)}) {
+    std::vector<std::uint8_t> a(n), b(n);
+    retail::EdgeFlips want;
+    want.edge_samples = n;
+    for (std::size_t i = 0; i < n; ++i) {
+      a[i] = values[next() % 7], b[i] = values[next() % 7];
+      want.input_torn += a[i] != 0, want.output_torn += b[i] != 0;
+      want.newly_torn += b[i] && !a[i], want.healed += a[i] && !b[i];
+    }
+    const retail::EdgeFlips got = retail::count_flips(a, b);
+    INFO(n << " samples");
+    CHECK(got.edge_samples == want.edge_samples);
+    CHECK(got.input_torn == want.input_torn);
+    CHECK(got.output_torn == want.output_torn);
+    CHECK(got.newly_torn == want.newly_torn);
+    CHECK(got.healed == want.healed);
+  }
+}
+
 TEST_CASE("harm rule: the noise floor", "[harm]") {
   retail::HarmParams p; // 0.1%, at least 3
   CHECK(retail::noise_floor(0, p) == 3);
