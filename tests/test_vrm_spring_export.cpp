@@ -208,6 +208,15 @@ TEST_CASE("vrm export: colliders retail adds are appended after the file's, as a
     const auto added = retail::vrm_added_groups(d, {set});
     REQUIRE(added.size() == 1);
     CHECK(added[0] == std::vector<int>{int(before.groups.size())}); // one node: one group
+    // Two characters' sets (the second on two nodes), an empty one between: numbered in order.
+    retail::GrownColliderSet second = set;
+    second.colliders.push_back(set.colliders[0]);
+    second.colliders.back().node = node_named(d, "Head");
+    const int n = int(before.groups.size());
+    const auto three = retail::vrm_added_groups(d, {set, {}, second});
+    CHECK(three[0] == std::vector<int>{n});
+    CHECK(three[1].empty());
+    CHECK(three[2] == (version == 1 ? std::vector<int>{n + 1} : std::vector<int>{n + 1, n + 2}));
     retail::GrownSpring s = leg_spring(d);
     s.collider_groups = {0, added[0][0]};
     retail::VrmSpringPlan plan =
