@@ -175,3 +175,153 @@ TEST_CASE("vrm export: the collider rule - tails the hips and legs, hair what th
   CHECK(groups(true).empty());
   CHECK(groups(false).empty());
 }
+
+namespace {
+
+/// A capsule on the generated rig's neck node, in its frame: 0.1 long along +Y, radius 0.035
+/// (VRM 0.x: ceil(0.1 / 0.035) + 1 = 4 spheres, 1/30 apart).
+retail::GrownColliderSet neck_set(const retail::Document& d) {
+  retail::GrownCollider c;
+  c.name = "neck";
+  c.node = node_named(d, "Neck");
+  c.head_local = Eigen::Vector3d(0.01, 0, 0.02);
+  c.tail_local = Eigen::Vector3d(0.01, 0.1, 0.02);
+  c.radius_local = 0.035;
+  return {"retail body", {c}};
+}
+
+} // namespace
+
+TEST_CASE("vrm export: colliders retail adds are appended after the file's, as a VRM 1 capsule "
+          "group and VRM 0.x spheres along the axis, and read back as written",
+          "[vrm]") {
+  for (int version : {0, 1}) {
+    INFO("VRM " << version);
+    retail::RigOptions o;
+    o.vrm = version;
+    retail::Document d = test::make_rig(o).doc;
+    retail::Model m = retail::parse_model(d);
+    const retail::VrmSprings before = retail::read_vrm_springs(d, m);
+    const Json json_before = d.gltf["extensions"];
+    const retail::GrownColliderSet set = neck_set(d);
+    REQUIRE(set.colliders[0].node >= 0);
+    const auto added = retail::vrm_added_groups(d, {set});
+    REQUIRE(added.size() == 1);
+    CHECK(added[0] == std::vector<int>{int(before.groups.size())}); // one node: one group
+    // Two characters' sets (the second on two nodes), an empty one between: numbered in order.
+    retail::GrownColliderSet second = set;
+    second.colliders.push_back(set.colliders[0]);
+    second.colliders.back().node = node_named(d, "Head");
+    const int n = int(before.groups.size());
+    const auto three = retail::vrm_added_groups(d, {set, {}, second});
+    CHECK(three[0] == std::vector<int>{n});
+    CHECK(three[1].empty());
+    CHECK(three[2] == (version == 1 ? std::vector<int>{n + 1} : std::vector<int>{n + 1, n + 2}));
+    retail::GrownSpring s = leg_spring(d);
+    s.collider_groups = {0, added[0][0]};
+    retail::VrmSpringPlan plan =
+        retail::vrm_spring_plan(d, m, retail::world_matrices(m), {s}, {set});
+    CHECK(plan.collider_groups.size() == 1);
+    CHECK(plan.colliders.size() == (version == 1 ? 1u : 0u));
+    retail::apply_vrm_spring_plan(d, plan);
+    // The file's own colliders and groups: the same JSON, in place.
+    const Json& after = d.gltf["extensions"];
+    const char* owner = version == 1 ? "/VRMC_springBone" : "/VRM/secondaryAnimation";
+    for (const char* key : {"/colliders", "/colliderGroups"}) {
+      const Json::json_pointer ptr(std::string(owner) + key);
+      if (!json_before.contains(ptr)) continue;
+      const Json& was = json_before.at(ptr);
+      REQUIRE(after.at(ptr).size() >= was.size());
+      for (std::size_t i = 0; i < was.size(); ++i) CHECK(after.at(ptr)[i].dump() == was[i].dump());
+    }
+    d = test::reparse(d);
+    m = retail::parse_model(d);
+    const retail::VrmSprings back = retail::read_vrm_springs(d, m);
+    REQUIRE(back.groups.size() == before.groups.size() + 1);
+    for (std::size_t g = 0; g < before.groups.size(); ++g)
+      CHECK(back.groups[g].colliders == before.groups[g].colliders);
+    const retail::VrmColliderGroup& group = back.groups.back();
+    const retail::GrownCollider& c = set.colliders[0];
+    if (version == 1) {
+      CHECK(group.name == "retail body");
+      REQUIRE(group.colliders == std::vector<int>{int(before.colliders.size())});
+      const retail::VrmCollider& col = back.colliders.back();
+      CHECK(col.node == c.node);
+      CHECK(col.shape == retail::VrmColliderShape::Capsule);
+      CHECK((col.offset - c.head_local).norm() < 1e-12);
+      CHECK((col.tail - c.tail_local).norm() < 1e-12);
+      CHECK(col.radius_m == c.radius_local);
+    } else {
+      REQUIRE(group.colliders.size() == 4); // ceil(0.1 / 0.035) + 1
+      for (std::size_t i = 0; i < 4; ++i) {
+        const retail::VrmCollider& col = back.colliders[std::size_t(group.colliders[i])];
+        CHECK(col.node == c.node);
+        CHECK(col.shape == retail::VrmColliderShape::Sphere);
+        CHECK(col.radius_m == c.radius_local);
+        const Eigen::Vector3d want(0.01, 0.1 * double(i) / 3, 0.02); // Z read back unflipped
+        CHECK((col.offset - want).norm() < 1e-12);
+      }
+      // As written: Unity's Z.
+      const Json& w = d.gltf["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"].back();
+      CHECK(w["node"] == c.node);
+      CHECK(w["colliders"][0]["offset"]["z"].get<double>() == Approx(-0.02));
+    }
+    for (const auto& ch : back.chains)
+      if (!ch.joints.empty() && ch.joints.front() == s.joints.front())
+        CHECK(ch.collider_groups == s.collider_groups);
+    // A group past the appended ones, a collider without a radius or node: refused.
+    retail::GrownSpring bad = leg_spring(d);
+    bad.collider_groups = {int(back.groups.size()) + 1};
+    CHECK_THROWS_AS(retail::vrm_spring_plan(d, m, retail::world_matrices(m), {bad}, {set}),
+                    retail::Error);
+    retail::GrownColliderSet flat = set;
+    flat.colliders[0].radius_local = 0;
+    CHECK_THROWS_AS(retail::vrm_spring_plan(d, m, retail::world_matrices(m), {s}, {flat}),
+                    retail::Error);
+    flat = set;
+    flat.colliders[0].node = int(m.nodes.size());
+    CHECK_THROWS_AS(retail::vrm_spring_plan(d, m, retail::world_matrices(m), {s}, {flat}),
+                    retail::Error);
+  }
+}
+
+TEST_CASE("vrm export: VRM 0.x spheres cover a capsule at spacing at most its radius, one group "
+          "per node",
+          "[vrm]") {
+  retail::RigOptions o;
+  o.vrm = 0;
+  retail::Document d = test::make_rig(o).doc;
+  retail::Model m = retail::parse_model(d);
+  const std::size_t groups =
+      d.gltf["extensions"]["VRM"]["secondaryAnimation"]["colliderGroups"].size();
+  retail::GrownColliderSet set = neck_set(d);
+  retail::GrownCollider head = set.colliders[0], sphere = set.colliders[0];
+  head.name = "head";
+  head.node = node_named(d, "Head");
+  head.tail_local = head.head_local + Eigen::Vector3d(0.3, 0.4, 0); // 0.5 long, radius 0.1
+  head.radius_local = 0.1;
+  sphere.name = "neck sphere";
+  sphere.tail_local = sphere.head_local; // length 0: one sphere
+  set.colliders = {set.colliders[0], head, sphere};
+  const auto added = retail::vrm_added_groups(d, {set});
+  CHECK(added[0] == std::vector<int>{int(groups), int(groups) + 1}); // neck, then head
+  retail::VrmSpringPlan plan = retail::vrm_spring_plan(d, m, retail::world_matrices(m), {}, {set});
+  REQUIRE(plan.collider_groups.size() == 2);
+  CHECK(plan.collider_groups[0]["node"] == set.colliders[0].node);
+  CHECK(plan.collider_groups[0]["colliders"].size() == 4 + 1); // the neck capsule, the sphere
+  const Json& hs = plan.collider_groups[1]["colliders"];
+  REQUIRE(hs.size() == 6); // ceil(0.5 / 0.1) + 1
+  for (std::size_t i = 0; i + 1 < hs.size(); ++i) {
+    const Eigen::Vector3d a(hs[i]["offset"]["x"], hs[i]["offset"]["y"], hs[i]["offset"]["z"]);
+    const Eigen::Vector3d b(hs[i + 1]["offset"]["x"], hs[i + 1]["offset"]["y"],
+                            hs[i + 1]["offset"]["z"]);
+    CHECK((b - a).norm() == Approx(0.1).epsilon(1e-12));
+  }
+  CHECK(hs[5]["offset"]["x"].get<double>() == Approx(0.31));
+  CHECK(hs[5]["offset"]["y"].get<double>() == Approx(0.4));
+  // Nothing to add: no group, the file as it was.
+  const Json before = d.gltf;
+  retail::VrmSpringPlan none = retail::vrm_spring_plan(d, m, retail::world_matrices(m), {}, {});
+  retail::apply_vrm_spring_plan(d, none);
+  CHECK(d.gltf == before);
+}

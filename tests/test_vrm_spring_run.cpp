@@ -6,6 +6,7 @@
 #include "retail/base/document.h"
 #include "retail/io/io.h"
 #include "retail/motion/vrm_spring_export.h"
+#include "retail/rig/skeleton.h"
 #include "retail/rig/transform.h"
 #include "retail/vrm/vrm_springs.h"
 #include "support.h"
@@ -20,27 +21,17 @@ using namespace retail;
 
 namespace {
 
-/// JSON pointer of the spring array for a file's VRM version.
-Json::json_pointer springs_pointer(const Document& d) {
-  return Json::json_pointer(vrm_spring_target(d) == "VRMC_springBone"
-                                ? "/VRMC_springBone/springs"
-                                : "/VRM/secondaryAnimation/boneGroups");
+/// JSON pointer of the spring metadata object for a file's VRM version.
+std::string owner_pointer(const Document& d) {
+  return vrm_spring_target(d) == "VRMC_springBone" ? "/VRMC_springBone" : "/VRM/secondaryAnimation";
 }
 
-/// Checks that `out` holds everything `in` did: each input buffer a byte prefix of the output's,
-/// extensionsUsed equal, every existing spring entry serialised the same and in place, and the
-/// VRM extensions equal once the appended entries are removed. Returns the appended entries.
-Json appended_springs(const Document& in, const Document& out) {
-  REQUIRE(out.buffers.size() >= in.buffers.size());
-  for (std::size_t b = 0; b < in.buffers.size(); ++b) {
-    REQUIRE(out.buffers[b].size() >= in.buffers[b].size());
-    CHECK(std::equal(in.buffers[b].begin(), in.buffers[b].end(), out.buffers[b].begin()));
-  }
-  CHECK(in.gltf.value("extensionsUsed", Json()) == out.gltf.value("extensionsUsed", Json()));
-  const Json::json_pointer ptr = springs_pointer(in);
-  Json ein = in.gltf["extensions"], eout = out.gltf["extensions"];
+/// The entries appended to `key` of the spring metadata (`ein` -> `eout`), every existing entry
+/// serialised the same and in place; the appended ones removed from `eout`.
+Json appended_to(const Json& ein, Json& eout, const std::string& owner, const std::string& key) {
+  const Json::json_pointer ptr(owner + "/" + key);
   const Json before = ein.contains(ptr) ? ein.at(ptr) : Json::array();
-  REQUIRE(eout.contains(ptr));
+  if (!eout.contains(ptr)) return Json::array();
   const Json after = eout.at(ptr);
   REQUIRE(after.size() >= before.size());
   for (std::size_t i = 0; i < before.size(); ++i) CHECK(after[i].dump() == before[i].dump());
@@ -48,8 +39,111 @@ Json appended_springs(const Document& in, const Document& out) {
     eout[ptr] = before;
   else
     eout[ptr.parent_pointer()].erase(ptr.back());
-  CHECK(eout.dump() == ein.dump());
   return Json(after.begin() + std::ptrdiff_t(before.size()), after.end());
+}
+
+/// What retail appended to a VRM's spring metadata.
+struct Appended {
+  Json springs;         ///< springs[] (VRM 1) or boneGroups[] (VRM 0.x)
+  Json colliders;       ///< VRM 1 colliders[] (VRM 0.x: none)
+  Json collider_groups; ///< colliderGroups[]
+};
+
+/// Checks that `out` holds everything `in` did: each input buffer a byte prefix of the output's,
+/// extensionsUsed equal, every existing spring, collider and collider group entry serialised the
+/// same and in place, and the VRM extensions equal once the appended entries are removed.
+Appended appended(const Document& in, const Document& out) {
+  REQUIRE(out.buffers.size() >= in.buffers.size());
+  for (std::size_t b = 0; b < in.buffers.size(); ++b) {
+    REQUIRE(out.buffers[b].size() >= in.buffers[b].size());
+    CHECK(std::equal(in.buffers[b].begin(), in.buffers[b].end(), out.buffers[b].begin()));
+  }
+  CHECK(in.gltf.value("extensionsUsed", Json()) == out.gltf.value("extensionsUsed", Json()));
+  const std::string owner = owner_pointer(in);
+  const bool vrm1 = vrm_spring_target(in) == "VRMC_springBone";
+  Json ein = in.gltf["extensions"], eout = out.gltf["extensions"];
+  REQUIRE(eout.contains(Json::json_pointer(owner + (vrm1 ? "/springs" : "/boneGroups"))));
+  Appended a;
+  a.springs = appended_to(ein, eout, owner, vrm1 ? "springs" : "boneGroups");
+  a.colliders = appended_to(ein, eout, owner, "colliders");
+  a.collider_groups = appended_to(ein, eout, owner, "colliderGroups");
+  CHECK(eout.dump() == ein.dump());
+  return a;
+}
+
+/// The spring entries appended (see appended).
+Json appended_springs(const Document& in, const Document& out) {
+  return appended(in, out).springs;
+}
+
+std::vector<int> operator+(std::vector<int> a, const std::vector<int>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+Eigen::Vector3d vec3(const Json& j, bool unity) {
+  if (j.is_array()) return {j[0].get<double>(), j[1].get<double>(), j[2].get<double>()};
+  return {j["x"].get<double>(), j["y"].get<double>(), (unity ? -1 : 1) * j["z"].get<double>()};
+}
+
+/// The body capsules the ponytail respects as VRM colliders in `out` (appended: `app`): one per
+/// added capsule, on its bone's node, its ends the world capsule mapped by the inverse of the
+/// node's bind world matrix (VRM 0.x: spheres from end to end at spacing <= the radius); in one
+/// new group (VRM 0.x one per node) that only the ponytail lists; the report says which.
+void check_body_colliders(const RunResult& r, const Document& out, const Appended& app,
+                          int version) {
+  REQUIRE(r.hair_colliders.size() == 1);
+  const VrmSpringRecord& rec = r.vrm_springs[0];
+  const Model m = parse_model(out);
+  const Character c = build_characters(out, m, BindParams{}).at(0);
+  std::vector<const BodyCapsule*> body;
+  for (const BodyCapsule& b : r.hair_colliders[0].body)
+    if (b.added) body.push_back(&b);
+  REQUIRE(body.size() >= 2); // the generated neck and chest at least (no file collider there)
+  REQUIRE(rec.colliders.size() == body.size());
+  CHECK(app.collider_groups.size() == (version == 1 ? 1 : body.size()));
+  CHECK(app.colliders.size() == (version == 1 ? body.size() : 0));
+  CHECK(rec.collider_groups.size() == app.collider_groups.size());
+  CHECK(rec.springs[0].collider_groups.back() < rec.collider_groups.front()); // not the tail's
+  const Json& capsules = r.report["characters"][0]["hair"]["colliders"]["body_capsules"];
+  for (const Json& b : capsules) CHECK(b["exported"] == b["added"]);
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    INFO(body[i]->bone);
+    CHECK(rec.colliders[i].name == body[i]->bone);
+    CHECK(rec.colliders[i].node == body[i]->node);
+    const Eigen::Matrix4d bind = c.bind_world[std::size_t(c.joint_index(body[i]->node))];
+    const Eigen::Matrix4d inv = bind.inverse();
+    const Eigen::Vector3d a = (inv * body[i]->capsule.a.homogeneous()).head<3>();
+    const Eigen::Vector3d b = (inv * body[i]->capsule.b.homogeneous()).head<3>();
+    const double radius = body[i]->capsule.radius_m / mean_scale(bind);
+    if (version == 1) {
+      const Json& col = app.colliders[i];
+      CHECK(col["node"] == body[i]->node);
+      const Json& cap = col["shape"]["capsule"];
+      CHECK((vec3(cap["offset"], false) - a).norm() < 1e-5);
+      CHECK((vec3(cap["tail"], false) - b).norm() < 1e-5);
+      CHECK(cap["radius"].get<double>() == Approx(radius).margin(1e-5));
+      CHECK(app.collider_groups[0]["colliders"][i] ==
+            out.gltf["extensions"]["VRMC_springBone"]["colliders"].size() - body.size() + i);
+      continue;
+    }
+    const Json& g = app.collider_groups[i]; // one bone per node here
+    CHECK(g["node"] == body[i]->node);
+    const Json& spheres = g["colliders"];
+    REQUIRE(spheres.size() == std::size_t(std::ceil((b - a).norm() / radius)) + 1);
+    CHECK((vec3(spheres.front()["offset"], true) - a).norm() < 1e-5);
+    CHECK((vec3(spheres.back()["offset"], true) - b).norm() < 1e-5);
+    for (std::size_t k = 0; k < spheres.size(); ++k) {
+      CHECK(spheres[k]["radius"].get<double>() == Approx(radius).margin(1e-5));
+      if (k > 0)
+        CHECK((vec3(spheres[k]["offset"], true) - vec3(spheres[k - 1]["offset"], true)).norm() <=
+              radius + 1e-9);
+    }
+  }
+  const VrmSprings back = read_vrm_springs(out, m); // the readers' view: the groups as planned
+  for (std::size_t g = 0; g < rec.collider_groups.size(); ++g)
+    CHECK(std::size_t(rec.collider_groups[g]) ==
+          back.groups.size() - rec.collider_groups.size() + g);
 }
 
 RigOptions vrm_rig(int version) {
@@ -85,7 +179,8 @@ TEST_CASE("vrm springs: a generated tailed VRM 0 and VRM 1 gain one spring per g
     params.hair.hair = {"Ponytail"};
     RunResult r = run(dir + "/in.vrm", dir + "/out.vrm", params);
     Document in = read_document(dir + "/in.vrm"), out = read_document(dir + "/out.vrm");
-    Json added = appended_springs(in, out);
+    const Appended app = appended(in, out);
+    const Json& added = app.springs;
     REQUIRE(r.characters.size() == 1);
     REQUIRE(r.characters[0].chains.size() == 1);
     REQUIRE(r.hair[0].chains.size() == 1);
@@ -100,7 +195,8 @@ TEST_CASE("vrm springs: a generated tailed VRM 0 and VRM 1 gain one spring per g
     // group the file's own tuft uses (generator: VRM 0 one group per node, VRM 1 two groups).
     CHECK(rec.springs[0].collider_groups ==
           (version == 0 ? std::vector<int>{1, 2, 3} : std::vector<int>{1}));
-    CHECK(rec.springs[1].collider_groups == std::vector<int>{0});
+    CHECK(rec.springs[1].collider_groups == std::vector<int>{0} + rec.collider_groups);
+    check_body_colliders(r, out, app, version);
     // The ponytail's spring from its chain's k and c (hair_rig.h): ω² = k, c = 2ζω.
     const HairChainResult& hp = r.hair[0].chains[0];
     for (double f : rec.springs[1].frequency_hz)

@@ -55,9 +55,9 @@ VrmSpringPlan stages_after_rerig(const Input& in, const Judged& judged,
     result.stages.push_back({"spring_bake", ms_since(t0), spring_bake_summary(result.spring_bake)});
   t0 = Clock::now(); // grown chains into the VRM's own springs (vrm_spring_export.h)
   const Model none;  // no VRM target: the export reads no model
-  VrmSpringStage vrm =
-      plan_vrm_spring_export(in.doc, judged.rig ? judged.rig->model : none, in.characters,
-                             result.characters, result.hair, params.bake, params.vrm_springs);
+  VrmSpringStage vrm = plan_vrm_spring_export(
+      in.doc, judged.rig ? judged.rig->model : none, in.characters, result.characters, result.hair,
+      result.hair_colliders, params.bake, params.vrm_springs);
   result.vrm_springs = vrm.characters;
   result.warnings.insert(result.warnings.end(), vrm.warnings.begin(), vrm.warnings.end());
   if (!vrm.summary.empty()) result.stages.push_back({"vrm_springs", ms_since(t0), vrm.summary});

@@ -78,10 +78,12 @@ HairColliders hair_colliders(const Document& doc, const Model& model, const Char
     out.torso_node = trunk.carrier;
   }
   out.body = fit_body_capsules(c, trunk, placed, chains, params);
-  for (const BodyCapsule& b : out.body)
-    if (b.added)
+  for (BodyCapsule& b : out.body)
+    if (b.added) {
+      b.proxy = int(out.proxies.size());
       out.proxies.push_back(
           {b.node, riding_proxy(b.capsule, c.bind_world[std::size_t(c.joint_index(b.node))])});
+    }
   return out;
 }
 

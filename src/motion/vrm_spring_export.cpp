@@ -64,7 +64,8 @@ std::vector<int> grown_collider_groups(const VrmSprings& existing, const Model& 
 
 std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& model,
                                        const Character& character, const CharacterResult& tails,
-                                       const HairResult* hair, const BakeParams& params) {
+                                       const HairResult* hair, const BakeParams& params,
+                                       const std::vector<int>& hair_groups) {
   std::vector<GrownSpring> out;
   const SpringParams& sp = params.spring;
   for (const ChainResult& ch : tails.chains) {
@@ -103,20 +104,33 @@ std::vector<GrownSpring> grown_springs(const VrmSprings& existing, const Model& 
     s.damping_ratio = zeta;
     s.gravity_mps2 = hp.gravity_mps2 * character.scale;
     s.collider_groups = grown_collider_groups(existing, model, character, true);
+    s.collider_groups.insert(s.collider_groups.end(), hair_groups.begin(), hair_groups.end());
     out.push_back(std::move(s));
   }
   return out;
 }
 
+GrownColliderSet body_collider_set(const HairColliders& colliders, const std::string& name) {
+  GrownColliderSet set;
+  set.name = name;
+  for (const BodyCapsule& b : colliders.body) {
+    if (!b.added || b.proxy < 0 || std::size_t(b.proxy) >= colliders.proxies.size()) continue;
+    const auto& [node, p] = colliders.proxies[std::size_t(b.proxy)];
+    set.colliders.push_back({b.bone, node, p.head_local, p.tail_local, p.radius_m});
+  }
+  return set;
+}
+
 VrmSpringStage plan_vrm_spring_export(const Document& doc, const Model& model,
                                       const std::vector<Character>& characters,
                                       const std::vector<CharacterResult>& tails,
-                                      const std::vector<HairResult>& hair, const BakeParams& params,
-                                      bool enabled) {
+                                      const std::vector<HairResult>& hair,
+                                      const std::vector<HairColliders>& hair_colliders,
+                                      const BakeParams& params, bool enabled) {
   VrmSpringStage out;
   const std::string target = vrm_spring_target(doc);
   const std::string status = target.empty() ? "not a VRM" : enabled ? "written" : "off";
-  out.characters.assign(characters.size(), VrmSpringRecord{status, target, {}});
+  out.characters.assign(characters.size(), VrmSpringRecord{status, target, {}, {}, {}});
   if (target.empty()) return out;
   out.summary = "off (--no-vrm-springs)";
   if (!enabled) return out;
@@ -130,17 +144,31 @@ VrmSpringStage plan_vrm_spring_export(const Document& doc, const Model& model,
   if (!existing.unusable.empty()) // the file's own springs cannot be used: ours respect no collider
     out.warnings.push_back("VRM springs: the file's spring metadata cannot be used (" +
                            existing.unusable + "): the grown chains are written without colliders");
+  std::vector<GrownColliderSet> sets(characters.size()); // the hair's body capsules
+  for (std::size_t k = 0; k < sets.size() && existing.unusable.empty(); ++k)
+    if (k < hair_colliders.size() && k < hair.size() && !hair[k].chains.empty())
+      sets[k] = body_collider_set(hair_colliders[k],
+                                  k == 0 ? "retail body" : "retail body " + std::to_string(k));
+  const std::vector<std::vector<int>> added = vrm_added_groups(doc, sets);
   std::vector<GrownSpring> all;
+  std::size_t colliders = 0;
   for (std::size_t k = 0; k < characters.size() && k < tails.size(); ++k) {
-    out.characters[k].springs = grown_springs(existing, model, characters[k], tails[k],
-                                              k < hair.size() ? &hair[k] : nullptr, params);
-    all.insert(all.end(), out.characters[k].springs.begin(), out.characters[k].springs.end());
+    VrmSpringRecord& rec = out.characters[k];
+    rec.springs = grown_springs(existing, model, characters[k], tails[k],
+                                k < hair.size() ? &hair[k] : nullptr, params, added[k]);
+    rec.colliders = sets[k].colliders;
+    rec.collider_groups = added[k];
+    colliders += rec.colliders.size();
+    all.insert(all.end(), rec.springs.begin(), rec.springs.end());
   }
-  out.plan = vrm_spring_plan(doc, model, world_matrices(model), all);
+  out.plan = vrm_spring_plan(doc, model, world_matrices(model), all, sets);
   std::size_t joints = 0;
   for (const GrownSpring& s : all) joints += s.joints.size();
   out.summary = std::to_string(all.size()) + " chain(s), " + std::to_string(joints) +
                 " joints appended to " + target;
+  if (colliders > 0)
+    out.summary += ", " + std::to_string(colliders) + " body capsule(s) as colliders in " +
+                   std::to_string(out.plan.collider_groups.size()) + " new group(s)";
   return out;
 }
 

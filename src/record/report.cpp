@@ -148,13 +148,18 @@ Json left_torn_json(const std::vector<LeftTorn>& left) {
   return out;
 }
 
-/// The body capsules fitted for a character's hair chains (hair_capsules.h), added or not.
-Json body_capsules_json(const std::vector<BodyCapsule>& body) {
+/// The body capsules fitted for a character's hair chains (hair_capsules.h), added or not;
+/// `vrm` what the VRM spring export wrote for the character (null: not run).
+Json body_capsules_json(const std::vector<BodyCapsule>& body, const VrmSpringRecord* vrm) {
   Json out = Json::array();
-  for (const BodyCapsule& b : body)
+  for (const BodyCapsule& b : body) {
+    bool exported = false;
+    if (vrm)
+      for (const GrownCollider& c : vrm->colliders) exported = exported || c.name == b.bone;
     out.push_back({{"bone", b.bone},
                    {"node", b.node},
                    {"added", b.added},
+                   {"exported", exported},
                    {"covered", b.covered},
                    {"dropped", b.dropped},
                    {"limb", b.limb},
@@ -163,6 +168,7 @@ Json body_capsules_json(const std::vector<BodyCapsule>& body) {
                    {"radius", r6(b.capsule.radius_m)},
                    {"fitted_radius", r6(b.fitted_radius_m)},
                    {"vertices", b.vertices}});
+  }
   return out;
 }
 
@@ -233,14 +239,16 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
   }
   if (k < rec.hair_colliders.size()) {
     const HairColliders& c = rec.hair_colliders[k];
-    out["colliders"] = {{"vrm", c.vrm},
-                        {"torso_capsule",
-                         {{"fitted", c.torso_fitted},
-                          {"added", c.torso_added},
-                          {"radius", r6(c.torso_radius)},
-                          {"node", c.torso_node},
-                          {"covered_fraction", r6(c.covered_fraction)}}},
-                        {"body_capsules", body_capsules_json(c.body)}};
+    out["colliders"] = {
+        {"vrm", c.vrm},
+        {"torso_capsule",
+         {{"fitted", c.torso_fitted},
+          {"added", c.torso_added},
+          {"radius", r6(c.torso_radius)},
+          {"node", c.torso_node},
+          {"covered_fraction", r6(c.covered_fraction)}}},
+        {"body_capsules",
+         body_capsules_json(c.body, k < rec.vrm_springs.size() ? &rec.vrm_springs[k] : nullptr)}};
   }
   return out;
 }
@@ -293,8 +301,12 @@ Json vrm_springs_json(const VrmSpringRecord& v) {
     springs.push_back(
         {{"name", s.name}, {"joints", s.joints}, {"collider_groups", s.collider_groups}});
   }
-  return {
-      {"target", v.target}, {"count", v.springs.size()}, {"joints", joints}, {"springs", springs}};
+  Json colliders = Json::array();
+  for (const GrownCollider& c : v.colliders)
+    colliders.push_back({{"bone", c.name}, {"node", c.node}, {"radius", r6(c.radius_local)}});
+  return {{"target", v.target},     {"count", v.springs.size()},
+          {"joints", joints},       {"springs", springs},
+          {"colliders", colliders}, {"collider_groups", v.collider_groups}};
 }
 
 Json spring_stretch_json(const SpringStretch& s) {

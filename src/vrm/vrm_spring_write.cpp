@@ -40,20 +40,100 @@ std::vector<double> link_lengths(const Model& model, const std::vector<Eigen::Ma
   return out;
 }
 
-/// The collider groups the file has for `target`.
-std::size_t group_count(const Document& doc, const std::string& target) {
-  const Json& ext = doc.gltf.contains("extensions") ? doc.gltf["extensions"] : Json::object();
-  const Json* groups = nullptr;
+/// The file's spring-metadata array `key` for `target` ("colliders", "colliderGroups"), or null.
+const Json* spring_array(const Document& doc, const std::string& target, const char* key) {
+  if (!doc.gltf.contains("extensions") || !doc.gltf["extensions"].is_object()) return nullptr;
+  const Json& ext = doc.gltf["extensions"];
+  const Json* owner = nullptr;
   if (target == "VRMC_springBone" && ext.contains("VRMC_springBone"))
-    groups = ext["VRMC_springBone"].contains("colliderGroups")
-                 ? &ext["VRMC_springBone"]["colliderGroups"]
-                 : nullptr;
-  else if (target != "VRMC_springBone" && ext.contains("VRM") &&
+    owner = &ext["VRMC_springBone"];
+  else if (target != "VRMC_springBone" && ext.contains("VRM") && ext["VRM"].is_object() &&
            ext["VRM"].contains("secondaryAnimation"))
-    groups = ext["VRM"]["secondaryAnimation"].contains("colliderGroups")
-                 ? &ext["VRM"]["secondaryAnimation"]["colliderGroups"]
-                 : nullptr;
-  return groups && groups->is_array() ? groups->size() : 0;
+    owner = &ext["VRM"]["secondaryAnimation"];
+  if (!owner || !owner->is_object() || !owner->contains(key)) return nullptr;
+  const Json* a = &(*owner)[key];
+  return a->is_array() ? a : nullptr;
+}
+
+/// How many entries the file has in its spring-metadata array `key` for `target`.
+std::size_t array_size(const Document& doc, const std::string& target, const char* key) {
+  const Json* a = spring_array(doc, target, key);
+  return a ? a->size() : 0;
+}
+
+/// The distinct nodes of a set, in the order they first appear.
+std::vector<int> set_nodes(const GrownColliderSet& set) {
+  std::vector<int> out;
+  for (const GrownCollider& c : set.colliders)
+    if (std::find(out.begin(), out.end(), c.node) == out.end()) out.push_back(c.node);
+  return out;
+}
+
+constexpr std::size_t kMaxSpheres = 64; ///< per capsule written as VRM 0.x spheres
+
+void check_collider(const Model& model, const GrownCollider& c) {
+  if (c.node < 0 || std::size_t(c.node) >= model.nodes.size())
+    usage("collider '" + c.name + "': node " + std::to_string(c.node) + " out of range");
+  if (!(c.radius_local > 0) || !std::isfinite(c.radius_local) || !c.head_local.allFinite() ||
+      !c.tail_local.allFinite())
+    usage("collider '" + c.name + "': radius not positive or a point not finite");
+  if ((c.tail_local - c.head_local).norm() / c.radius_local > double(kMaxSpheres - 1))
+    usage("collider '" + c.name + "': too long for its radius");
+}
+
+/// The centres of the spheres covering capsule `c` (VRM 0.x): n = ceil(length / radius) + 1,
+/// evenly spaced from head to tail (spacing at most the radius).
+std::vector<Eigen::Vector3d> sphere_centres(const GrownCollider& c) {
+  const Eigen::Vector3d d = c.tail_local - c.head_local;
+  const std::size_t n = std::size_t(std::ceil(d.norm() / c.radius_local)) + 1;
+  std::vector<Eigen::Vector3d> out;
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(n > 1 ? Eigen::Vector3d(c.head_local + (double(i) / double(n - 1)) * d)
+                        : c.head_local);
+  return out;
+}
+
+/// Appends `entries` to `owner[key]` (created as an array when absent); nothing when empty.
+void append_all(Json& owner, const char* key, const Json& entries) {
+  if (entries.empty()) return;
+  Json& a = owner[key];
+  if (!a.is_array()) a = Json::array();
+  for (const auto& e : entries) a.push_back(e);
+}
+
+Json array3(const Eigen::Vector3d& v) {
+  return Json::array({v.x(), v.y(), v.z()});
+}
+
+/// The collider and group entries for `sets` (VRM 1: colliders numbered after `first`).
+void plan_colliders(const std::vector<GrownColliderSet>& sets, bool vrm1, std::size_t first,
+                    VrmSpringPlan& plan) {
+  for (const GrownColliderSet& set : sets) {
+    if (set.colliders.empty()) continue;
+    if (vrm1) {
+      Json members = Json::array();
+      for (const GrownCollider& c : set.colliders) {
+        members.push_back(first + plan.colliders.size());
+        plan.colliders.push_back({{"node", c.node},
+                                  {"shape",
+                                   {{"capsule",
+                                     {{"offset", array3(c.head_local)},
+                                      {"radius", c.radius_local},
+                                      {"tail", array3(c.tail_local)}}}}}});
+      }
+      plan.collider_groups.push_back({{"name", set.name}, {"colliders", members}});
+      continue;
+    }
+    for (int node : set_nodes(set)) {
+      Json spheres = Json::array();
+      for (const GrownCollider& c : set.colliders)
+        if (c.node == node)
+          for (const Eigen::Vector3d& p : sphere_centres(c)) // VRM 0 stores Unity's Z
+            spheres.push_back({{"offset", {{"x", p.x()}, {"y", p.y()}, {"z", -p.z()}}},
+                               {"radius", c.radius_local}});
+      plan.collider_groups.push_back({{"node", node}, {"colliders", spheres}});
+    }
+  }
 }
 
 Json vrm1_spring(const GrownSpring& s, const std::vector<VrmJointSettings>& js) {
@@ -93,6 +173,20 @@ Json vrm0_group(const GrownSpring& s, const std::vector<VrmJointSettings>& js) {
 
 } // namespace
 
+std::vector<std::vector<int>> vrm_added_groups(const Document& doc,
+                                               const std::vector<GrownColliderSet>& sets) {
+  const std::string target = vrm_spring_target(doc);
+  std::vector<std::vector<int>> out(sets.size());
+  if (target.empty()) return out;
+  int next = int(array_size(doc, target, "colliderGroups"));
+  for (std::size_t s = 0; s < sets.size(); ++s) {
+    if (sets[s].colliders.empty()) continue;
+    const std::size_t n = target == "VRMC_springBone" ? 1 : set_nodes(sets[s]).size();
+    for (std::size_t i = 0; i < n; ++i) out[s].push_back(next++);
+  }
+  return out;
+}
+
 std::string vrm_spring_target(const Document& doc) {
   if (!doc.gltf.contains("extensions") || !doc.gltf["extensions"].is_object()) return "";
   const Json& ext = doc.gltf["extensions"];
@@ -122,12 +216,19 @@ VrmJointSettings vrm_settings_for(double frequency_hz, double damping_ratio, dou
 
 VrmSpringPlan vrm_spring_plan(const Document& doc, const Model& model,
                               const std::vector<Eigen::Matrix4d>& world,
-                              const std::vector<GrownSpring>& springs, const VrmMapping& mapping) {
+                              const std::vector<GrownSpring>& springs,
+                              const std::vector<GrownColliderSet>& colliders,
+                              const VrmMapping& mapping) {
   VrmSpringPlan plan;
   plan.target = vrm_spring_target(doc);
-  plan.entries = Json::array();
-  if (plan.target.empty() || springs.empty()) return plan;
-  const std::size_t groups = group_count(doc, plan.target);
+  plan.entries = plan.colliders = plan.collider_groups = Json::array();
+  if (plan.target.empty()) return plan;
+  const bool vrm1 = plan.target == "VRMC_springBone";
+  for (const GrownColliderSet& set : colliders)
+    for (const GrownCollider& c : set.colliders) check_collider(model, c);
+  plan_colliders(colliders, vrm1, array_size(doc, plan.target, "colliders"), plan);
+  const std::size_t groups =
+      array_size(doc, plan.target, "colliderGroups") + plan.collider_groups.size();
   for (const GrownSpring& s : springs) {
     std::vector<double> lengths = link_lengths(model, world, s, groups);
     std::vector<VrmJointSettings> js;
@@ -135,34 +236,35 @@ VrmSpringPlan vrm_spring_plan(const Document& doc, const Model& model,
       js.push_back(vrm_settings_for(s.frequency_hz[i], s.damping_ratio, s.gravity_mps2, lengths[i],
                                     s.radius_m[i], mean_scale(world[std::size_t(s.joints[i])]),
                                     mapping));
-    plan.entries.push_back(plan.target == "VRMC_springBone" ? vrm1_spring(s, js)
-                                                            : vrm0_group(s, js));
+    plan.entries.push_back(vrm1 ? vrm1_spring(s, js) : vrm0_group(s, js));
   }
   plan.summary = std::to_string(springs.size()) + " chain(s) written as " +
-                 (plan.target == "VRMC_springBone" ? "VRMC_springBone springs"
-                                                   : "VRM 0.x secondaryAnimation bone groups");
+                 (vrm1 ? "VRMC_springBone springs" : "VRM 0.x secondaryAnimation bone groups");
+  if (!plan.collider_groups.empty())
+    plan.summary += ", " + std::to_string(plan.collider_groups.size()) + " collider group(s) added";
   return plan;
 }
 
 void apply_vrm_spring_plan(Document& doc, const VrmSpringPlan& plan) {
-  if (plan.target.empty() || plan.entries.empty()) return;
+  if (plan.target.empty() || (plan.entries.empty() && plan.collider_groups.empty())) return;
   Json& ext = doc.gltf["extensions"];
-  if (plan.target == "VRMC_springBone") {
-    if (!ext.contains("VRMC_springBone")) {
-      ext["VRMC_springBone"] = {{"specVersion", "1.0"}};
-      Json& used = doc.gltf["extensionsUsed"];
-      if (!used.is_array()) used = Json::array();
-      if (std::find(used.begin(), used.end(), "VRMC_springBone") == used.end())
-        used.push_back("VRMC_springBone");
-    }
-    Json& springs = ext["VRMC_springBone"]["springs"];
-    if (!springs.is_array()) springs = Json::array();
-    for (const auto& e : plan.entries) springs.push_back(e);
-  } else {
-    Json& groups = ext["VRM"]["secondaryAnimation"]["boneGroups"];
-    if (!groups.is_array()) groups = Json::array();
-    for (const auto& e : plan.entries) groups.push_back(e);
+  if (plan.target != "VRMC_springBone") {
+    Json& owner = ext["VRM"]["secondaryAnimation"];
+    append_all(owner, "colliderGroups", plan.collider_groups);
+    append_all(owner, "boneGroups", plan.entries);
+    return;
   }
+  if (!ext.contains("VRMC_springBone")) {
+    ext["VRMC_springBone"] = {{"specVersion", "1.0"}};
+    Json& used = doc.gltf["extensionsUsed"];
+    if (!used.is_array()) used = Json::array();
+    if (std::find(used.begin(), used.end(), "VRMC_springBone") == used.end())
+      used.push_back("VRMC_springBone");
+  }
+  Json& owner = ext["VRMC_springBone"];
+  append_all(owner, "colliders", plan.colliders);
+  append_all(owner, "colliderGroups", plan.collider_groups);
+  append_all(owner, "springs", plan.entries);
 }
 
 } // namespace retail

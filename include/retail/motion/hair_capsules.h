@@ -39,6 +39,9 @@ struct BodyCapsule {
   bool dropped = false;       ///< a chain rests too close: not added
   bool limb = false;          ///< a shoulder or upper arm (added only with params.limbs)
   bool added = false;
+  /// Added: its index in the colliders the chains respect (clip_pass.h's HairColliders::proxies,
+  /// which hold it in its node's frame at bind); else -1. Set by hair_colliders.
+  int proxy = -1;
 };
 
 /// Fits a capsule per bone (neck -> head; head joint -> twice its skin's centroid; chest, else
