@@ -346,6 +346,39 @@ TEST_CASE("classes: a humanoid without a tail gets no chain", "[classes]") {
   }
 }
 
+TEST_CASE("classes: a re-rigged tail run again is on bones of its own and left alone",
+          "[classes]") {
+  // An auto-rigger has no bone for the tail it missed; retail's output has one, so running
+  // retail on its own output (or an artist's rig) must find nothing to do there: no chain, no
+  // harm check, no warning. The curled tail's tip lies beyond the skeleton's reach, a far piece
+  // that would otherwise be tried as a tail and left by the harm check with a warning.
+  for (TailStyle style : {TailStyle::Curled, TailStyle::Hanging, TailStyle::Carried}) {
+    const retail::GeneratedRig rig = retail::generate_rig(tail_rig(style));
+    const std::string dir = test::temp_dir(), in = dir + "/in.glb", once = dir + "/once.glb",
+                      again = dir + "/again.glb";
+    test::write_bytes(in, retail::serialize_document(rig.doc));
+    const retail::RunResult first = retail::run(in, once, retail::RunParams{});
+    REQUIRE(first.characters.size() == 1);
+    REQUIRE(first.characters[0].chains.size() == 1);
+    const retail::RunResult second = retail::run(once, again, retail::RunParams{});
+    INFO("tail style " << int(style));
+    REQUIRE(second.characters.size() == 1);
+    CHECK(second.characters[0].chains.empty());
+    std::size_t rigged = 0;
+    for (const retail::Piece& p : second.characters[0].detection.pieces) {
+      INFO("piece " << p.id << ": " << p.reason);
+      CHECK(p.decision != retail::Decision::TailChain);
+      CHECK(p.decision != retail::Decision::TailRigid);
+      CHECK(p.decision != retail::Decision::TailRejected);
+      rigged += p.decision == retail::Decision::Rigged;
+    }
+    for (const std::string& w : second.warnings) CHECK(w.find("harm check") == std::string::npos);
+    if (style == TailStyle::Curled) CHECK(rigged >= 1);
+    CHECK(retail::parse_model(retail::read_document(again)).nodes.size() ==
+          retail::parse_model(retail::read_document(once)).nodes.size());
+  }
+}
+
 // ---- The generator's classes are what they claim to be (these pass on any detection). ----
 
 namespace {

@@ -178,6 +178,14 @@ void decide(const DetectParams& params, double height, Piece& p) {
     p.decision = Decision::Small;
     p.reason = fmt("too little skin for a chain (%d welded vertices < %d): left alone",
                    int(p.vertices.size()), params.min_tail_vertices);
+  } else if ((p.region == "hips" || p.region == "thigh") &&
+             !(p.own_bones < params.rigged_own_bones)) {
+    // An auto-rigger has no bone for the tail it missed: skin already weighted to bones of its
+    // own (an artist's tail, or its tip beyond the skeleton's reach) is rigged on purpose.
+    p.decision = Decision::Rigged;
+    p.reason =
+        fmt("on bones of its own (%.0f%% of its weight >= %.0f%%): rigged already, left alone",
+            100 * p.own_bones, 100 * params.evidence_own_bones);
   } else if ((p.region == "hips" || p.region == "thigh") && p.elongation < params.elongation_min &&
              !(p.slenderness >= params.slenderness_min && p.open_border < p.length)) {
     p.decision = Decision::TailChain;
@@ -216,7 +224,8 @@ void DetectParams::validate() const {
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
       !(evidence_tear_ratio >= 0) || !std::isfinite(evidence_tear_ratio) ||
-      !(evidence_own_bones >= 0 && evidence_own_bones <= 1) || !(hair_length_heads >= 0) ||
+      !(evidence_own_bones >= 0 && evidence_own_bones <= 1) ||
+      !(rigged_own_bones > 0 && rigged_own_bones <= 1) || !(hair_length_heads >= 0) ||
       !(hair_drop_heads >= 0) || !(hair_head_weight >= 0 && hair_head_weight <= 1) ||
       !std::isfinite(hair_length_heads) || !std::isfinite(hair_drop_heads))
     throw Error(ExitCode::Usage, "detection parameters out of range");
@@ -244,6 +253,8 @@ const char* decision_name(Decision d) {
     return "limb";
   case Decision::Broad:
     return "broad";
+  case Decision::Rigged:
+    return "rigged";
   case Decision::BodyLike:
     return "body";
   case Decision::Small:

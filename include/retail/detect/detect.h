@@ -84,6 +84,10 @@ struct DetectParams {
   /// ...and weighted less than this to bones of its own (Piece::own_bones): an auto-rigger has
   /// no bone for what it missed, so skin already blended onto one is an artist's.
   double evidence_own_bones = 0.1;
+  /// A piece that would be a tail chain but is weighted at least this to bones of its own
+  /// (Piece::own_bones) is rigged already (an artist's tail, or its tip beyond the skeleton's
+  /// reach; retail's own output): left alone (docs/detection.md section 8).
+  double rigged_own_bones = 0.5;
   /// A tail chain's three links (the least a chain has) need skin to bend: at least three welded
   /// vertices a link.
   int min_tail_vertices = 12;
@@ -116,11 +120,12 @@ enum class Decision {
   Limb,
   Broad,
   BodyLike,
-  Small
+  Small,
+  Rigged ///< a piece that would be a tail, on bones of its own: an artist rigged it
 };
 
 /// Short name used in reports: "tail_chain", "tail_rigid", "tail_rejected", "worn",
-/// "worn_rigid", "hair", "hair_rejected", "head", "limb", "broad", "body", "small".
+/// "worn_rigid", "hair", "hair_rejected", "head", "limb", "broad", "body", "small", "rigged".
 const char* decision_name(Decision d);
 
 struct Piece {
