@@ -167,10 +167,6 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "blend the body's weights into the tail's root over this many root radii "
                  "(0: off)")
       ->capture_default_str();
-  app.add_option("--base-keep-limbs", rp.base_keep.radii,
-                 "a chain's base keeps its own side's limb weights, falling off over this many "
-                 "root radii along the tail (0: off)")
-      ->capture_default_str();
   app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
   add_switch(app, "--geodesic-weights", cli.geodesic_weights,
              "weight a tail by SPEC 6's surface distance from the collar, not by its position "

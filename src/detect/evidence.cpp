@@ -19,8 +19,9 @@ bool above(const Character& c, int a, int d) {
   return false;
 }
 
-} // namespace
-
+/// Per character joint: 0 left, 1 right, -1 neither. A limb's joints: a leg or arm role at or
+/// above it, or a joint without a role between the hips and one side's limb tops alone (a hind
+/// leg's "shoulder" above its thigh, a clavicle): every roled joint below it is of that side.
 std::vector<int> limb_sides(const Character& c) {
   const Roles& r = c.roles;
   std::vector<int> side(c.joints.size(), -1), roled_side(c.joints.size(), -2); // -2: no role
@@ -48,6 +49,8 @@ std::vector<int> limb_sides(const Character& c) {
   }
   return side;
 }
+
+} // namespace
 
 /// The joints the skin of welded `vertices` is weighted to, most first (at most 3), with their
 /// shares of its weight (first originals). Ties: the lower joint index.

@@ -9,7 +9,6 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -80,8 +79,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
                 const Piece& piece, const ChainResult& r, const RootBandParams& params,
                 const EachOriginal& each_original, std::map<std::size_t, NodeInfluences>& changed,
                 std::vector<std::size_t>& band_originals, std::vector<std::string>& warnings,
-                double band_scale, const std::vector<bool>& excluded,
-                const std::vector<Influences>& kept) {
+                double band_scale, const std::vector<bool>& excluded) {
   double width = band_scale * params.width_radii * r.chain.root_radius;
   if (!(width > 0)) return 0;
   std::vector<bool> inside(mesh.size(), false);
@@ -91,7 +89,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
     Influences inf;
     if (inside[std::size_t(w)]) { // the tail's side: the hips (the root blends into them)
       inf.push_back({c.roles.hips, 1.0});
-      return std::size_t(w) < kept.size() ? with_kept(inf, kept[std::size_t(w)]) : inf;
+      return inf;
     }
     const std::size_t v = std::size_t(first[std::size_t(w)]);
     for (int k = 0; k < SkinWeights::kMax; ++k)
@@ -112,10 +110,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
   for (std::size_t i = 0; i < band.vertices.size(); ++i)
     each_original(band.vertices[i], [&](std::size_t v) {
       if (changed.count(v)) return;
-      changed[v] = std::getenv("BK_BAND")
-                       ? with_kept(band.influences[i], own_limbs_exp(mesh, sw, c, band.vertices[i],
-                                                                     r.chain.root_radius))
-                       : band.influences[i];
+      changed[v] = band.influences[i];
       band_originals.push_back(v);
       ++count;
     });
@@ -271,11 +266,6 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
     if (b == 0) return bone_distance(p, x.hips, x.det.segments, x.c);
     return segment_distance(p, r.chain.joints[std::size_t(b - 1)], r.chain.joints[std::size_t(b)]);
   };
-  const std::vector<Influences> keep = base_keep(x.mesh, x.sw, x.c, piece, r.chain.coordinate,
-                                                 r.chain.root_radius, x.params.base_keep);
-  std::vector<Influences> kept(x.params.base_keep.radii > 0 ? x.mesh.size() : 0);
-  for (std::size_t i = 0; i < piece.vertices.size() && !kept.empty(); ++i)
-    kept[std::size_t(piece.vertices[i])] = keep[i];
   for (std::size_t i = 0; i < piece.vertices.size(); ++i) {
     ChainWeight cw = chain_weight(r.chain.coordinate[i], piece.length, r.chain.bones);
     x.originals.each(piece.vertices[i], [&](std::size_t v) {
@@ -289,7 +279,7 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
       }
       r.distance_before += x.distance_before(v);
       r.distance_after += after;
-      changed[v] = with_kept(nw, keep[i]);
+      changed[v] = nw;
       r.original_vertices.push_back(v);
       ++r.vertices;
     });
@@ -297,9 +287,8 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
   if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
   std::sort(r.original_vertices.begin(), r.original_vertices.end());
   auto each_original = [&](int w, auto fn) { x.originals.each(w, fn); };
-  r.band_vertices =
-      blend_root_band(x.mesh, x.sw, x.c, piece, r, x.params.root_band, each_original, changed,
-                      r.band_originals, warnings, o.band_scale, x.excluded, kept);
+  r.band_vertices = blend_root_band(x.mesh, x.sw, x.c, piece, r, x.params.root_band, each_original,
+                                    changed, r.band_originals, warnings, o.band_scale, x.excluded);
   return r;
 }
 
@@ -477,7 +466,6 @@ void RerigParams::validate() const {
   detect.validate();
   chain.validate();
   root_band.validate();
-  base_keep.validate();
   ears.validate();
 }
 

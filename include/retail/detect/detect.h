@@ -234,11 +234,6 @@ std::vector<double> leg_share(const WeldedMesh& mesh, const SkinWeights& weights
 std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vector<double>& legs,
                                          const Character& character);
 
-/// Per character joint: 0 left, 1 right, -1 neither. A limb's joints: a leg or arm role at or
-/// above it, or a joint without a role between the hips and one side's limb tops alone (a hind
-/// leg's "shoulder" above its thigh, a clavicle): every roled joint below it is of that side.
-std::vector<int> limb_sides(const Character& character);
-
 /// Per welded vertex (its first original): at least half its weight on limbs (limb joints as
 /// evidence_skin reads them), the smaller side's share at least `mix`: skin weighted to the left
 /// and the right limb of a pair at once, which no limb's own skin is.

@@ -13,7 +13,6 @@
 #include "retail/base/model.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/weld.h"
-#include "retail/grow/base_keep.h"
 #include "retail/grow/chain.h"
 #include "retail/grow/ears.h"
 #include "retail/grow/rig_edit.h"
@@ -60,8 +59,7 @@ struct RerigParams {
   EarsParams ears; ///< the ears kind (ears.h): reported, never re-weighted
   ChainParams chain;
   RootBandParams root_band;
-  BaseKeepParams base_keep; ///< a chain's base keeps its own limb weights (base_keep.h)
-  void validate() const;    ///< Failure: Error(Usage)
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 struct ChainResult {
