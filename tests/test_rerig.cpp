@@ -331,3 +331,53 @@ TEST_CASE("rerig: two characters planned one after the other re-rig as each alon
   CHECK(m.nodes[std::size_t(b.nodes.front())].parent ==
         m.nodes[std::size_t(a.nodes.front())].parent + int(n0));
 }
+
+TEST_CASE("rerig: a root band over the lower legs crosses their skin, without it never",
+          "[rerig][shared]") {
+  // PieceOverride::band_legs (the harm check's step after a wider band; RootBandParams::
+  // lower_legs): the band also blends skin the input moves with a lower leg or a foot. On the
+  // shared rat its lower legs run back past the tail's root: the band stops at their skin
+  // without it and crosses it with it.
+  const std::string data = test::shared_data();
+  if (data.empty()) return;
+  std::vector<retail::StageStat> st;
+  const retail::Input in = retail::load_input(data + "/../animals/auto-rigged/rat-tail-on-legs.glb",
+                                              retail::BindParams{}, st);
+  const retail::Character& c = in.characters.at(0);
+  retail::RerigParams params;
+  const retail::WeldedMesh mesh = retail::weld_character(in.doc, in.model, c, params.weld);
+  const retail::SkinWeights sw = retail::read_skin_weights(in.doc, in.model, c, mesh);
+  std::set<int> shins; // lower-leg and foot joints (indices into c.joints) and below
+  for (std::size_t j = 0; j < c.joints.size(); ++j)
+    for (int k = int(j); k >= 0; k = c.parent[std::size_t(k)])
+      for (int s = 0; s < 2; ++s)
+        if (c.joints[std::size_t(k)] == c.roles.lower_leg[s] ||
+            c.joints[std::size_t(k)] == c.roles.foot[s])
+          shins.insert(int(j));
+  REQUIRE(!shins.empty());
+  auto on_shins = [&](const std::vector<std::size_t>& band) {
+    std::size_t n = 0;
+    for (std::size_t v : band) {
+      int best = -1;
+      double most = 0;
+      for (int k = 0; k < retail::SkinWeights::kMax; ++k)
+        if (sw.joint[v][std::size_t(k)] >= 0 && sw.weight[v][std::size_t(k)] > most)
+          most = sw.weight[v][std::size_t(k)], best = sw.joint[v][std::size_t(k)];
+      n += shins.count(best);
+    }
+    return n;
+  };
+  const retail::CharacterPlan without = retail::plan_character(in.doc, in.model, c, params);
+  REQUIRE(without.result.chains.size() == 1);
+  const retail::ChainResult& a = without.result.chains[0];
+  CHECK(on_shins(a.band_originals) == 0);
+  retail::PieceOverride legs;
+  legs.band_legs = true;
+  params.overrides[a.piece] = legs;
+  const retail::CharacterPlan with = retail::plan_character(in.doc, in.model, c, params);
+  REQUIRE(with.result.chains.size() == 1);
+  const retail::ChainResult& b = with.result.chains[0];
+  CHECK(on_shins(b.band_originals) > 0);
+  CHECK(b.band_originals.size() > a.band_originals.size());
+  CHECK(b.original_vertices == a.original_vertices); // the piece itself is the same
+}

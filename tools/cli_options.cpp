@@ -167,6 +167,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "blend the body's weights into the tail's root over this many root radii "
                  "(0: off)")
       ->capture_default_str();
+  add_switch(app, "--root-band-legs", rp.root_band.lower_legs,
+             "let the root band also blend skin the input moves with a lower leg or a foot "
+             "(docs/detection.md section 7, \"The root band over the rat's lower legs\")",
+             kGroupAdvanced);
   app.add_option("--max-bones", rp.chain.max_bones, "most chain bones")->capture_default_str();
   add_switch(app, "--geodesic-weights", cli.geodesic_weights,
              "weight a tail by SPEC 6's surface distance from the collar, not by its position "

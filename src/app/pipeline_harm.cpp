@@ -44,10 +44,11 @@ std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& 
 /// PieceJudge), lower the weighted bone distance, and hold at most half the character's
 /// vertices. A chain that fails steps down: first the same chain without the vertices it tore
 /// more than it healed over all clips (PieceJudge::vertex_net > 0; they keep their input
-/// weights), when they are at most half of it; then a root band twice as wide; then rigid on
-/// the hips when the pass found rigid harmless in every clip, else left as it was. Returns true
-/// when any piece stepped down (the job must run again); `verdicts` keeps each stepped piece's
-/// figures and reason.
+/// weights), when they are at most half of it; then a root band twice as wide; then a root band
+/// that also crosses the lower legs' skin (PieceOverride::band_legs, band as first planned);
+/// then rigid on the hips when the pass found rigid harmless in every clip, else left as it was.
+/// Returns true when any piece stepped down (the job must run again); `verdicts` keeps each stepped
+/// piece's figures and reason.
 } // namespace
 
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
@@ -66,6 +67,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       const int worse = first_harmful_clip(pj, params);
       std::string why;
       std::size_t peel_count = 0;
+      bool legs_step = false;
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
                       cr.source_vertices);
@@ -86,10 +88,12 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
           o.kind = PieceOverride::Kind::Leave;
         else if (!o.peel_tried && harmed > 0 && 2 * harmed <= ch.vertices)
           o.peel = pj.vertex_net, o.peel_tried = true, peel_count = harmed;
+        else if (o.band_legs) // the last chain step: never wider over the legs
+          o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
         else if (o.band_scale < 2)
           o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
         else
-          o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
+          o.band_legs = true, o.band_scale = 1, legs_step = true;
       } else {
         continue;
       }
@@ -99,7 +103,8 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                                             "than it healed (up to " +
                                                 std::to_string(peel_count) +
                                                 " vertices; they keep their input weights)"
-                                          : "a root band twice as wide";
+                         : legs_step ? "a root band over the lower legs too"
+                                     : "a root band twice as wide";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

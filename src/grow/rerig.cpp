@@ -44,14 +44,16 @@ int chain_node(int b, int hips, const std::vector<int>& nodes) {
 /// hips hold at least as much as any other region (an unweighted vertex counts). A tail's root
 /// band never enters other skin: what the input moves with a shin, a foot, an arm, the upper
 /// spine, the neck or the head is not blended into the tail's root, however thick the tail.
+/// With `lower_legs` (RootBandParams::lower_legs) the lower legs and feet count as the hips too.
 std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
-                           const std::vector<int>& first) {
+                           const std::vector<int>& first, bool lower_legs) {
   const std::vector<std::string> regions = joint_regions(c);
   const int low_spine = low_spine_joint(c);
   std::vector<std::string> names = {"hips"}; // region ids: 0 the hips'
   std::vector<std::size_t> id(regions.size(), 0);
   for (std::size_t j = 0; j < regions.size(); ++j) {
     if (regions[j] == "hips" || regions[j] == "thigh" || int(j) == low_spine) continue;
+    if (lower_legs && regions[j] == "leg") continue;
     id[j] = std::size_t(std::find(names.begin(), names.end(), regions[j]) - names.begin());
     if (id[j] == names.size()) names.push_back(regions[j]);
   }
@@ -99,7 +101,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
     if (inf.empty()) inf.push_back({c.roles.hips, 1.0}); // an unweighted vertex: rigid to hips
     return inf;
   };
-  std::vector<bool> passable = hip_skin(mesh, sw, c, first);
+  std::vector<bool> passable = hip_skin(mesh, sw, c, first, params.lower_legs);
   for (std::size_t w = 0; w < excluded.size() && w < passable.size(); ++w)
     if (excluded[w]) passable[w] = false; // --not-tail geometry keeps its weights
   RootBand band = root_band(mesh, inside, width, fixed, params, passable);
@@ -287,8 +289,10 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
   if (r.vertices) r.distance_before /= double(r.vertices), r.distance_after /= double(r.vertices);
   std::sort(r.original_vertices.begin(), r.original_vertices.end());
   auto each_original = [&](int w, auto fn) { x.originals.each(w, fn); };
-  r.band_vertices = blend_root_band(x.mesh, x.sw, x.c, piece, r, x.params.root_band, each_original,
-                                    changed, r.band_originals, warnings, o.band_scale, x.excluded);
+  RootBandParams band = x.params.root_band;
+  band.lower_legs = band.lower_legs || o.band_legs;
+  r.band_vertices = blend_root_band(x.mesh, x.sw, x.c, piece, r, band, each_original, changed,
+                                    r.band_originals, warnings, o.band_scale, x.excluded);
   return r;
 }
 

@@ -31,6 +31,9 @@ enum class Mode { Chain, Rigid, Detect };
 struct PieceOverride {
   enum class Kind { Chain, Rigid, Leave } kind = Kind::Chain;
   double band_scale = 1; ///< Chain: the root band this many times as wide
+  /// Chain: the root band also crosses skin the input moves with a lower leg or a foot
+  /// (RootBandParams::lower_legs), whatever the params say.
+  bool band_legs = false;
   /// Chain: an earlier attempt's net harm per vertex (PieceJudge::vertex_net, original ids):
   /// every welded vertex whose originals' nets add up above 0 is left as it was, out of the
   /// piece and out of its root band. Empty: none.

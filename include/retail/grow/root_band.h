@@ -24,7 +24,10 @@ struct RootBandParams {
   int max_influences = 4;   ///< per band vertex (largest kept, ties to the lower node)
   int max_iterations = 5000;
   double tolerance = 1e-10; ///< stop when no weight moves more than this in a sweep
-  void validate() const;    ///< Failure: Error(Usage)
+  /// The band also crosses skin the input moves with a lower leg or a foot (rerig.cpp's
+  /// hip_skin; off: only skin the hips, the thighs or the low spine hold most of).
+  bool lower_legs = false;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 struct RootBand {
