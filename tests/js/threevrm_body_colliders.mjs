@@ -15,8 +15,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
-import { VRMLoaderPlugin } from '@pixiv/three-vrm';
-import { loadGltf } from './load_gltf.mjs';
+import { loadVrm } from './load_vrm.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => args[args.indexOf(name) + 1];
@@ -26,14 +25,6 @@ fs.mkdirSync(outDir, { recursive: true });
 let failed = false;
 const check = (ok, what) => { if (!ok) { console.log(`FAIL: ${what}`); failed = true; } };
 const v3 = (a) => new THREE.Vector3(a[0], a[1], a[2]);
-
-async function load(file) {
-  const gltf = await loadGltf(file, [(parser) => new VRMLoaderPlugin(parser)]);
-  const vrm = gltf.userData.vrm;
-  if (!vrm) throw new Error(`${file}: three-vrm did not load it as a VRM`);
-  const nodes = await Promise.all(gltf.parser.json.nodes.map((_, i) => gltf.parser.getDependency('node', i)));
-  return { gltf, vrm, nodes, json: gltf.parser.json };
-}
 
 /// A collider's world points at the current pose: its offset, and (capsule) its tail.
 function colliderWorld(collider) {
@@ -113,7 +104,7 @@ for (const version of [0, 1]) {
   const exported = character.hair.colliders.body_capsules.filter((b) => b.exported);
   check(exported.length >= 2, `VRM ${version}: ${exported.length} body capsule(s) exported (want the neck and chest at least)`);
   check(exported.length === character.vrm_springs.colliders.length, `VRM ${version}: report lists ${character.vrm_springs.colliders.length} colliders`);
-  const loaded = await load(output);
+  const loaded = await loadVrm(output);
   const joints = [...loaded.vrm.springBoneManager.joints];
   const hairJoints = joints.filter((j) => /^Hair_/.test(j.bone.name));
   const tailJoints = joints.filter((j) => /^Tail_/.test(j.bone.name));
@@ -139,7 +130,7 @@ for (const version of [0, 1]) {
     capsules.push(cap);
   }
   const withThem = sway(loaded, hairJoints, capsules);
-  const control = await load(output); // the appended groups taken off the ponytail's joints
+  const control = await loadVrm(output); // the appended groups taken off the ponytail's joints
   const controlHair = [...control.vrm.springBoneManager.joints].filter((j) => /^Hair_/.test(j.bone.name));
   const appended = new Set(character.vrm_springs.collider_groups);
   let removed = 0;

@@ -10,8 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as THREE from 'three';
-import { VRMLoaderPlugin } from '@pixiv/three-vrm';
-import { loadGltf } from './load_gltf.mjs';
+import { loadVrm } from './load_vrm.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name) => args[args.indexOf(name) + 1];
@@ -20,14 +19,6 @@ fs.mkdirSync(outDir, { recursive: true });
 
 let failed = false;
 const check = (ok, what) => { if (!ok) { console.log(`FAIL: ${what}`); failed = true; } };
-
-async function load(file) {
-  const gltf = await loadGltf(file, [(parser) => new VRMLoaderPlugin(parser)]);
-  const vrm = gltf.userData.vrm;
-  if (!vrm) throw new Error(`${file}: three-vrm did not load it as a VRM`);
-  const nodes = await Promise.all(gltf.parser.json.nodes.map((_, i) => gltf.parser.getDependency('node', i)));
-  return { gltf, vrm, nodes, json: gltf.parser.json };
-}
 
 /// Largest angle (deg) of the tail's root→tip direction, in the hips' frame, from where it rests
 /// after 2 s still, while the hips then sway 0.3 m sideways and turn ±40° about Y over 1 s at
@@ -71,7 +62,7 @@ for (const version of [0, 1]) {
   execFileSync(retail, ['-q', input, off, '--clips', 'Walk', '--no-vrm-springs'], { stdio: 'inherit' });
   const report = JSON.parse(fs.readFileSync(output.replace(/\.vrm$/, '.report.json'), 'utf8'));
   const written = report.characters[0].vrm_springs;
-  const a = await load(input), b = await load(output), c = await load(off);
+  const a = await loadVrm(input), b = await loadVrm(output), c = await loadVrm(off);
   const ja = jointBones(a), jb = jointBones(b), jc = jointBones(c);
   const tailNodes = new Set(b.json.nodes.map((n, i) => (/^Tail_/.test(n.name) ? b.nodes[i] : null)).filter(Boolean));
   const oldInB = [...jb].filter((bone) => !tailNodes.has(bone));
