@@ -11,6 +11,7 @@
 namespace retail {
 
 using simd::Double4;
+using simd::Long4;
 #ifdef RETAIL_AVX2_KERNELS
 using simd::cpu_has_avx2;
 #endif
@@ -263,8 +264,6 @@ struct PassCounts {
   std::size_t below[2] = {0, 0}, at_a[2] = {0, 0}, at_b[2] = {0, 0}, numbers = 0;
 };
 
-typedef long long Long4 __attribute__((vector_size(32)));
-
 /// The pass, four values at a time on Double4 (compares only: every build gives the same
 /// counts): counts into `c`, and appends each value strictly inside a bracket to `inside[g]`
 /// in order. False when more than `cap` values are inside (stopped there).
@@ -371,10 +370,6 @@ bool bracketed_statistics(const std::vector<double>& v, const std::vector<std::s
     }
   return true;
 }
-
-} // namespace
-
-namespace {
 
 /// percentiles() of f(x) for x in v, f monotonic non-decreasing (identity or sqrt): f commutes
 /// with order statistics, so the ranks are found on v and f is applied to the two around each q.

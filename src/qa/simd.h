@@ -18,4 +18,7 @@ inline bool cpu_has_avx2() {
 /// two SSE2 registers by default, one AVX register in the AVX2 builds.
 typedef double Double4 __attribute__((vector_size(32)));
 
+/// Four 64-bit integers: what a Double4 compare gives (-1 true, 0 false), and counters of it.
+typedef long long Long4 __attribute__((vector_size(32)));
+
 } // namespace retail::simd

@@ -47,6 +47,7 @@ void check_stretch_work(std::size_t edges, std::size_t nodes, int samples) {
 namespace {
 
 using simd::Double4;
+using simd::Long4;
 #ifdef RETAIL_AVX2_KERNELS
 using simd::cpu_has_avx2;
 #endif
@@ -68,8 +69,6 @@ struct RegionTally {
   std::size_t torn = 0;
   double min = INFINITY, max = -INFINITY;
 };
-
-typedef long long Long4 __attribute__((vector_size(32)));
 
 /// The kernel, four edges at a time on Double4 (min, max and compares are exact, so every
 /// build gives the same bits); inlined into each build below.
