@@ -47,16 +47,18 @@ Measured choose_edges(const SkinSampler& skin, const std::vector<std::pair<int, 
   return m;
 }
 
-/// measure_tears on the skin's `edges` (mesh_edges).
-TearMap measure_on(const Document& doc, const Model& model, const SkinSampler& skin,
-                   const std::vector<std::pair<int, int>>& edges, const std::vector<int>& clips,
-                   const std::vector<bool>& focus, const StretchParams& params, int threads) {
+} // namespace
+
+TearMap measure_tears(const Document& doc, const Model& model, const SkinEdges& skin_edges,
+                      const std::vector<int>& clips, const std::vector<bool>& focus,
+                      const StretchParams& params, int threads) {
   params.validate();
+  const SkinSampler& skin = skin_edges.skin;
   TearMap out;
   out.torn.assign(skin.size(), 0);
   out.samples.assign(skin.size(), 0);
   if (clips.empty()) return out;
-  const Measured m = choose_edges(skin, edges, focus, params.max_body_edges);
+  const Measured m = choose_edges(skin, skin_edges.edges, focus, params.max_body_edges);
   const std::vector<int> slots = skin.slots_used(&m.skinned);
   const double above = params.torn_above * params.torn_above,
                below = params.torn_below * params.torn_below;
@@ -90,21 +92,6 @@ TearMap measure_on(const Document& doc, const Model& model, const SkinSampler& s
       out.torn[std::size_t(v)] += t, out.samples[std::size_t(v)] += samples;
   }
   return out;
-}
-
-} // namespace
-
-TearMap measure_tears(const Document& doc, const Model& model, const SkinSampler& skin,
-                      const std::vector<int>& clips, const std::vector<bool>& focus,
-                      const StretchParams& params, int threads) {
-  if (clips.empty()) return measure_on(doc, model, skin, {}, clips, focus, params, threads);
-  return measure_on(doc, model, skin, mesh_edges(doc, model, skin), clips, focus, params, threads);
-}
-
-TearMap measure_tears(const Document& doc, const Model& model, const SkinEdges& skin,
-                      const std::vector<int>& clips, const std::vector<bool>& focus,
-                      const StretchParams& params, int threads) {
-  return measure_on(doc, model, skin.skin, skin.edges, clips, focus, params, threads);
 }
 
 } // namespace retail

@@ -32,16 +32,12 @@ struct TearMap {
   }
 };
 
-/// Where `skin` (a rig posed by `model`) tears under `clips`: the edges with an end in `focus`
-/// (original vertex ids; empty: none), and a sample of the others (TearMap). Only the vertices
-/// those edges touch are skinned, at params.samples evenly spaced times per clip. Clips run on
-/// up to `threads` workers (0: one per core); the result does not depend on it.
+/// Where `skin` (a rig posed by `model`, with its mesh edges) tears under `clips`: the edges
+/// with an end in `focus` (original vertex ids; empty: none), and a sample of the others
+/// (TearMap). Only the vertices those edges touch are skinned, at params.samples evenly spaced
+/// times per clip. Clips run on up to `threads` workers (0: one per core); the result does not
+/// depend on it.
 /// Failure: Error(Usage) for bad params.
-TearMap measure_tears(const Document& doc, const Model& model, const SkinSampler& skin,
-                      const std::vector<int>& clips, const std::vector<bool>& focus,
-                      const StretchParams& params, int threads = 0);
-
-/// The same on the skin's mesh edges already found (SkinEdges).
 TearMap measure_tears(const Document& doc, const Model& model, const SkinEdges& skin,
                       const std::vector<int>& clips, const std::vector<bool>& focus,
                       const StretchParams& params, int threads = 0);
