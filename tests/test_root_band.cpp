@@ -2,6 +2,8 @@
 // a split seam closed on a strip whose two halves the "rigger" put on different thighs.
 #include "retail/grow/root_band.h"
 
+#include "retail/detect/geodesic.h"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -151,4 +153,53 @@ TEST_CASE("root band: grows only over passable skin - by hand", "[root_band]") {
   // An unpassable start of the leg that the piece touches directly is never entered either.
   std::vector<bool> none = {true, false, false, false, false, false};
   CHECK(retail::band_vertices(m, inside, 3.0, none).empty());
+}
+
+TEST_CASE("root band: the seam blends over its width on both sides - by hand", "[root_band]") {
+  // A path of unit edges: 0 - 1 - 2 inside the piece (chain node 7 at 0.8, hips 10 at 0.2
+  // everywhere), 3 - 4 - 5 the band (hips 10 at 1, as solved), width 2.
+  std::vector<Eigen::Vector3d> p;
+  for (int i = 0; i < 6; ++i) p.push_back(Eigen::Vector3d(i, 0, 0));
+  retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}});
+  std::vector<bool> inside = {true, true, true, false, false, false};
+  retail::RootBand band;
+  band.vertices = {3, 4, 5};
+  band.influences.assign(3, retail::Influences{{10, 1.0}});
+  auto chain = [](int) { return retail::Influences{{7, 0.8}, {10, 0.2}}; };
+  const auto piece = retail::blend_seam(m, inside, 2.0, chain, 4, band);
+  // Piece side: vertex 2 is 1 from the band (share (1 - 1/2) / 2 = 1/4 of the band's hips),
+  // vertex 1 is 2 away (none: not listed), vertex 0 farther.
+  REQUIRE(piece.size() == 1);
+  CHECK(piece[0].first == 2);
+  CHECK(weight_on(piece[0].second, 7) == Approx(0.75 * 0.8).margin(1e-12));
+  CHECK(weight_on(piece[0].second, 10) == Approx(0.75 * 0.2 + 0.25).margin(1e-12));
+  // Band side: vertex 3 is 1 from the piece: 1/4 of the chain's weights; 4 and 5 keep theirs.
+  CHECK(weight_on(band.influences[0], 7) == Approx(0.25 * 0.8).margin(1e-12));
+  CHECK(weight_on(band.influences[0], 10) == Approx(0.75 + 0.25 * 0.2).margin(1e-12));
+  CHECK(band.influences[1] == retail::Influences{{10, 1.0}});
+  CHECK(band.influences[2] == retail::Influences{{10, 1.0}});
+  // Across the border edge 2 - 3 the chain's weight steps 0.6 -> 0.2 (0.8 -> 0 without it).
+  // Width 0 changes nothing.
+  retail::RootBand same = band;
+  CHECK(retail::blend_seam(m, inside, 0.0, chain, 4, same).empty());
+  CHECK(same.influences == band.influences);
+}
+
+TEST_CASE("root band: nearest_source - distances, sources and ties by hand", "[root_band]") {
+  // A square 0 - 1 - 2 - 3 - 0 of unit sides plus a tail 2 - 4 of length 3: sources 0 and 2.
+  // Vertex 1 and 3 are 1 from both (tie: the lower source, 0); 4 is 3 from source 2.
+  std::vector<Eigen::Vector3d> p = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {4, 1, 0}};
+  retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {2, 4}});
+  const retail::NearestSource n = retail::nearest_source(m, {2, 0}, {}, INFINITY);
+  CHECK(n.source == std::vector<int>{0, 0, 2, 0, 2});
+  CHECK(n.distance[4] == Approx(3.0));
+  CHECK(n.distance[1] == Approx(1.0));
+  // A limit of 2 leaves 4 unreached; a vertex not allowed is never entered.
+  const retail::NearestSource short_ = retail::nearest_source(m, {2, 0}, {}, 2.0);
+  CHECK(short_.source[4] == 2); // reached from 2 (3 > 2 is only where expansion stops)
+  const retail::NearestSource blocked =
+      retail::nearest_source(m, {0}, {true, true, true, false, false}, INFINITY);
+  CHECK(blocked.source[3] == -1);
+  CHECK(blocked.distance[2] == Approx(2.0));
+  CHECK(std::isinf(blocked.distance[4]));
 }

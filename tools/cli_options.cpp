@@ -167,6 +167,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "blend the body's weights into the tail's root over this many root radii "
                  "(0: off)")
       ->capture_default_str();
+  app.add_option("--root-seam", rp.root_band.seam_links,
+                 "blend the tail's own weights into its root band over this many first links "
+                 "from the tail's skin, so the seam does not jump (0: off)")
+      ->capture_default_str();
   add_switch(app, "--root-band-legs", rp.root_band.lower_legs,
              "let the root band also blend skin the input moves with a lower leg or a foot "
              "(docs/detection.md section 7, \"The root band over the rat's lower legs\")",

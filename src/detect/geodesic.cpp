@@ -3,6 +3,7 @@
 #include <Eigen/Geometry>
 #include <cmath>
 #include <queue>
+#include <tuple>
 
 namespace retail {
 
@@ -31,6 +32,40 @@ std::vector<double> geodesic_distance(const WeldedMesh& m, const std::vector<int
     }
   }
   return d;
+}
+
+NearestSource nearest_source(const WeldedMesh& m, const std::vector<int>& sources,
+                             const std::vector<bool>& allowed, double limit) {
+  NearestSource out;
+  out.distance.assign(m.size(), INFINITY);
+  out.source.assign(m.size(), -1);
+  using Item = std::tuple<double, int, int>; // distance, source, vertex
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+  for (int s : sources) {
+    out.distance[std::size_t(s)] = 0;
+    out.source[std::size_t(s)] = s;
+    queue.push({0.0, s, s});
+  }
+  while (!queue.empty()) {
+    const auto [du, src, u] = queue.top();
+    queue.pop();
+    if (du > out.distance[std::size_t(u)] || src != out.source[std::size_t(u)] || du > limit)
+      continue;
+    for (int e = m.adjacency_start[std::size_t(u)]; e < m.adjacency_start[std::size_t(u) + 1];
+         ++e) {
+      const int v = m.adjacency[std::size_t(e)];
+      if (!allowed.empty() && !allowed[std::size_t(v)]) continue;
+      const double nd = du + m.edge_length[std::size_t(e)];
+      double& dv = out.distance[std::size_t(v)];
+      int& sv = out.source[std::size_t(v)];
+      if (nd < dv || (nd == dv && src < sv)) {
+        dv = nd;
+        sv = src;
+        queue.push({nd, src, v});
+      }
+    }
+  }
+  return out;
 }
 
 double face_isoline(const WeldedMesh& m, const std::array<int, 3>& f, const std::vector<double>& u,

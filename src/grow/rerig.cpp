@@ -72,9 +72,38 @@ std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const 
   return out;
 }
 
-/// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h);
-/// writes the band's original vertices into `changed` (never one already changed) and returns
-/// how many.
+/// The seam between the piece and its band blended (root_band.h's blend_seam) over
+/// params.seam_links first links: the band's weights in `band`, the piece's near it written
+/// into `changed` (their original vertices). Nothing when seam_links is 0 or the chain has no
+/// link.
+template <class EachOriginal>
+void blend_root_seam(const WeldedMesh& mesh, const Character& c, const Piece& piece,
+                     const ChainResult& r, const RootBandParams& params,
+                     const std::vector<bool>& inside, const EachOriginal& each_original,
+                     std::map<std::size_t, NodeInfluences>& changed, RootBand& band) {
+  if (!(params.seam_links > 0) || r.chain.joints.size() < 2) return;
+  std::vector<int> slot(mesh.size(), -1); // welded id -> index in piece.vertices
+  for (std::size_t i = 0; i < piece.vertices.size(); ++i)
+    slot[std::size_t(piece.vertices[i])] = int(i);
+  auto chain_influences = [&](int w) { // SPEC §6's weights at piece vertex w
+    const ChainWeight cw = chain_weight(r.chain.coordinate[std::size_t(slot[std::size_t(w)])],
+                                        piece.length, r.chain.bones);
+    Influences inf;
+    for (int k = 0; k < cw.count; ++k)
+      inf.push_back(
+          {chain_node(cw.bone[std::size_t(k)], c.roles.hips, r.nodes), cw.weight[std::size_t(k)]});
+    return inf;
+  };
+  const double link = (r.chain.joints[1] - r.chain.joints[0]).norm();
+  for (const auto& [w, inf] : blend_seam(mesh, inside, params.seam_links * link, chain_influences,
+                                         params.max_influences, band))
+    each_original(w, [&](std::size_t v) { changed[v] = inf; });
+}
+
+/// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h), then
+/// the seam between them (blend_root_seam); writes the band's original vertices into `changed`
+/// (never one already changed; the piece's own near the band are rewritten) and returns how
+/// many band vertices it wrote.
 template <class EachOriginal>
 std::size_t
 blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& c,
@@ -105,6 +134,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
   for (std::size_t w = 0; w < excluded.size() && w < passable.size(); ++w)
     if (excluded[w]) passable[w] = false; // --not-tail geometry keeps its weights
   RootBand band = root_band(mesh, inside, width, fixed, params, passable);
+  blend_root_seam(mesh, c, piece, r, params, inside, each_original, changed, band);
   if (!band.converged)
     warnings.push_back("tail root band: weights still moving after " +
                        std::to_string(band.iterations) + " sweeps; written as they were");

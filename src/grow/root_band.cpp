@@ -10,7 +10,8 @@
 namespace retail {
 
 void RootBandParams::validate() const {
-  if (!(width_radii >= 0) || max_influences < 1 || max_iterations < 1 || !(tolerance > 0))
+  if (!(width_radii >= 0) || !(seam_links >= 0) || !std::isfinite(seam_links) ||
+      max_influences < 1 || max_iterations < 1 || !(tolerance > 0))
     throw Error(ExitCode::Usage, "root band parameters out of range");
 }
 
@@ -101,6 +102,40 @@ RootBand solve_root_band(const WeldedMesh& mesh, const std::vector<int>& band,
   out.iterations = std::min(out.iterations, params.max_iterations);
   for (std::size_t i = 0; i < band.size(); ++i)
     out.influences.push_back(strongest(nodes, &x[i * J], params.max_influences));
+  return out;
+}
+
+Influences mix_influences(const Influences& a, const Influences& b, double t, int most) {
+  std::map<int, double> sum;
+  for (const auto& [n, x] : a) sum[n] += (1 - t) * x;
+  for (const auto& [n, x] : b) sum[n] += t * x;
+  std::vector<int> nodes;
+  std::vector<double> w;
+  for (const auto& [n, x] : sum) nodes.push_back(n), w.push_back(x);
+  return strongest(nodes, w.data(), most);
+}
+
+SeamSources seam_sources(const WeldedMesh& mesh, const std::vector<bool>& inside,
+                         const RootBand& band, double width) {
+  SeamSources out;
+  std::vector<bool> in_band(mesh.size(), false), in_piece(mesh.size(), false);
+  std::vector<int> piece, slot(mesh.size(), -1);
+  for (std::size_t w = 0; w < mesh.size() && w < inside.size(); ++w)
+    if (inside[w]) piece.push_back(int(w)), in_piece[w] = true;
+  for (std::size_t i = 0; i < band.vertices.size(); ++i) {
+    in_band[std::size_t(band.vertices[i])] = true;
+    slot[std::size_t(band.vertices[i])] = int(i);
+  }
+  const NearestSource to_piece = nearest_source(mesh, piece, in_band, width);
+  for (int w : band.vertices)
+    out.band.push_back({to_piece.distance[std::size_t(w)], to_piece.distance[std::size_t(w)] < width
+                                                               ? to_piece.source[std::size_t(w)]
+                                                               : -1});
+  const NearestSource to_band = nearest_source(mesh, band.vertices, in_piece, width);
+  for (int w : piece)
+    if (to_band.distance[std::size_t(w)] < width)
+      out.piece.emplace_back(w, to_band.distance[std::size_t(w)],
+                             slot[std::size_t(to_band.source[std::size_t(w)])]);
   return out;
 }
 

@@ -13,6 +13,15 @@ namespace retail {
 std::vector<double> geodesic_distance(const WeldedMesh& mesh, const std::vector<int>& sources,
                                       const std::vector<bool>& allowed, double limit);
 
+/// geodesic_distance that also says where each vertex was reached from: `source[w]` the source
+/// nearest w (-1 where unreached). Ties in distance go to the lower source id (deterministic).
+struct NearestSource {
+  std::vector<double> distance; ///< #W, +infinity where unreached
+  std::vector<int> source;      ///< #W
+};
+NearestSource nearest_source(const WeldedMesh& mesh, const std::vector<int>& sources,
+                             const std::vector<bool>& allowed, double limit);
+
 /// Length of the isoline {u = level} inside one triangle (0 when it does not cross it).
 double face_isoline(const WeldedMesh& mesh, const std::array<int, 3>& face,
                     const std::vector<double>& u, double level);

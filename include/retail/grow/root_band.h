@@ -11,6 +11,7 @@
 #include "retail/rig/mesh.h"
 
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,11 @@ struct RootBandParams {
   /// The band also crosses skin the input moves with a lower leg or a foot (rerig.cpp's
   /// hip_skin; off: only skin the hips, the thighs or the low spine hold most of).
   bool lower_legs = false;
+  /// The seam between the piece and its band made continuous: band vertices within this many
+  /// first links (the chain's J_0 -> J_1) of the piece take a share of their nearest piece
+  /// vertex's influences, falling linearly from all of it at the piece to none (blend_seam);
+  /// 0: off (the band meets the piece with the hips alone).
+  double seam_links = 0.25;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -50,6 +56,23 @@ std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& 
 RootBand solve_root_band(const WeldedMesh& mesh, const std::vector<int>& band,
                          const std::map<int, Influences>& boundary, const RootBandParams& params);
 
+/// The seam blend (RootBandParams::seam_links), on both sides of the border between a piece
+/// and its band. A band vertex at geodesic distance d < `width` from the piece (over band
+/// vertices; its nearest piece vertex p, ties to the lower id) takes (1 - d / width) / 2 of
+/// `piece_influences(p)`; a piece vertex at distance d < `width` from the band (over piece
+/// vertices; its nearest band vertex b) takes (1 - d / width) / 2 of b's band weights (as
+/// solved, before this blend). Influences are merged by node, the max_influences largest kept
+/// and renormalised. A piece vertex whose weights jump against the band vertex beside it (a
+/// thick tail's side, where the piece's border runs along the tail rather than across it) then
+/// changes over `width` on either side instead of across one edge, and each side keeps the
+/// majority it had. Returns the piece vertices' new influences (welded id, influences),
+/// ascending; updates band.influences. Pre: band from root_band over the same mesh and
+/// `inside`; `piece_influences(p)` sums to 1. width <= 0: nothing changes. Never fails.
+template <class PieceInfluences>
+std::vector<std::pair<int, Influences>>
+blend_seam(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
+           const PieceInfluences& piece_influences, int max_influences, RootBand& band);
+
 /// The root band of a piece: band_vertices(mesh, inside, width), with boundary values
 /// `fixed(w)` for every neighbour outside the band (inside the piece: the hips;
 /// outside: the body's own).
@@ -61,6 +84,41 @@ RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, doub
   std::map<int, Influences> boundary;
   for (int n : welded_ring(mesh, band)) boundary[n] = fixed(n);
   return solve_root_band(mesh, band, boundary, params);
+}
+
+/// Influences a and b blended: (1 - t) a + t b merged by node, the `most` largest kept (ties to
+/// the lower node), renormalised, nodes ascending. Pre: each sums to 1. Never fails.
+Influences mix_influences(const Influences& a, const Influences& b, double t, int most);
+
+/// Where each side of the seam is nearest the other (blend_seam), within `width`.
+struct SeamSources {
+  /// Per band vertex (band.vertices order): its geodesic distance from the piece over band
+  /// vertices, and the nearest piece vertex (welded id; -1 where none is within `width`).
+  std::vector<std::pair<double, int>> band;
+  /// Piece vertices within `width` of the band over piece vertices, ascending: (welded id,
+  /// distance, index into band.vertices of the nearest band vertex).
+  std::vector<std::tuple<int, double, int>> piece;
+};
+SeamSources seam_sources(const WeldedMesh& mesh, const std::vector<bool>& inside,
+                         const RootBand& band, double width);
+
+template <class PieceInfluences>
+std::vector<std::pair<int, Influences>>
+blend_seam(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
+           const PieceInfluences& piece_influences, int max_influences, RootBand& band) {
+  std::vector<std::pair<int, Influences>> piece;
+  if (!(width > 0) || band.vertices.empty()) return piece;
+  const SeamSources near = seam_sources(mesh, inside, band, width);
+  for (const auto& [w, d, b] : near.piece) // b: index into band.vertices
+    piece.push_back({w, mix_influences(piece_influences(w), band.influences[std::size_t(b)],
+                                       0.5 * (1.0 - d / width), max_influences)});
+  for (std::size_t i = 0; i < band.vertices.size(); ++i) {
+    const auto [d, p] = near.band[i];
+    if (p >= 0)
+      band.influences[i] = mix_influences(band.influences[i], piece_influences(p),
+                                          0.5 * (1.0 - d / width), max_influences);
+  }
+  return piece;
 }
 
 } // namespace retail
