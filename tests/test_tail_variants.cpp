@@ -183,10 +183,10 @@ TEST_CASE("variants: a leftover bone along the tail's base", "[variants]") {
 
 // The t-rex: a level body, its legs on a root above and ahead of them, a thick tail whose rings
 // crowd at its base, so that the far skin's centroid lies near the legs' bones.
-// [!mayfail] current main: the plain variant keeps its chain (the seam blend, below) but swings
-// 1.1 deg on Walk: it hangs from the root where the legs meet, which the generated Walk does not
-// turn. With the hips 0.35 ahead the harm check still leaves it: its seam newly tears 28
-// edge-samples in HipSwing (noise floor 15) where the input tears none there.
+// [!mayfail] current main: both keep a chain (the seam blend, below) but swing 1.1 and 2.2 deg
+// on Walk: they hang from the root where the legs meet, which the generated Walk does not turn;
+// with the hips ahead, recall is 0.83 (a second piece at the rump, whose weighted bone distance
+// would not drop, is left as it was).
 TEST_CASE("variants: a horizontal body whose hips joint is not where the legs meet",
           "[variants][!mayfail]") {
   RigOptions plain = variant(TailStyle::Carried);
@@ -205,31 +205,39 @@ TEST_CASE("variants: a horizontal body whose hips joint is not where the legs me
 
 // The seam blend (root_band.h's blend_seam): the horizontal body's piece border runs along the
 // tail's thick base, where SPEC 6's weights jump against the band's hips across one edge. Without
-// the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs.
+// the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs; with
+// the hips ahead the chain is kept at the harm check's step that widens the band and its seam.
 TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[variants]") {
   RigOptions plain = variant(TailStyle::Carried);
   plain.horizontal_body = true;
-  Figures r = run_variant("horizontal body", plain);
-  INFO(r.summary);
-  const retail::Json& c = r.report["characters"][0];
-  REQUIRE(c["chains"].size() == 1);
-  CHECK_FALSE(c["chains"][0].value("rigid", true));
-  CHECK(r.recall >= 0.90);
-  CHECK(r.precision >= 0.80);
-  const retail::Json& clips = c["stretch"]["clips"];
-  REQUIRE_FALSE(clips.empty());
-  double healed = 0;
-  for (const auto& clip : clips) {
-    INFO("clip " << clip["name"]);
-    const auto samples = clip["result"]["samples"].get<std::size_t>();
-    const double floor = 100.0 * double(retail::noise_floor(samples, {})) /
-                         double(std::max<std::size_t>(1, samples));
-    const double in = clip["original"]["torn_percent"].get<double>(),
-                 out = clip["result"]["torn_percent"].get<double>();
-    CHECK(out <= in + floor);
-    healed = std::max(healed, in - out);
+  RigOptions ahead = variant(TailStyle::Carried, 0.18);
+  ahead.horizontal_body = true;
+  ahead.hips_ahead = 0.35;
+  ahead.hips_above = 0.1;
+  for (const auto& [name, options] : {std::pair<std::string, RigOptions>{"horizontal", plain},
+                                      {"horizontal, hips ahead", ahead}}) {
+    Figures r = run_variant(name, options);
+    INFO(r.summary);
+    const retail::Json& c = r.report["characters"][0];
+    REQUIRE(c["chains"].size() == 1);
+    CHECK_FALSE(c["chains"][0].value("rigid", true));
+    if (name == "horizontal") CHECK(r.recall >= 0.90); // the other: the [!mayfail] case above
+    CHECK(r.precision >= 0.80);
+    const retail::Json& clips = c["stretch"]["clips"];
+    REQUIRE_FALSE(clips.empty());
+    double healed = 0;
+    for (const auto& clip : clips) {
+      INFO("clip " << clip["name"]);
+      const auto samples = clip["result"]["samples"].get<std::size_t>();
+      const double floor = 100.0 * double(retail::noise_floor(samples, {})) /
+                           double(std::max<std::size_t>(1, samples));
+      const double in = clip["original"]["torn_percent"].get<double>(),
+                   out = clip["result"]["torn_percent"].get<double>();
+      CHECK(out <= in + floor);
+      healed = std::max(healed, in - out);
+    }
+    CHECK(healed > 5.0); // Walk and Crouch tear 10-23% on the legs; the chain heals them
   }
-  CHECK(healed > 5.0); // Walk and Crouch tear 10-20% on the legs; the chain heals them
 }
 
 // The deer: a short flat tail pressed against the rump// The deer: a short flat tail pressed

@@ -44,7 +44,8 @@ std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& 
 /// PieceJudge), lower the weighted bone distance, and hold at most half the character's
 /// vertices. A chain that fails steps down: first the same chain without the vertices it tore
 /// more than it healed over all clips (PieceJudge::vertex_net > 0; they keep their input
-/// weights), when they are at most half of it; then a root band twice as wide; then a root band
+/// weights), when they are at most half of it; then a root band (and its seam blend) twice as
+/// wide; then a root band
 /// that also crosses the lower legs' skin (PieceOverride::band_legs, band as first planned);
 /// then rigid on the hips when the pass found rigid harmless in every clip, else left as it was.
 /// Returns true when any piece stepped down (the job must run again); `verdicts` keeps each stepped
@@ -104,7 +105,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                                                 std::to_string(peel_count) +
                                                 " vertices; they keep their input weights)"
                          : legs_step ? "a root band over the lower legs too"
-                                     : "a root band twice as wide";
+                                     : "a root band and its seam twice as wide";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

@@ -72,13 +72,13 @@ std::vector<bool> hip_skin(const WeldedMesh& mesh, const SkinWeights& sw, const 
   return out;
 }
 
-/// The seam between the piece and its band blended (root_band.h's blend_seam) over
-/// params.seam_links first links: the band's weights in `band`, the piece's near it written
-/// into `changed` (their original vertices). Nothing when seam_links is 0 or the chain has no
-/// link.
+/// The seam between the piece and its band blended (root_band.h's blend_seam) over `scale` x
+/// params.seam_links first links (scale: PieceOverride::band_scale): the band's weights in `band`,
+/// the piece's near it written into `changed` (their original vertices). Nothing when seam_links is
+/// 0 or the chain has no link.
 template <class EachOriginal>
 void blend_root_seam(const WeldedMesh& mesh, const Character& c, const Piece& piece,
-                     const ChainResult& r, const RootBandParams& params,
+                     const ChainResult& r, const RootBandParams& params, double scale,
                      const std::vector<bool>& inside, const EachOriginal& each_original,
                      std::map<std::size_t, NodeInfluences>& changed, RootBand& band) {
   if (!(params.seam_links > 0) || r.chain.joints.size() < 2) return;
@@ -95,8 +95,8 @@ void blend_root_seam(const WeldedMesh& mesh, const Character& c, const Piece& pi
     return inf;
   };
   const double link = (r.chain.joints[1] - r.chain.joints[0]).norm();
-  for (const auto& [w, inf] : blend_seam(mesh, inside, params.seam_links * link, chain_influences,
-                                         params.max_influences, band))
+  for (const auto& [w, inf] : blend_seam(mesh, inside, scale * params.seam_links * link,
+                                         chain_influences, params.max_influences, band))
     each_original(w, [&](std::size_t v) { changed[v] = inf; });
 }
 
@@ -134,7 +134,7 @@ blend_root_band(const WeldedMesh& mesh, const SkinWeights& sw, const Character& 
   for (std::size_t w = 0; w < excluded.size() && w < passable.size(); ++w)
     if (excluded[w]) passable[w] = false; // --not-tail geometry keeps its weights
   RootBand band = root_band(mesh, inside, width, fixed, params, passable);
-  blend_root_seam(mesh, c, piece, r, params, inside, each_original, changed, band);
+  blend_root_seam(mesh, c, piece, r, params, band_scale, inside, each_original, changed, band);
   if (!band.converged)
     warnings.push_back("tail root band: weights still moving after " +
                        std::to_string(band.iterations) + " sweeps; written as they were");

@@ -30,7 +30,7 @@ enum class Mode { Chain, Rigid, Detect };
 /// What the harm check (pipeline.h) decided for one tail piece: how it is to be written.
 struct PieceOverride {
   enum class Kind { Chain, Rigid, Leave } kind = Kind::Chain;
-  double band_scale = 1; ///< Chain: the root band this many times as wide
+  double band_scale = 1; ///< Chain: the root band (and its seam blend) this many times as wide
   /// Chain: the root band also crosses skin the input moves with a lower leg or a foot
   /// (RootBandParams::lower_legs), whatever the params say.
   bool band_legs = false;
