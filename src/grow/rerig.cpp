@@ -95,9 +95,10 @@ void blend_root_seam(const WeldedMesh& mesh, const Character& c, const Piece& pi
     return inf;
   };
   const double link = (r.chain.joints[1] - r.chain.joints[0]).norm();
-  for (const auto& [w, inf] : blend_seam(mesh, inside, scale * params.seam_links * link,
-                                         chain_influences, params.max_influences, band))
-    each_original(w, [&](std::size_t v) { changed[v] = inf; });
+  const auto piece_side = blend_seam(mesh, inside, scale * params.seam_links * link,
+                                     chain_influences, params.max_influences, band);
+  for (const auto& entry : piece_side) // (welded id, influences)
+    each_original(entry.first, [&](std::size_t v) { changed[v] = entry.second; });
 }
 
 /// Blends the body's weights beyond the piece's collar into the tail's root (root_band.h), then
