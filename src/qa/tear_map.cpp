@@ -16,7 +16,8 @@ struct Measured {
   std::vector<std::pair<int, int>> ends;
   std::vector<double> inv_rest_sq; ///< 1 / bind length^2 (finite: degenerate edges left out)
   std::vector<char> kind;
-  std::vector<int> skinned; ///< the vertices they touch
+  std::vector<int> skinned; ///< the vertices they touch that are skinned (representatives)
+  std::vector<std::pair<int, int>> copies; ///< (vertex, its representative): posed by copying
 };
 
 Measured choose_edges(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
@@ -42,8 +43,17 @@ Measured choose_edges(const SkinSampler& skin, const std::vector<std::pair<int, 
     m.kind.push_back(focused ? 0 : 1);
     touched[std::size_t(e.first)] = touched[std::size_t(e.second)] = 1;
   }
+  std::vector<int> needed;
   for (std::size_t v = 0; v < touched.size(); ++v)
-    if (touched[v]) m.skinned.push_back(int(v));
+    if (touched[v]) needed.push_back(int(v));
+  // Vertices split at seams and flat-shaded corners pose to the same bits: each distinct one is
+  // skinned once and copied to the others (as stretch.cpp's plan_rig).
+  const std::vector<int> rep = skin.representatives(needed);
+  for (std::size_t k = 0; k < rep.size(); ++k)
+    if (rep[k] == needed[k])
+      m.skinned.push_back(rep[k]);
+    else
+      m.copies.push_back({needed[k], rep[k]});
   return m;
 }
 
@@ -71,6 +81,7 @@ TearMap measure_tears(const Document& doc, const Model& model, const SkinEdges& 
     for (int s = 0; s < params.samples; ++s) {
       const double t = sampler.duration() * s / (params.samples - 1);
       skin.pose_into(compose_world(model, sampler.locals(model, t)), &m.skinned, p, true, &slots);
+      for (const auto& [v, r] : m.copies) p[std::size_t(v)] = p[std::size_t(r)];
       for (std::size_t k = 0; k < m.ends.size(); ++k) {
         double r =
             (p[std::size_t(m.ends[k].first)] - p[std::size_t(m.ends[k].second)]).squaredNorm() *
