@@ -56,4 +56,13 @@ TEST_CASE("animation: STEP - LINEAR slerp - CUBICSPLINE Hermite - matrix nodes -
       CHECK(clip.local(m, node, t) == at(t)[std::size_t(node)]);
       CHECK(clip.world(m, node, t) == retail::compose_world(m, at(t))[std::size_t(node)]);
     }
+  // Several nodes at once, sharing their ancestors (a child after its parent, a node twice, a
+  // root): each exactly world()'s.
+  const std::vector<int> nodes = {1, 0, 1, 3, 2};
+  for (double t : {0.0, 0.3, 1.0}) {
+    const std::vector<Eigen::Matrix4d> w = clip.worlds(m, nodes, t);
+    REQUIRE(w.size() == nodes.size());
+    for (std::size_t k = 0; k < nodes.size(); ++k) CHECK(w[k] == clip.world(m, nodes[k], t));
+  }
+  CHECK(clip.worlds(m, {}, 0.5).empty());
 }

@@ -395,12 +395,14 @@ public:
                         model.animations[std::size_t(clip)].name + "')",
                     duration_, dt, fps);
     if (duration_ < kMinDuration) duration_ = 0; // one pose
+    std::vector<int> posed = {anchor};           // the anchor, then the proxies' nodes
+    posed.insert(posed.end(), proxy_nodes.begin(), proxy_nodes.end());
     auto pose_at = [&](double t) {
-      Eigen::Matrix4d w = sampler.world(model, anchor, t);
+      std::vector<Eigen::Matrix4d> w = sampler.worlds(model, posed, t);
       SubstepPose p;
-      p.anchor.world = w;
-      p.anchor.rotation = Eigen::Quaterniond(rotation_of(w)).normalized();
-      for (int node : proxy_nodes) p.proxies.push_back(sampler.world(model, node, t));
+      p.anchor.world = w[0];
+      p.anchor.rotation = Eigen::Quaterniond(rotation_of(w[0])).normalized();
+      p.proxies.assign(w.begin() + 1, w.end());
       return p;
     };
     times_.push_back(0);

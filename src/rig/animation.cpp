@@ -128,6 +128,35 @@ Eigen::Matrix4d ClipSampler::world(const Model& model, int node, double t) const
   return w;
 }
 
+std::vector<Eigen::Matrix4d> ClipSampler::worlds(const Model& model, const std::vector<int>& nodes,
+                                                 double t) const {
+  std::vector<std::pair<int, Eigen::Matrix4d>> done; // node -> world, the ancestors met so far
+  auto find = [&](int node) -> const Eigen::Matrix4d* {
+    for (const auto& d : done)
+      if (d.first == node) return &d.second;
+    return nullptr;
+  };
+  std::vector<Eigen::Matrix4d> out;
+  std::vector<int> path;
+  for (int node : nodes) {
+    path.clear(); // node, its parent, ... up to the first one already composed (or the root)
+    for (int cur = node; cur >= 0 && !find(cur); cur = model.nodes[std::size_t(cur)].parent)
+      path.push_back(cur);
+    for (std::size_t k = path.size(); k-- > 0;) {
+      const int parent = model.nodes[std::size_t(path[k])].parent;
+      const Eigen::Matrix4d* above = parent >= 0 ? find(parent) : nullptr;
+      Eigen::Matrix4d w = local(model, path[k], t);
+      if (above) {
+        Eigen::Matrix4d next = *above * w;
+        w = next;
+      }
+      done.push_back({path[k], w});
+    }
+    out.push_back(*find(node));
+  }
+  return out;
+}
+
 std::vector<Eigen::Matrix4d> saved_locals(const Model& model) {
   std::vector<Eigen::Matrix4d> out;
   for (const auto& n : model.nodes) out.push_back(local_matrix(n));

@@ -51,6 +51,11 @@ public:
   /// products in the same order, computed along its ancestors only.
   Eigen::Matrix4d world(const Model& model, int node, double t) const;
 
+  /// world() of each of `nodes` (in their order) at time t, each ancestor's local matrix sampled
+  /// once for them all: the same products in the same order, so the same bits as world().
+  std::vector<Eigen::Matrix4d> worlds(const Model& model, const std::vector<int>& nodes,
+                                      double t) const;
+
 private:
   struct Track {
     int node = -1;
