@@ -28,10 +28,10 @@ struct RootBandParams {
   /// The band also crosses skin the input moves with a lower leg or a foot (rerig.cpp's
   /// hip_skin; off: only skin the hips, the thighs or the low spine hold most of).
   bool lower_legs = false;
-  /// The seam between the piece and its band made continuous: band vertices within this many
-  /// first links (the chain's J_0 -> J_1) of the piece take a share of their nearest piece
-  /// vertex's influences, falling linearly from all of it at the piece to none (blend_seam);
-  /// 0: off (the band meets the piece with the hips alone).
+  /// The seam between the piece and its band blended over this many first links (the chain's
+  /// J_0 -> J_1) on either side of their border: each side takes up to half of the other's
+  /// weights, falling linearly to none (blend_seam); 0: off (the band meets the piece with the
+  /// hips alone).
   double seam_links = 0.25;
   void validate() const; ///< Failure: Error(Usage)
 };
@@ -64,8 +64,9 @@ RootBand solve_root_band(const WeldedMesh& mesh, const std::vector<int>& band,
 /// solved, before this blend). Influences are merged by node, the max_influences largest kept
 /// and renormalised. A piece vertex whose weights jump against the band vertex beside it (a
 /// thick tail's side, where the piece's border runs along the tail rather than across it) then
-/// changes over `width` on either side instead of across one edge, and each side keeps the
-/// majority it had. Returns the piece vertices' new influences (welded id, influences),
+/// changes over `width` on either side instead of across one edge: a band vertex never takes
+/// more of the piece's weights than it keeps of its own, a piece vertex keeps at least half of
+/// its own. Returns the piece vertices' new influences (welded id, influences),
 /// ascending; updates band.influences. Pre: band from root_band over the same mesh and
 /// `inside`; `piece_influences(p)` sums to 1. width <= 0: nothing changes. Never fails.
 template <class PieceInfluences>
