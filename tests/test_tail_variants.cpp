@@ -161,6 +161,18 @@ RigOptions variant(TailStyle style, double height = 1.8) {
   return o;
 }
 
+/// The horizontal bodies (a biped dinosaur's): a carried tail with the hips 0.2 ahead of and
+/// 0.38 above the leg tops; and with them 0.35 ahead and 0.1 above, at 0.18 units.
+std::pair<RigOptions, RigOptions> horizontal_bodies() {
+  RigOptions plain = variant(TailStyle::Carried);
+  plain.horizontal_body = true;
+  RigOptions ahead = variant(TailStyle::Carried, 0.18);
+  ahead.horizontal_body = true;
+  ahead.hips_ahead = 0.35;
+  ahead.hips_above = 0.1;
+  return {plain, ahead};
+}
+
 } // namespace
 
 // The deer's and stag's auto-rigs keep a hips bone lying along the tail's root: most of the tail
@@ -189,12 +201,7 @@ TEST_CASE("variants: a leftover bone along the tail's base", "[variants]") {
 // would not drop, is left as it was).
 TEST_CASE("variants: a horizontal body whose hips joint is not where the legs meet",
           "[variants][!mayfail]") {
-  RigOptions plain = variant(TailStyle::Carried);
-  plain.horizontal_body = true;
-  RigOptions ahead = variant(TailStyle::Carried, 0.18);
-  ahead.horizontal_body = true;
-  ahead.hips_ahead = 0.35;
-  ahead.hips_above = 0.1;
+  const auto [plain, ahead] = horizontal_bodies();
   SECTION("hips 0.2 ahead of and 0.38 above the leg tops") {
     check_variant("horizontal body", plain);
   }
@@ -208,12 +215,7 @@ TEST_CASE("variants: a horizontal body whose hips joint is not where the legs me
 // the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs; with
 // the hips ahead the chain is kept at the harm check's step that widens the band and its seam.
 TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[variants]") {
-  RigOptions plain = variant(TailStyle::Carried);
-  plain.horizontal_body = true;
-  RigOptions ahead = variant(TailStyle::Carried, 0.18);
-  ahead.horizontal_body = true;
-  ahead.hips_ahead = 0.35;
-  ahead.hips_above = 0.1;
+  const auto [plain, ahead] = horizontal_bodies();
   for (const auto& [name, options] : {std::pair<std::string, RigOptions>{"horizontal", plain},
                                       {"horizontal, hips ahead", ahead}}) {
     Figures r = run_variant(name, options);

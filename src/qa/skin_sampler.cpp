@@ -243,6 +243,17 @@ std::vector<int> SkinSampler::slots_used(const std::vector<int>* only) const {
   return slots;
 }
 
+SkinSampler::Distinct SkinSampler::distinct(const std::vector<int>& only) const {
+  Distinct out;
+  const std::vector<int> rep = representatives(only);
+  for (std::size_t k = 0; k < rep.size(); ++k)
+    if (rep[k] == only[k])
+      out.skinned.push_back(rep[k]);
+    else
+      out.copies.push_back({only[k], rep[k]});
+  return out;
+}
+
 std::vector<int> SkinSampler::representatives(const std::vector<int>& only) const {
   // Open addressing over a hash of the inputs, each hit confirmed by comparing the inputs.
   auto bits = [](double x) {

@@ -293,12 +293,9 @@ detail::StretchPlan plan_rig(const SkinSampler& skin, const std::vector<std::pai
     if (mark[v]) needed.push_back(int(v));
   // Vertices split at seams and flat-shaded corners repeat the same skinning inputs: each
   // distinct one is skinned once and copied to the others (the same bits either way).
-  const std::vector<int> rep = skin.representatives(needed);
-  for (std::size_t k = 0; k < rep.size(); ++k)
-    if (rep[k] == needed[k])
-      plan.skinned.push_back(rep[k]);
-    else
-      plan.copies.push_back({needed[k], rep[k]});
+  SkinSampler::Distinct distinct = skin.distinct(needed);
+  plan.skinned = std::move(distinct.skinned);
+  plan.copies = std::move(distinct.copies);
   plan.slots = skin.slots_used(&plan.skinned);
   plan.uniform_slot = skin.common_pin(needed);
   return plan;

@@ -47,13 +47,10 @@ Measured choose_edges(const SkinSampler& skin, const std::vector<std::pair<int, 
   for (std::size_t v = 0; v < touched.size(); ++v)
     if (touched[v]) needed.push_back(int(v));
   // Vertices split at seams and flat-shaded corners pose to the same bits: each distinct one is
-  // skinned once and copied to the others (as stretch.cpp's plan_rig).
-  const std::vector<int> rep = skin.representatives(needed);
-  for (std::size_t k = 0; k < rep.size(); ++k)
-    if (rep[k] == needed[k])
-      m.skinned.push_back(rep[k]);
-    else
-      m.copies.push_back({needed[k], rep[k]});
+  // skinned once and copied to the others.
+  SkinSampler::Distinct distinct = skin.distinct(needed);
+  m.skinned = std::move(distinct.skinned);
+  m.copies = std::move(distinct.copies);
   return m;
 }
 

@@ -60,6 +60,15 @@ public:
   /// when none does, or when it has no influences. Linear time (a hash table).
   std::vector<int> representatives(const std::vector<int>& only) const;
 
+  /// `only` split by representatives(): the vertices to skin (each its own representative, in
+  /// the order of `only`) and the rest as (vertex, its representative), each posed by copying
+  /// its representative's position (the same bits as skinning it).
+  struct Distinct {
+    std::vector<int> skinned;
+    std::vector<std::pair<int, int>> copies;
+  };
+  Distinct distinct(const std::vector<int>& only) const;
+
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
 
