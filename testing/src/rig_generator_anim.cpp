@@ -64,11 +64,12 @@ void add_clips(Document& doc, const Skeleton& sk, double k, bool head_turn, bool
   auto j = [&](const char* n) { return sk.find(n); };
   const double deg = M_PI / 180;
   // Walk: 1 s cycle; thighs swing +-25 deg (forward = -angle about X), knees bend on the swing,
-  // arms counter-swing, hips bob 2 cm and yaw 5 deg.
+  // arms counter-swing, the root (the hips role: "Hips", or a horizontal body's "Body" that
+  // carries the legs) bobs 2 cm and yaws 5 deg.
   add_clip(doc, sk, "Walk", 1.0, [&](double t) {
     Pose p;
     double ph = 2 * M_PI * t;
-    p.rotation[j("Hips")] = {Y, 5 * deg * std::sin(ph)};
+    p.rotation[0] = {Y, 5 * deg * std::sin(ph)};
     p.rotation[j("Spine")] = {Y, -4 * deg * std::sin(ph)};
     p.rotation[j("LeftUpLeg")] = {X, -25 * deg * std::sin(ph)};
     p.rotation[j("RightUpLeg")] = {X, 25 * deg * std::sin(ph)};
