@@ -36,7 +36,7 @@ struct ChainRecord {
   }
 };
 
-/// The targets a chain is judged against (issue 31 point 3; docs/report-schema.md).
+/// The targets a chain is judged against (docs/report-schema.md).
 struct ChainTargets {
   double hair_edge_p99_percent = 8; ///< rebuilt hair: head-turn per-edge-worst p99 (the article)
   double penetration_mm = 1;        ///< at the reference height below (scaled by H / it)
