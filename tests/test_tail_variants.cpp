@@ -35,9 +35,10 @@ struct Figures {
 
 /// Runs retail on IN -> OUT: in process (as test_tail_classes.cpp does), or the binary named by
 /// RETAIL_VARIANTS_BIN. Returns the report.
-retail::Json run_retail_on(const std::string& in, const std::string& out) {
+retail::Json run_retail_on(const std::string& in, const std::string& out,
+                           const retail::RunParams& params = {}) {
   const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
-  if (bin == nullptr || *bin == 0) return retail::run(in, out, retail::RunParams{}).report;
+  if (bin == nullptr || *bin == 0) return retail::run(in, out, params).report;
   const std::string cmd = "'" + std::string(bin) + "' '" + in + "' '" + out + "' -q";
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream f(out.substr(0, out.size() - 4) + ".report.json");
@@ -84,12 +85,13 @@ void summarise(Figures& r, const std::string& name) {
   r.summary = s.str();
 }
 
-Figures run_variant(const std::string& name, const RigOptions& options) {
+Figures run_variant(const std::string& name, const RigOptions& options,
+                    const retail::RunParams& params = {}) {
   Figures r;
   retail::GeneratedRig rig = retail::generate_rig(options);
   const std::string dir = test::temp_dir(), in = dir + "/in.glb", out = dir + "/out.glb";
   test::write_bytes(in, retail::serialize_document(rig.doc));
-  r.report = run_retail_on(in, out);
+  r.report = run_retail_on(in, out, params);
   retail::Document din = retail::read_document(in), dout = retail::read_document(out);
   retail::Model min = retail::parse_model(din), mout = retail::parse_model(dout);
   auto before = test::mesh0_influences(din, min), after = test::mesh0_influences(dout, mout);
@@ -200,18 +202,30 @@ TEST_CASE("variants: a horizontal body whose hips joint is not where the legs me
   check_variant("horizontal body", horizontal_bodies().first);
 }
 
-// [!mayfail] current main: recall 0.83. The tail's first rings sit where the legs meet, weighted
-// to one thigh each with a little of the other leg on one side only; they form body pieces of
-// their own beside the chain's piece (the Hips joint lies inside them) and stay on the legs.
+// The hips far ahead: the tail's first rings sit where the legs meet, each weighted to one
+// thigh (a little of one shin on both sides), and the joint named Hips lies in its base, so the
+// centroid rule calls the whole tail, base and all, body skin. Judged by its skin (most of it
+// mixed or leg-weighted, the rest tearing too) it is the tail: without that the evidence part
+// takes the tail beyond the rings and leaves them on the legs (recall 0.83).
 TEST_CASE("variants: a horizontal body, hips far ahead, its tail's base at the leg tops",
-          "[variants][!mayfail]") {
-  check_variant("horizontal body, hips ahead", horizontal_bodies().second);
+          "[variants]") {
+  const RigOptions ahead = horizontal_bodies().second;
+  check_variant("horizontal body, hips ahead", ahead);
+  const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
+  if (bin != nullptr && *bin != 0) return; // the parameter below is this build's
+  retail::RunParams off;
+  off.rerig.detect.evidence_body_share = 2; // never judged by its skin
+  Figures r = run_variant("horizontal body, hips ahead, not judged by its skin", ahead, off);
+  INFO(r.summary);
+  CHECK(r.recall < 0.90);
+  bool body = false;
+  for (const auto& p : r.report["characters"][0]["pieces"]) body = body || p["decision"] == "body";
+  CHECK(body);
 }
 
 // The seam blend (root_band.h's blend_seam): the horizontal body's piece border runs along the
 // tail's thick base, where SPEC 6's weights jump against the band's hips across one edge. Without
-// the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs; with
-// the hips ahead the chain is kept at the harm check's step that widens the band and its seam.
+// the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs.
 TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[variants]") {
   const auto [plain, ahead] = horizontal_bodies();
   for (const auto& [name, options] : {std::pair<std::string, RigOptions>{"horizontal", plain},
@@ -221,7 +235,7 @@ TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[var
     const retail::Json& c = r.report["characters"][0];
     REQUIRE(c["chains"].size() == 1);
     CHECK_FALSE(c["chains"][0].value("rigid", true));
-    if (name == "horizontal") CHECK(r.recall >= 0.90); // the other: the [!mayfail] case above
+    CHECK(r.recall >= 0.90);
     CHECK(r.precision >= 0.80);
     const retail::Json& clips = c["stretch"]["clips"];
     REQUIRE_FALSE(clips.empty());
@@ -240,8 +254,7 @@ TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[var
   }
 }
 
-// The deer: a short flat tail pressed against the rump// The deer: a short flat tail pressed
-// against the rump, all of it within the far threshold.
+// The deer: a short flat tail pressed against the rump, all of it within the far threshold.
 TEST_CASE("variants: a short tail pressed against the rump", "[variants]") {
   RigOptions thick = variant(TailStyle::Pressed);
   thick.tail_radius_scale = 1.4;

@@ -136,6 +136,10 @@ void bind_detect(CLI::App& app, Cli& cli) {
   app.add_option("--evidence-own-bones", dp.evidence_own_bones,
                  "evidence: ...and is weighted less than this to bones of its own")
       ->capture_default_str();
+  app.add_option("--evidence-body-share", dp.evidence_body_share,
+                 "a piece left as body (a bone lies in it) is judged by its skin when this share "
+                 "of it is evidence skin (above 1: never)")
+      ->capture_default_str();
   app.add_option("--min-tail-vertices", dp.min_tail_vertices,
                  "a chain needs at least this many welded vertices")
       ->capture_default_str();

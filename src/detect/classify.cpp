@@ -224,10 +224,11 @@ void DetectParams::validate() const {
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
       !(evidence_tear_ratio >= 0) || !std::isfinite(evidence_tear_ratio) ||
-      !(evidence_own_bones >= 0 && evidence_own_bones <= 1) ||
-      !(rigged_own_bones > 0 && rigged_own_bones <= 1) || !(hair_length_heads >= 0) ||
-      !(hair_drop_heads >= 0) || !(hair_head_weight >= 0 && hair_head_weight <= 1) ||
-      !std::isfinite(hair_length_heads) || !std::isfinite(hair_drop_heads))
+      !(evidence_own_bones >= 0 && evidence_own_bones <= 1) || !(evidence_body_share >= 0) ||
+      !std::isfinite(evidence_body_share) || !(rigged_own_bones > 0 && rigged_own_bones <= 1) ||
+      !(hair_length_heads >= 0) || !(hair_drop_heads >= 0) ||
+      !(hair_head_weight >= 0 && hair_head_weight <= 1) || !std::isfinite(hair_length_heads) ||
+      !std::isfinite(hair_drop_heads))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -481,21 +482,6 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
 
 namespace {
 
-/// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
-/// some piece is a tail chain; else empty (nothing to isolate again).
-std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Piece>& pieces) {
-  const bool tail = std::any_of(pieces.begin(), pieces.end(),
-                                [](const Piece& p) { return p.decision == Decision::TailChain; });
-  std::vector<char> out(vertices, 0);
-  bool any = false;
-  for (const Piece& p : pieces) {
-    if (!tail || p.decision == Decision::TailChain || p.base.empty()) continue;
-    for (int v : p.vertices)
-      if (!std::binary_search(p.base.begin(), p.base.end(), v)) out[std::size_t(v)] = 1, any = true;
-  }
-  return any ? out : std::vector<char>{};
-}
-
 /// What a piece's base grows over (BaseCues), read from the input's weights and the skeleton.
 BaseCues base_cues(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
                    const Detection& det, const std::vector<std::string>& region,
@@ -551,9 +537,14 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                      torso_of(det, region),
                      own_bones(c),
                      head_frame(m, c, det, region)};
+  // The rest's share is measured apart for the two questions (it depends on what is asked).
+  TearCache body_tears(tear, m.size()), part_tears(tear, m.size());
+  const std::vector<char> ev =
+      evidence_skin(m, sw, c, det.segments, det.field, region, cues.misweighted, params);
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
   apply_selection(selection, m.size(), pieces);
   classify_pieces(x, pieces);
+  judge_by_skin(x, ev, body_tears, pieces);
   // A piece that is not a tail grows no base: mis-weighted skin between a tail and a body piece
   // (the alpaca's rump beside its tail) is the tail's to take. Isolated again without their
   // growth, once, when such a piece grew one and a tail could take it.
@@ -562,10 +553,9 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     pieces = isolate_pieces(m, det.field, c.height, params, cues, no_base);
     apply_selection(selection, m.size(), pieces);
     classify_pieces(x, pieces);
+    judge_by_skin(x, ev, body_tears, pieces);
   }
-  evidence_pieces(
-      x, evidence_skin(m, sw, c, det.segments, det.field, region, cues.misweighted, params),
-      selection.excluded, tear, pieces, det.evidence_left);
+  evidence_pieces(x, ev, selection.excluded, part_tears, pieces, det.evidence_left);
   // Overlapping shells of one tail (fur over skin) on the same attachment become one piece.
   for (std::size_t a = 0; a < pieces.size(); ++a) {
     if (pieces[a].decision != Decision::TailChain) continue;

@@ -65,17 +65,46 @@ std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinW
 double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,
                       const std::vector<int>& vertices);
 
+/// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
+/// some piece is a tail chain; else empty (nothing to isolate again). `vertices`: welded count.
+std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Piece>& pieces);
+
+/// The input's tearing as detection asks about it: measured (`probe`) for every vertex asked
+/// about so far. A question about vertices an earlier one did not cover measures again, over
+/// all of them; a vertex's share does not depend on what else is asked about, the rest's share
+/// does (it is the latest measure's). Without a probe, an empty TearEvidence.
+class TearCache {
+public:
+  TearCache(const TearProbe& probe, std::size_t vertices);
+  /// The tearing with every vertex marked in `want` (#welded) measured.
+  const TearEvidence& covering(const std::vector<char>& want);
+
+private:
+  const TearProbe& probe_;
+  std::vector<char> focus_;
+  TearEvidence got_;
+  bool asked_ = false;
+};
+
+/// Pieces the centroid rule called body skin (a hips or leftover bone lies in them), hanging
+/// from the hips or a thigh, are judged by their skin instead when at least evidence_body_share
+/// of their welded vertices is evidence skin (`ev`, evidence_skin's 1): classified as an evidence
+/// part is (centroid rule waived), a piece passing the evidence parts' gate (evidence_pieces)
+/// whose skin outside the evidence also tears evidence_tear_ratio times the rest's share becomes
+/// a tail chain (its reason says why); any other stays as it was. The tearing (`tear`) is asked
+/// about only when a piece gets that far.
+void judge_by_skin(const Classifier& x, const std::vector<char>& ev, TearCache& tear,
+                   std::vector<Piece>& pieces);
+
 /// Pieces from the evidence (evidence_skin): each connected part of evidence skin of at least
 /// evidence_min_vertices welded vertices that no tail, worn, head or selected piece holds and
 /// --not-tail leaves (`excluded`), with the single vertices it encloses, is classified as a piece
-/// of its own, and kept (its vertices leave the pieces that held them) only when it is a tail
-/// chain weighted at least stub_leg_weight to the legs (the auto-rigger's mark), less than
-/// evidence_own_bones to bones of its own, whose skin tears evidence_tear_ratio times as much as
-/// the rest's (`probe`, asked once about every candidate part). Ids continue after the existing
+/// of its own, and kept (its vertices leave the pieces that held them) only when it passes the
+/// gate above (`tear`, asked once about every candidate part). Ids continue after the existing
 /// pieces, in order of each part's lowest vertex. The parts not kept go to `left`, with their
 /// tear (NaN without a probe).
 void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
-                     const std::vector<bool>& excluded, const TearProbe& probe,
-                     std::vector<Piece>& pieces, std::vector<Piece>& left);
+                     const std::vector<bool>& excluded, TearCache& tear, std::vector<Piece>& pieces,
+                     std::vector<Piece>& left);
 
 } // namespace retail

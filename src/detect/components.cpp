@@ -1,4 +1,5 @@
 // Far pieces: connected far skin, the junction split for thick bodies, separate shells.
+#include "detect/classify_internal.h"
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/geodesic.h"
@@ -508,6 +509,19 @@ std::vector<Piece> isolate_pieces(const WeldedMesh& m, const DistanceField& f, d
   std::sort(pieces.begin(), pieces.end(),
             [](const Piece& a, const Piece& b) { return a.vertices[0] < b.vertices[0]; });
   return pieces;
+}
+
+std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Piece>& pieces) {
+  const bool tail = std::any_of(pieces.begin(), pieces.end(),
+                                [](const Piece& p) { return p.decision == Decision::TailChain; });
+  std::vector<char> out(vertices, 0);
+  bool any = false;
+  for (const Piece& p : pieces) {
+    if (!tail || p.decision == Decision::TailChain || p.base.empty()) continue;
+    for (int v : p.vertices)
+      if (!std::binary_search(p.base.begin(), p.base.end(), v)) out[std::size_t(v)] = 1, any = true;
+  }
+  return any ? out : std::vector<char>{};
 }
 
 } // namespace retail

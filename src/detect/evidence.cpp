@@ -124,11 +124,14 @@ void enclose(const WeldedMesh& m, const std::vector<bool>& open, const std::vect
 
 } // namespace
 
-void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
-                     const std::vector<bool>& excluded, const TearProbe& probe,
-                     std::vector<Piece>& pieces, std::vector<Piece>& left) {
+namespace {
+
+/// The open evidence skin's connected parts of at least evidence_min_vertices, each with the
+/// single vertices it encloses (sorted), in order of their lowest vertex.
+std::vector<std::vector<int>> evidence_parts(const Classifier& x, const std::vector<char>& ev,
+                                             const std::vector<bool>& excluded,
+                                             const std::vector<Piece>& pieces) {
   const std::size_t n = x.m.size();
-  if (x.params.evidence_min_vertices <= 0) return;
   std::vector<int> owner(n, -1);
   for (std::size_t i = 0; i < pieces.size(); ++i)
     for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
@@ -137,41 +140,131 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
     open[v] = ev[v] == 1 && !(v < excluded.size() && excluded[v]) &&
               !(owner[v] >= 0 && holds_its_skin(pieces[std::size_t(owner[v])]));
   std::vector<std::vector<int>> parts;
-  std::vector<char> focus(n, 0);
   for (std::vector<int>& part : welded_components(x.m, open)) {
     if (int(part.size()) < x.params.evidence_min_vertices) continue;
     enclose(x.m, open, owner, pieces, part);
-    for (int v : part) focus[std::size_t(v)] = 1;
     parts.push_back(std::move(part));
   }
+  return parts;
+}
+
+/// Mean tear share over `vertices` (unmeasured ones count 0); NaN when nothing was measured.
+double tear_inside(const TearEvidence& tear, std::size_t n, const std::vector<int>& vertices) {
+  if (tear.share.size() != n) return NAN;
+  double inside = 0;
+  for (int v : vertices)
+    if (std::isfinite(tear.share[std::size_t(v)])) inside += tear.share[std::size_t(v)];
+  return inside / double(std::max<std::size_t>(1, vertices.size()));
+}
+
+/// The evidence's gate: a tail chain weighted at least stub_leg_weight to the legs, less than
+/// evidence_own_bones to bones of its own, tearing evidence_tear_ratio times the rest's share.
+/// On a pass, says so at the front of the piece's reason.
+bool passes_gate(const DetectParams& params, double rest, Piece& p) {
+  if (p.decision != Decision::TailChain || p.leg_weight < params.stub_leg_weight ||
+      !(p.own_bones < params.evidence_own_bones) || !(p.tear >= params.evidence_tear_ratio * rest))
+    return false;
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
+                "rest under the clips (evidence); ",
+                100 * p.leg_weight, p.tear / std::max(rest, 1e-12));
+  p.reason = buf + p.reason;
+  return true;
+}
+
+/// A piece the centroid rule left as body skin (a hips or leftover bone lies in it), not
+/// selected, hanging where a tail does (the hips or a thigh), large enough to be an evidence
+/// part.
+bool bone_inside(const DetectParams& params, const Piece& p) {
+  return p.decision == Decision::BodyLike && p.selected.empty() && !p.evidence &&
+         (p.region == "hips" || p.region == "thigh") &&
+         int(p.vertices.size()) >= params.evidence_min_vertices;
+}
+
+/// "a bone lies in it (centroid 0.32 of reach < 0.38): judged by its skin: ".
+std::string fmt_reason(const Piece& p, const DetectParams& params) {
+  char buf[120];
+  std::snprintf(buf, sizeof buf,
+                "a bone lies in it (centroid %.2f of reach < %.2f): judged by its skin: ",
+                p.reach > 0 ? p.centroid_distance / p.reach : 0.0, params.centroid_ratio);
+  return buf;
+}
+
+} // namespace
+
+TearCache::TearCache(const TearProbe& probe, std::size_t vertices)
+    : probe_(probe), focus_(vertices, 0) {}
+
+const TearEvidence& TearCache::covering(const std::vector<char>& want) {
+  bool covered = asked_;
+  for (std::size_t v = 0; v < want.size() && v < focus_.size(); ++v)
+    if (want[v] && !focus_[v]) focus_[v] = 1, covered = false;
+  if (!covered && probe_) got_ = probe_(focus_);
+  asked_ = true;
+  return got_;
+}
+
+void judge_by_skin(const Classifier& x, const std::vector<char>& ev, TearCache& cache,
+                   std::vector<Piece>& pieces) {
+  const std::size_t n = x.m.size();
+  const DetectParams& params = x.params;
+  std::vector<std::pair<std::size_t, Piece>> judged; // (index, the piece judged by its skin)
+  std::vector<char> want(n, 0);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (!bone_inside(params, pieces[i])) continue;
+    std::size_t marked = 0;
+    for (int v : pieces[i].vertices) marked += ev[std::size_t(v)] == 1;
+    if (!(double(marked) >= params.evidence_body_share * double(pieces[i].vertices.size())))
+      continue;
+    Piece p = pieces[i];
+    p.evidence = true;
+    classify_piece(x, p.id, p);
+    if (p.decision != Decision::TailChain || p.leg_weight < params.stub_leg_weight ||
+        !(p.own_bones < params.evidence_own_bones))
+      continue;
+    for (int v : p.vertices) want[std::size_t(v)] = 1;
+    judged.emplace_back(i, std::move(p));
+  }
+  if (judged.empty()) return;
+  const TearEvidence& tear = cache.covering(want);
+  for (auto& [i, p] : judged) {
+    std::vector<int> other; // its skin without the evidence's mark
+    for (int v : p.vertices)
+      if (ev[std::size_t(v)] != 1) other.push_back(v);
+    if (!other.empty() && !(tear_inside(tear, n, other) >= params.evidence_tear_ratio * tear.rest))
+      continue;
+    p.tear = tear_inside(tear, n, p.vertices);
+    p.rest_tear = tear.rest;
+    if (!passes_gate(params, tear.rest, p)) continue;
+    p.reason = fmt_reason(p, params) + p.reason;
+    pieces[i] = std::move(p);
+  }
+}
+
+void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
+                     const std::vector<bool>& excluded, TearCache& cache,
+                     std::vector<Piece>& pieces, std::vector<Piece>& left) {
+  const std::size_t n = x.m.size();
+  if (x.params.evidence_min_vertices <= 0) return;
+  const std::vector<std::vector<int>> parts = evidence_parts(x, ev, excluded, pieces);
   if (parts.empty()) return;
-  const TearEvidence tear = probe ? probe(focus) : TearEvidence{};
+  std::vector<char> focus(n, 0);
+  for (const std::vector<int>& part : parts)
+    for (int v : part) focus[std::size_t(v)] = 1;
+  const TearEvidence& tear = cache.covering(focus);
   for (const std::vector<int>& part : parts) {
     Piece p;
     p.vertices = part;
     p.tip = part.front();
     p.evidence = true;
     classify_piece(x, int(pieces.size()), p);
-    const bool measured = tear.share.size() == n; // else no clip to measure by: NaN
-    double inside = measured ? 0.0 : NAN;
-    for (int v : part)
-      if (measured && std::isfinite(tear.share[std::size_t(v)]))
-        inside += tear.share[std::size_t(v)];
-    inside /= double(part.size());
-    p.tear = inside;
+    p.tear = tear_inside(tear, n, part);
     p.rest_tear = tear.rest;
-    if (p.decision != Decision::TailChain || p.leg_weight < x.params.stub_leg_weight ||
-        !(p.own_bones < x.params.evidence_own_bones) ||
-        !(inside >= x.params.evidence_tear_ratio * tear.rest)) {
+    if (!passes_gate(x.params, tear.rest, p)) {
       left.push_back(std::move(p));
       continue;
     }
-    char buf[160];
-    std::snprintf(buf, sizeof buf,
-                  "its skin is weighted %.0f%% to the legs and tears %.1f times as much as the "
-                  "rest under the clips (evidence); ",
-                  100 * p.leg_weight, inside / std::max(tear.rest, 1e-12));
-    p.reason = buf + p.reason;
     std::vector<bool> taken(n, false);
     for (int v : part) taken[std::size_t(v)] = true;
     for (Piece& q : pieces)

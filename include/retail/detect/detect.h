@@ -84,6 +84,11 @@ struct DetectParams {
   /// ...and weighted less than this to bones of its own (Piece::own_bones): an auto-rigger has
   /// no bone for what it missed, so skin already blended onto one is an artist's.
   double evidence_own_bones = 0.1;
+  /// A piece the centroid rule calls body skin (a hips or leftover bone lies in it) is judged
+  /// by its skin instead when at least this share of its welded vertices is evidence skin
+  /// (evidence_skin's mark), it passes the evidence parts' gate, and its other skin tears
+  /// evidence_tear_ratio times the rest too (docs/detection.md section 8). Above 1: never.
+  double evidence_body_share = 0.5;
   /// A piece that would be a tail chain but is weighted at least this to bones of its own
   /// (Piece::own_bones) is rigged already (an artist's tail, or its tip beyond the skeleton's
   /// reach; retail's own output): left alone (docs/detection.md section 8).
