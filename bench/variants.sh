@@ -4,8 +4,9 @@
 # along the tail's base, a horizontal body, a tail pressed to the rump, one rolled onto it).
 # Runs one retail binary on each and prints one line per variant from its report: the decisions,
 # and per chain its K, whether rigid, vertices, weighted bone distance before -> after, the harm
-# check's largest torn share and the clips where the output tears more than the input (always
-# empty: the harm check), the tip swing on Walk, the worst loop closure, and the verdict.
+# check's largest torn share, the clips where the output tears more than the input (within the
+# harm check's noise floor when listed), the tip swing on Walk, the worst loop closure and the
+# verdict.
 #   bench/variants.sh RETAIL_BIN OUT_DIR [retail args...]
 # The inputs are generated once into OUT_DIR/inputs with make_test_rig beside RETAIL_BIN
 # (MAKE_TEST_RIG to override). Compare two binaries by running it twice and diffing the lines.
