@@ -183,7 +183,7 @@ bool bone_inside(const DetectParams& params, const Piece& p) {
 }
 
 /// "a bone lies in it (centroid 0.32 of reach < 0.38): judged by its skin: ".
-std::string fmt_reason(const Piece& p, const DetectParams& params) {
+std::string bone_inside_reason(const Piece& p, const DetectParams& params) {
   char buf[120];
   std::snprintf(buf, sizeof buf,
                 "a bone lies in it (centroid %.2f of reach < %.2f): judged by its skin: ",
@@ -237,7 +237,7 @@ void judge_by_skin(const Classifier& x, const std::vector<char>& ev, TearCache& 
     p.tear = tear_inside(tear, n, p.vertices);
     p.rest_tear = tear.rest;
     if (!passes_gate(params, tear.rest, p)) continue;
-    p.reason = fmt_reason(p, params) + p.reason;
+    p.reason = bone_inside_reason(p, params) + p.reason;
     pieces[i] = std::move(p);
   }
 }
