@@ -1,7 +1,7 @@
-// harm_edges TRUTH|NAME.truth.json INPUT OUTPUT: where a re-rig newly tears or heals. Per edge with
-// an end whose influences changed, per clip and sample, torn on INPUT vs OUTPUT; summed by the
-// edge's class (both ends in the truth, one end, none) and printed as CSV per edge on stdout
-// (diagnostics).
+// harm_edges ORIGINAL|prims:MESH/P,...|NAME.truth.json INPUT OUTPUT: where a re-rig newly tears or
+// heals. Per edge with an end whose influences changed, per clip and sample, torn on INPUT vs
+// OUTPUT; summed by the edge's class (both ends in the truth, one end, none) and printed as CSV per
+// edge on stdout (diagnostics).
 #include "retail/app/pipeline.h"
 #include "retail/qa/skin_sampler.h"
 #include "retail/rig/animation.h"
@@ -30,11 +30,7 @@ std::vector<std::map<int, double>> influences(const retail::Input& in) {
 
 int main(int argc, char** argv) {
   if (argc != 4) return 1;
-  const std::string truth_arg = argv[1];
-  const bool generated =
-      truth_arg.size() > 11 && truth_arg.substr(truth_arg.size() - 11) == ".truth.json";
-  std::vector<bool> truth =
-      generated ? test::generated_tail(truth_arg) : test::artist_tail(truth_arg);
+  const std::vector<bool> truth = test::read_tail_truth(argv[1], argv[2]).vertices;
   std::vector<retail::StageStat> st;
   retail::Input a = retail::load_input(argv[2], retail::BindParams{}, st),
                 b = retail::load_input(argv[3], retail::BindParams{}, st);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 
 namespace test {
 namespace {
@@ -267,6 +268,27 @@ std::vector<bool> generated_tail(const std::string& truth_json) {
   for (const auto& prim : t.at("membership"))
     for (const auto& piece : prim) out.push_back(piece.get<int>() == tail);
   return out;
+}
+
+TailTruth read_tail_truth(const std::string& arg, const std::string& input) {
+  TailTruth t;
+  const std::string json = ".truth.json";
+  if (arg.rfind("prims:", 0) == 0) {
+    std::vector<std::pair<std::string, int>> prims;
+    std::stringstream list(arg.substr(6));
+    for (std::string item; std::getline(list, item, ',');) {
+      auto slash = item.rfind('/');
+      prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
+    }
+    t.vertices = primitive_tail(input, prims);
+  } else if (arg.size() > json.size() &&
+             arg.compare(arg.size() - json.size(), json.size(), json) == 0) {
+    t.vertices = generated_tail(arg);
+  } else {
+    t.artist = arg;
+    t.vertices = artist_tail(arg);
+  }
+  return t;
 }
 
 TailEval evaluate_tail(const std::vector<bool>& truth, const std::string& input,

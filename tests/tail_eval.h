@@ -66,6 +66,15 @@ std::vector<bool> primitive_tail(const std::string& path,
 /// its "tail" piece, every primitive in order. Failure: std::runtime_error (no tail piece).
 std::vector<bool> generated_tail(const std::string& truth_json);
 
+/// The truth a tool names on its command line: `prims:MESH/P,...` (primitive_tail of `input`),
+/// `NAME.truth.json` (generated_tail), else an artist's original (artist_tail; `artist` is then
+/// that path, else ""). Failure: as those functions.
+struct TailTruth {
+  std::vector<bool> vertices;
+  std::string artist;
+};
+TailTruth read_tail_truth(const std::string& arg, const std::string& input);
+
 /// Judges `output` (retail's result for `input`) against `truth`; `artist` ("" when none) is
 /// measured on the same edges. `legs` false: no leg depths (they stay 0 / -1; they are most of
 /// the evaluation's time). Pre: the three files share vertex order.

@@ -18,23 +18,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   try {
-    std::string truth_arg = argv[1], artist;
-    std::vector<bool> truth;
-    if (truth_arg.rfind("prims:", 0) == 0) {
-      std::vector<std::pair<std::string, int>> prims;
-      std::stringstream list(truth_arg.substr(6));
-      for (std::string item; std::getline(list, item, ',');) {
-        auto slash = item.rfind('/');
-        prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
-      }
-      truth = test::primitive_tail(argv[2], prims);
-    } else if (truth_arg.size() > 11 && truth_arg.substr(truth_arg.size() - 11) == ".truth.json") {
-      truth = test::generated_tail(truth_arg);
-    } else {
-      artist = truth_arg;
-      truth = test::artist_tail(artist);
-    }
-    test::TailEval e = test::evaluate_tail(truth, argv[2], argv[3], artist);
+    const test::TailTruth truth = test::read_tail_truth(argv[1], argv[2]);
+    test::TailEval e = test::evaluate_tail(truth.vertices, argv[2], argv[3], truth.artist);
     nlohmann::json j = {{"truth", e.truth},
                         {"rerigged", e.rerigged},
                         {"both", e.both},

@@ -30,19 +30,6 @@ std::vector<int> joint_sides(const retail::Character& c) {
   return side;
 }
 
-/// The artist's tail per original vertex: from ORIGINAL's tail bones, or `prims:MESH/P,...`.
-std::vector<bool> read_truth(const std::string& truth_arg, const std::string& input) {
-  if (truth_arg.rfind("prims:", 0) != 0) return test::artist_tail(truth_arg);
-  std::vector<std::pair<std::string, int>> prims;
-  std::stringstream ss(truth_arg.substr(6));
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    auto slash = item.rfind('/');
-    prims.push_back({item.substr(0, slash), std::stoi(item.substr(slash + 1))});
-  }
-  return test::primitive_tail(input, prims);
-}
-
 /// Tearing under the input's clips (24 samples each): per original vertex, its torn edge-samples
 /// (`torn`) and edge-samples (`seen`).
 void input_tears(const retail::Input& in, const retail::Character& c, std::vector<double>& torn,
@@ -112,12 +99,12 @@ std::vector<double> joint_skin_radii(const retail::WeldedMesh& m, const retail::
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: tail_features ORIGINAL|prims:MESH/P,... INPUT\n");
+    std::fprintf(stderr, "usage: tail_features ORIGINAL|prims:MESH/P,...|NAME.truth.json INPUT\n");
     return 1;
   }
   try {
     const std::string input = argv[2];
-    const std::vector<bool> truth = read_truth(argv[1], input);
+    const std::vector<bool> truth = test::read_tail_truth(argv[1], input).vertices;
     std::vector<retail::StageStat> st;
     const retail::Input in = retail::load_input(input, retail::BindParams{}, st);
     const retail::Character& c = in.characters.at(0);
