@@ -33,12 +33,18 @@ struct Figures {
   std::string summary; ///< one line for the failure message
 };
 
-/// Runs retail on IN -> OUT: in process (as test_tail_classes.cpp does), or the binary named by
-/// RETAIL_VARIANTS_BIN. Returns the report.
+/// The binary named by RETAIL_VARIANTS_BIN, or null when unset or empty (this build, in process).
+const char* variants_bin() {
+  const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
+  return bin != nullptr && *bin != 0 ? bin : nullptr;
+}
+
+/// Runs retail on IN -> OUT: in process (as test_tail_classes.cpp does), or variants_bin().
+/// Returns the report.
 retail::Json run_retail_on(const std::string& in, const std::string& out,
                            const retail::RunParams& params = {}) {
-  const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
-  if (bin == nullptr || *bin == 0) return retail::run(in, out, params).report;
+  const char* bin = variants_bin();
+  if (bin == nullptr) return retail::run(in, out, params).report;
   const std::string cmd = "'" + std::string(bin) + "' '" + in + "' '" + out + "' -q";
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream f(out.substr(0, out.size() - 4) + ".report.json");
@@ -211,8 +217,7 @@ TEST_CASE("variants: a horizontal body, hips far ahead, its tail's base at the l
           "[variants]") {
   const RigOptions ahead = horizontal_bodies().second;
   check_variant("horizontal body, hips ahead", ahead);
-  const char* bin = std::getenv("RETAIL_VARIANTS_BIN");
-  if (bin != nullptr && *bin != 0) return; // the parameter below is this build's
+  if (variants_bin() != nullptr) return; // the parameter below is this build's
   retail::RunParams off;
   off.rerig.detect.evidence_body_share = 2; // never judged by its skin
   Figures r = run_variant("horizontal body, hips ahead, not judged by its skin", ahead, off);

@@ -157,12 +157,17 @@ double tear_inside(const TearEvidence& tear, std::size_t n, const std::vector<in
   return inside / double(std::max<std::size_t>(1, vertices.size()));
 }
 
-/// The evidence's gate: a tail chain weighted at least stub_leg_weight to the legs, less than
-/// evidence_own_bones to bones of its own, tearing evidence_tear_ratio times the rest's share.
-/// On a pass, says so at the front of the piece's reason.
+/// The evidence's gate, its weights half: a tail chain weighted at least stub_leg_weight to
+/// the legs and less than evidence_own_bones to bones of its own.
+bool weighted_as_missed(const DetectParams& params, const Piece& p) {
+  return p.decision == Decision::TailChain && !(p.leg_weight < params.stub_leg_weight) &&
+         p.own_bones < params.evidence_own_bones;
+}
+
+/// The evidence's gate: weighted_as_missed, and tearing evidence_tear_ratio times the rest's
+/// share. On a pass, says so at the front of the piece's reason.
 bool passes_gate(const DetectParams& params, double rest, Piece& p) {
-  if (p.decision != Decision::TailChain || p.leg_weight < params.stub_leg_weight ||
-      !(p.own_bones < params.evidence_own_bones) || !(p.tear >= params.evidence_tear_ratio * rest))
+  if (!weighted_as_missed(params, p) || !(p.tear >= params.evidence_tear_ratio * rest))
     return false;
   char buf[160];
   std::snprintf(buf, sizeof buf,
@@ -220,9 +225,7 @@ void judge_by_skin(const Classifier& x, const std::vector<char>& ev, TearCache& 
     Piece p = pieces[i];
     p.evidence = true;
     classify_piece(x, p.id, p);
-    if (p.decision != Decision::TailChain || p.leg_weight < params.stub_leg_weight ||
-        !(p.own_bones < params.evidence_own_bones))
-      continue;
+    if (!weighted_as_missed(params, p)) continue;
     for (int v : p.vertices) want[std::size_t(v)] = 1;
     judged.emplace_back(i, std::move(p));
   }
