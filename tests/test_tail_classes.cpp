@@ -53,21 +53,23 @@ struct Outcome {
   retail::RunResult run;
   retail::Model out_model;
   std::size_t truth_tail = 0, rerigged = 0, hit = 0, changed = 0;
-  std::size_t band_on_tail = 0; ///< changed, mostly off the chain, yet some weight on it
+  /// Body skin (not the truth's tail) mostly off the chain, yet with some weight on it. The
+  /// truth's own tail skin may take part of the chain's weight at the seam (blend_seam).
+  std::size_t band_on_tail = 0;
   double recall = 0, precision = 0;
   std::string summary; ///< one line: the numbers the lead engineer asked for
 };
 
-/// Writes the variant's GLB, runs the pipeline with default parameters and scores the output
-/// against the truth. Re-rigged: largest output weight on a Tail_* node (a tie with another
-/// node, the chain's 50/50 hips-Tail_1 root, counts), or weights exactly 1 on the hips where the
-/// input had something else (a rigid fallback).
-Outcome run_variant(const Variant& variant) {
+/// Writes the variant's GLB, runs the pipeline with `params` (default: default parameters) and
+/// scores the output against the truth. Re-rigged: largest output weight on a Tail_* node (a tie
+/// with another node, the chain's 50/50 hips-Tail_1 root, counts), or weights exactly 1 on the hips
+/// where the input had something else (a rigid fallback).
+Outcome run_variant(const Variant& variant, const retail::RunParams& params = {}) {
   Outcome r;
   retail::GeneratedRig rig = retail::generate_rig(variant.options);
   std::string dir = test::temp_dir(), in = dir + "/in.glb", out = dir + "/out.glb";
   test::write_bytes(in, retail::serialize_document(rig.doc));
-  r.run = retail::run(in, out, retail::RunParams{});
+  r.run = retail::run(in, out, params);
   retail::Document din = retail::read_document(in), dout = retail::read_document(out);
   retail::Model min = retail::parse_model(din);
   r.out_model = retail::parse_model(dout);
@@ -84,7 +86,7 @@ Outcome run_variant(const Variant& variant) {
       slot = std::max(slot, w);
     }
     bool chain = tail_w > 0 && tail_w >= other_w; // a 50/50 hips-Tail_1 root vertex counts
-    r.band_on_tail += tail_w > 0 && !chain;
+    r.band_on_tail += tail_w > 0 && !chain && piece[v] != 1;
     bool rigid = after[v] == std::map<int, double>{{hips, 1.0}} && before[v] != after[v];
     bool tail = piece[v] == 1;
     r.truth_tail += tail;
@@ -118,17 +120,18 @@ Outcome run_variant(const Variant& variant) {
   return r;
 }
 
-/// The three checks of issue 14 on one variant (they assert the right behaviour, whatever the
-/// current detection gives); with `chains` >= 0, also that many chains grown (one tail: one).
-void check_variant(const Variant& v, int chains = -1) {
-  Outcome r = run_variant(v);
+/// The three checks of issue 14 on one variant's outcome (they assert the right behaviour,
+/// whatever the current detection gives); with `chains` >= 0, also that many chains grown (one
+/// tail: one).
+void check_outcome(const Outcome& r, int chains) {
   INFO(r.summary);
   REQUIRE(r.run.characters.size() == 1);
   REQUIRE(r.truth_tail > 0);
   // (a) the whole tail, base included, and little else
   CHECK(r.recall >= 0.90);
   CHECK(r.precision >= 0.80);
-  // The root band blends the body into the hips: body skin it changes takes no tail weight.
+  // The root band blends the body into the hips: body skin it changes takes no tail weight
+  // (tail skin left in the band may take some at the seam; it counts against recall).
   CHECK(r.band_on_tail == 0);
   // (b) never worse than the input: no clip tears the result's tail more than the input's
   // beyond the harm check's noise floor (harm.h), and every kept piece is harmless edge-sample
@@ -161,6 +164,11 @@ void check_variant(const Variant& v, int chains = -1) {
       !r.run.characters[0].chains[0].bones.empty()) // Tail_ bones grown: a tail-chain decision
     CHECK(any_chain);
   if (chains >= 0) CHECK(r.run.characters[0].chains.size() == std::size_t(chains));
+}
+
+/// check_outcome on the variant run with default parameters.
+void check_variant(const Variant& v, int chains = -1) {
+  check_outcome(run_variant(v), chains);
 }
 
 } // namespace
@@ -272,37 +280,56 @@ TEST_CASE("classes: tail carrying spikes or plates", "[classes]") {
   }
 }
 
-// A haunch variant the per-edge harm check leaves as it came (docs/detection.md section 5):
-// its chain heals the tail (thousands of edge-samples) but its seam with the haunch newly
-// tears more than the noise floor in HipSwing, where the input and the body tear nothing, and
-// rigid on the hips tears that seam more still. Left as it was, the report and a warning say
-// why, and nothing of the file changes.
-TEST_CASE("classes: thick base - a seam the haunch tears is left as it was, and says so",
+// A haunch variant on a coarse seam (docs/detection.md section 5): the chain heals the tail
+// (thousands of edge-samples), but where the haunch meets the tail's thick base across long
+// edges its seam newly tears more than the noise floor in HipSwing, where the input and the
+// body tear nothing, and a wider root band, a band over the lower legs and rigid on the hips do
+// not mend it. One link fewer (longer links: the weights' blends and the seam spread over more
+// skin) does: the harm check's last chain step keeps that chain, and the report says why. A judge
+// with no noise floor to speak of (--harm-noise 0: 3 edge-samples) refuses that too: then the tail
+// is left as it came, and the report and a warning say why.
+TEST_CASE("classes: thick base - a seam the haunch tears: one link fewer, or left as it was",
           "[classes]") {
-  std::vector<Variant> vs;
   RigOptions thick = tail_rig(TailStyle::Carried);
   thick.thick_base = true;
-  vs.push_back({"carried from a haunch", thick});
-  for (const auto& v : vs) {
-    SECTION(v.name) {
-      Outcome r = run_variant(v);
-      INFO(r.summary);
-      REQUIRE(r.run.characters.size() == 1);
-      CHECK(r.changed == 0);
-      CHECK(r.run.characters[0].chains.empty());
-      bool rejected = false;
-      for (const auto& p : r.run.characters[0].detection.pieces)
-        if (p.decision == retail::Decision::TailRejected) {
-          rejected = true;
-          CHECK(p.reason.find("harm check") != std::string::npos);
-          CHECK(p.reason.find("left as it was") != std::string::npos);
-        }
-      CHECK(rejected);
-      bool warned = false;
-      for (const auto& w : r.run.warnings)
-        warned = warned || w.find("harm check") != std::string::npos;
-      CHECK(warned);
-    }
+  const Variant v{"carried from a haunch", thick};
+  SECTION("default floor: a chain of one link fewer") {
+    const Outcome r = run_variant(v);
+    check_outcome(r, 1);
+    const retail::ChainResult& ch = r.run.characters[0].chains.at(0);
+    retail::RunParams unjudged; // the chain detection grows, as first planned
+    unjudged.harm_check = false;
+    const Outcome first = run_variant(v, unjudged);
+    REQUIRE(first.run.characters.at(0).chains.size() == 1);
+    const int first_k = first.run.characters[0].chains[0].chain.bones;
+    CHECK(ch.chain.bones == first_k - 1);
+    bool said = false;
+    for (const auto& p : r.run.characters[0].detection.pieces)
+      if (p.decision == retail::Decision::TailChain)
+        said = p.reason.find("harm check") != std::string::npos &&
+               p.reason.find("one link fewer") != std::string::npos;
+    CHECK(said);
+  }
+  SECTION("no floor to speak of: left as it was, and says so") {
+    retail::RunParams strict;
+    strict.harm.noise_share = 0;
+    const Outcome r = run_variant(v, strict);
+    INFO(r.summary);
+    REQUIRE(r.run.characters.size() == 1);
+    CHECK(r.changed == 0);
+    CHECK(r.run.characters[0].chains.empty());
+    bool rejected = false;
+    for (const auto& p : r.run.characters[0].detection.pieces)
+      if (p.decision == retail::Decision::TailRejected) {
+        rejected = true;
+        CHECK(p.reason.find("harm check") != std::string::npos);
+        CHECK(p.reason.find("left as it was") != std::string::npos);
+      }
+    CHECK(rejected);
+    bool warned = false;
+    for (const auto& w : r.run.warnings)
+      warned = warned || w.find("harm check") != std::string::npos;
+    CHECK(warned);
   }
 }
 

@@ -187,8 +187,8 @@ void bind_rerig(CLI::App& app, Cli& cli) {
   add_switch(app, "--harm-check,!--no-harm-check", params.harm_check,
              "judge every grown piece against the input under its own clips, edge-sample by "
              "edge-sample, before writing; one that newly tears more than the noise floor "
-             "steps down to a wider root band, rigid, or left as it was (--no-harm-check: "
-             "write what detection grew)",
+             "steps down (less skin, a wider root band, one link fewer, rigid) or is left as it "
+             "was (--no-harm-check: write what detection grew)",
              kGroupAdvanced);
   app.add_option("--harm-noise", params.harm.noise_share,
                  "the harm check's noise floor: newly torn edge-samples allowed per clip, as a "

@@ -38,20 +38,9 @@ std::string harm_figures(const PieceJudge& pj, std::size_t c, const HarmParams& 
          " (the body's baseline: " + std::to_string(allowance) + ")";
 }
 
-/// (harm_review: pipeline_internal.h)
-/// The harm check (SPEC §13): every grown piece must tear, edge-sample by edge-sample, no more
-/// than the input in any clip beyond the noise floor (harm.h; judged edges: clip_pass.h's
-/// PieceJudge), lower the weighted bone distance, and hold at most half the character's
-/// vertices. A chain that fails steps down: first the same chain without the vertices it tore
-/// more than it healed over all clips (PieceJudge::vertex_net > 0; they keep their input
-/// weights), when they are at most half of it; then a root band (and its seam blend) twice as
-/// wide; then a root band
-/// that also crosses the lower legs' skin (PieceOverride::band_legs, band as first planned);
-/// then rigid on the hips when the pass found rigid harmless in every clip, else left as it was.
-/// Returns true when any piece stepped down (the job must run again); `verdicts` keeps each stepped
-/// piece's figures and reason.
 } // namespace
 
+/// (harm_review: pipeline_internal.h)
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                  const std::vector<CharacterResult>& characters, const HarmParams& params,
                  std::vector<std::map<int, PieceOverride>>& overrides,
@@ -68,7 +57,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       const int worse = first_harmful_clip(pj, params);
       std::string why;
       std::size_t peel_count = 0;
-      bool legs_step = false;
+      bool legs_step = false, fewer_step = false;
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
                       cr.source_vertices);
@@ -89,7 +78,9 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
           o.kind = PieceOverride::Kind::Leave;
         else if (!o.peel_tried && harmed > 0 && 2 * harmed <= ch.vertices)
           o.peel = pj.vertex_net, o.peel_tried = true, peel_count = harmed;
-        else if (o.band_legs) // the last chain step: never wider over the legs
+        else if (o.band_legs && o.max_bones == 0 && ch.chain.bones > 1) // one link fewer
+          o.max_bones = ch.chain.bones - 1, o.band_legs = false, fewer_step = true;
+        else if (o.band_legs || o.max_bones > 0) // the last chain step
           o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
         else if (o.band_scale < 2)
           o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
@@ -104,8 +95,9 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                                             "than it healed (up to " +
                                                 std::to_string(peel_count) +
                                                 " vertices; they keep their input weights)"
-                         : legs_step ? "a root band over the lower legs too"
-                                     : "a root band and its seam twice as wide";
+                         : fewer_step ? "one link fewer (" + std::to_string(o.max_bones) + ")"
+                         : legs_step  ? "a root band over the lower legs too"
+                                      : "a root band and its seam twice as wide";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

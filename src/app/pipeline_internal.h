@@ -33,10 +33,10 @@ struct Judged {
 /// Plans every character of `in`, each against the plans before it, runs the clip pass on the
 /// rig the plans make in memory, and judges every grown piece against the input under its own
 /// clips (harm check); where one does harm, plans again with it stepped down (harm_review, up
-/// to four times); holds the judged plans' rig when a later stage reads it (Judged::rig). Nothing
-/// is written into in.doc. Fills result.characters, hair, stretch,
-/// bakes, floors, chain records, judge, failures and the stage lines. Failure: Error(Usage)
-/// for a selector that names nothing; what the stages throw.
+/// to kHarmReviews times); holds the judged plans' rig when a later stage reads it (Judged::rig).
+/// Nothing is written into in.doc. Fills result.characters, hair, stretch, bakes, floors, chain
+/// records, judge, failures and the stage lines. Failure: Error(Usage) for a selector that names
+/// nothing; what the stages throw.
 Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunParams& params,
                       RunResult& result);
 
@@ -51,14 +51,22 @@ void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunR
 /// clip pass's, then the spring bake's (`springs`).
 std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBakeResult& springs);
 
+/// How many times plan_and_judge reviews a pass (harm_review): one for each chain it can plan
+/// (the first chain, the peel, the wider band, the band over the lower legs, one link fewer),
+/// so every chain it plans is judged; the pass after the last review can only hold a piece
+/// rigid (judged in the pass before) or left as it was.
+constexpr int kHarmReviews = 5;
+
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
-/// chain that is not steps down: the chain without the vertices it tore more than it healed
-/// (PieceJudge::vertex_net > 0, when at most half of it; they keep their input weights), then
-/// a root band twice as wide, then rigid on the hips when the pass found rigid harmless in
-/// every clip, else left as it was. Returns true when any piece
-/// stepped down (the job must run again); `verdicts` keeps each stepped piece's figures and
-/// reason.
+/// chain that is not steps down, one step a pass: the chain without the vertices it tore more
+/// than it healed (PieceJudge::vertex_net > 0, when at most half of it; they keep their input
+/// weights); then a root band and its seam twice as wide; then a root band that also crosses
+/// the lower legs' skin (PieceOverride::band_legs, the band as first planned); then one link
+/// fewer (PieceOverride::max_bones; from 2 links or more), everything else as first planned:
+/// longer links spread the weights' blends and the seam over more skin; then rigid on the hips when
+/// the pass found rigid harmless in every clip, else left as it was. Returns true when any piece
+/// stepped down (the job must run again); `verdicts` keeps each stepped piece's figures and reason.
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                  const std::vector<CharacterResult>& characters, const HarmParams& params,
                  std::vector<std::map<int, PieceOverride>>& overrides,

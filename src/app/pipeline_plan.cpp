@@ -260,7 +260,7 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
     out.pass = rerig_and_measure(in, clips, params, overrides, tears, skins, out.plans, result);
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair, result.characters);
-    if (judged && attempt < 4 &&
+    if (judged && attempt < kHarmReviews &&
         harm_review(out.pass.judge, result.characters, params.harm, overrides, verdicts))
       continue;
     if (judged) record_verdicts(verdicts, out.pass.judge, result);

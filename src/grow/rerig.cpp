@@ -290,7 +290,12 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
                        std::vector<std::string>& warnings) {
   ChainResult r;
   r.piece = piece.id;
-  r.chain = grow_chain(x.mesh, piece, x.c.height, x.params.chain);
+  ChainParams chain_params = x.params.chain;
+  if (o.max_bones > 0) {
+    chain_params.max_bones = std::min(chain_params.max_bones, o.max_bones);
+    chain_params.min_bones = std::min(chain_params.min_bones, chain_params.max_bones);
+  }
+  r.chain = grow_chain(x.mesh, piece, x.c.height, chain_params);
   std::string prefix = unique_prefix(x.doc.gltf, x.prior, edit.nodes, chain_number);
   r.nodes = plan_chain_nodes(x.c, x.c.roles.hips, r.chain, prefix, edit.first_node, edit, r.bones,
                              new_joints);

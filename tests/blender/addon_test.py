@@ -246,16 +246,36 @@ def scene_counts():
             len(bpy.data.meshes), len(bpy.data.armatures))
 
 
+def strict_retail(retail, keep):
+    """A wrapper of `retail` whose re-rigs judge with no noise floor to speak of (--harm-noise 0:
+    3 edge-samples), so the harm check refuses the thick haunch's chain at every step."""
+    path = os.path.join(keep, "retail-strict")
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\nexec "%s" "$@" --harm-noise 0\n' % retail)
+    os.chmod(path, 0o755)
+    return path
+
+
 def generated_case(prefs, retail, path, keep):
     """The generated rig with a thick haunch (make_test_rig --thick-base --ponytail): detection
-    finds its tail and the harm check rejects the chain. The message says rejected and why; a
-    second run replaces the first result (no duplicate collection, objects or actions); "Add"
-    adds a second result beside it; a run with Hair "Ponytail" grows Hair_1_* under the head;
-    "Open QA page" opens the page retail wrote."""
+    finds its tail; the harm check keeps a chain of one link fewer, and the message says it
+    stepped it down and why. Judged strictly (strict_retail) it rejects the chain: the message
+    says rejected and why; a second run replaces the first result (no duplicate collection,
+    objects or actions); "Add" adds a second result beside it; a run with Hair "Ponytail" grows
+    Hair_1_* under the head; "Open QA page" opens the page retail wrote."""
     name = os.path.basename(path)
     arm = import_input(path)
     prefs.retail_path = retail
     settings = bpy.context.scene.retail
+    select_only([arm])
+    check(run_operator() == {"FINISHED"}, "%s: default run: %s" % (name, settings.last_error))
+    message = settings.last_message
+    print("message: " + message, flush=True)
+    check("added the tail chain" in message and "harm check stepped it down" in message and
+          "one link fewer" in message, "%s: the message does not say the harm check stepped "
+          "the chain down and why: %s" % (name, message))
+    settings.on_rerun = 'REPLACE'
+    prefs.retail_path = strict_retail(retail, keep)
     select_only([arm])
     result = run_operator()
     check(result == {"FINISHED"}, "%s: operator returned %s (%s)" %
@@ -318,7 +338,7 @@ def generated_case(prefs, retail, path, keep):
     with open(no_three, "w") as f:
         f.write('#!/bin/sh\nfor a in "$@"; do [ "$a" = --html ] && { echo "error: x.glb: this '
                 'retail was built without three.js, which --html inlines into the page" >&2; '
-                'exit 3; }; done\nexec "%s" "$@"\n' % retail)
+                'exit 3; }; done\nexec "%s" "$@"\n' % strict_retail(retail, keep))
     os.chmod(no_three, 0o755)
     prefs.retail_path = no_three
     select_only([arm])
@@ -328,9 +348,10 @@ def generated_case(prefs, retail, path, keep):
           "--html" not in settings.last_command and scene_counts() == first,
           "%s: run without three.js: message %r, page %r, command %s" %
           (name, settings.last_message, settings.last_page, settings.last_command))
-    print("addon-test: ok: %s: the harm check's rejection and why reported, no duplicate after "
-          "re-running, Add adds '%s', %d hair bones under %s, QA page opened (%s), a retail "
-          "without three.js imports without a page" %
+    print("addon-test: ok: %s: the harm check's step down (one link fewer) and, judged "
+          "strictly, its rejection reported with why, no duplicate after re-running, Add adds "
+          "'%s', %d hair bones under %s, QA page opened (%s), a retail without three.js "
+          "imports without a page" %
           (name, want[1], len(hair), hair[0].parent.name, opened[0]), flush=True)
 
 

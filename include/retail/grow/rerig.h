@@ -34,6 +34,9 @@ struct PieceOverride {
   /// Chain: the root band also crosses skin the input moves with a lower leg or a foot
   /// (RootBandParams::lower_legs), whatever the params say.
   bool band_legs = false;
+  /// Chain: at most this many links (0: as ChainParams says; the harm check's "one link fewer"
+  /// step). Longer links widen everything sized in links: the weights' blends, the seam.
+  int max_bones = 0;
   /// Chain: an earlier attempt's net harm per vertex (PieceJudge::vertex_net, original ids):
   /// every welded vertex whose originals' nets add up above 0 is left as it was, out of the
   /// piece and out of its root band. Empty: none.

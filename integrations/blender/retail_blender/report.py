@@ -70,7 +70,7 @@ def rejected(summary):
 
 
 def _why(reason):
-    """A rejected piece's reason without the rule's name and the 'left as it was' tail."""
+    """A stepped piece's reason without the rule's name and the 'left as it was' tail."""
     text = reason
     if text.startswith("harm check: "):
         text = text[len("harm check: "):]
@@ -91,7 +91,11 @@ def outcome(summary):
         bones = [b for b in ch["bones"] if b != "Tail_End"]
         piece = pieces.get(ch["piece"], {})
         if not ch["rigid"] and bones:
-            parts.append("added the tail chain %s..%s" % (bones[0], bones[-1]))
+            stepped = piece.get("reason", "").startswith("harm check: ")
+            parts.append("added the tail chain %s..%s%s" % (
+                bones[0], bones[-1],
+                " as the harm check stepped it down (%s)" % _why(piece["reason"]) if stepped
+                else ""))
         elif summary["mode"] == "chain" and piece.get("decision") == "tail_rigid":
             # The harm check stepped the chain down: the tail rides the hips whole.
             level = 'WARNING'
