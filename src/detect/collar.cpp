@@ -57,6 +57,26 @@ std::vector<int> one_place(const WeldedMesh& m, const std::vector<int>& shell,
   return out;
 }
 
+/// True when the base grown past a piece's cut (piece.base) reaches farther from the cut's ring
+/// `ring` (geodesic over the piece) than the rest of the piece, its tip part `cut`, does: the
+/// far skin was the tail's end and the base is most of its length (a stub with a joint inside
+/// it, where only the tip lies far from the bones), so the cut is not where the piece meets
+/// the body.
+bool base_outreaches_tip(const WeldedMesh& m, const Piece& piece, const std::vector<int>& cut,
+                         const std::vector<int>& ring) {
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : piece.vertices) allowed[std::size_t(v)] = true;
+  for (int v : ring) allowed[std::size_t(v)] = true;
+  const std::vector<double> g = geodesic_distance(m, ring, allowed, INFINITY);
+  auto farthest = [&](const std::vector<int>& set) {
+    double out = 0;
+    for (int v : set)
+      if (std::isfinite(g[std::size_t(v)])) out = std::max(out, g[std::size_t(v)]);
+    return out;
+  };
+  return farthest(piece.base) > farthest(cut);
+}
+
 } // namespace
 
 std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
@@ -70,6 +90,12 @@ std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& tors
     if (!in_base[std::size_t(v)]) cut.push_back(v);
   std::vector<int> out = welded_ring(m, cut);
   from_shell = out.empty();
+  // ...unless the base is most of the piece's length: then the piece meets the body where the
+  // base ends, and its collar is the ring around the whole piece.
+  if (!out.empty() && !piece.base.empty() && base_outreaches_tip(m, piece, cut, out)) {
+    std::vector<int> whole = welded_ring(m, piece.vertices);
+    if (!whole.empty()) return whole;
+  }
   if (!out.empty()) return out;
   // A separate shell: its vertices nearest the skeleton (bottom 5%, at least one). Nearest the
   // pelvis's bones (else the spine's) when there are any: a tail hanging beside the legs passes

@@ -333,7 +333,9 @@ Eigen::MatrixX3d welded_rows(const WeldedMesh& mesh, const std::vector<int>& ids
 double collar_radius(const WeldedMesh& mesh, const std::vector<int>& collar);
 
 /// The collar of `piece` (welded vertex ids, sorted): the welded vertices adjacent to it, not
-/// counting its grown base (the collar of a grown piece stays at its cut). A separate shell has
+/// counting its grown base (the collar of a grown piece stays at its cut), unless the base
+/// reaches farther from the cut than the rest of the piece (geodesic over the piece): then the
+/// cut is the tail's end and the collar is the ring around the whole piece. A separate shell has
 /// none (`from_shell` set): then its 5% of vertices (at least one) nearest `torso` (the pelvis's
 /// bone segments; the field's skeleton distance when empty), kept in one place (a tail coiled
 /// back to the spine is near the skeleton at both ends; docs/detection.md section 3). Ties: the
