@@ -142,6 +142,18 @@ double leg_weight(const std::vector<double>& share, const Piece& p) {
   return n ? sum / double(n) : 0;
 }
 
+/// Why a piece is broad: its elongation, and either its slenderness below the minimum or, when
+/// slender enough, an open border at least as long as the piece (a sleeve, not a tail).
+std::string broad_reason(const DetectParams& params, const Piece& p) {
+  if (params.slenderness_min > 0 && p.slenderness >= params.slenderness_min)
+    return fmt("broad (elongation %.2f < %.2f; slenderness %.2f, but its open border %.3g is no "
+               "shorter than the piece, %.3g): garment or body, left alone",
+               p.elongation, params.elongation_min, p.slenderness, p.open_border, p.length);
+  return fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
+             "left alone",
+             p.elongation, params.elongation_min, p.slenderness, params.slenderness_min);
+}
+
 void decide(const DetectParams& params, double height, Piece& p) {
   double ratio = p.reach > 0 ? p.centroid_distance / p.reach : 0;
   if (p.vertices.size() < 3) {
@@ -161,9 +173,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
                p.open_border < p.length) &&
              !is_stub(params, p)) {
     p.decision = Decision::Broad;
-    p.reason = fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
-                   "left alone",
-                   p.elongation, params.elongation_min, p.slenderness, params.slenderness_min);
+    p.reason = broad_reason(params, p);
   } else if ((p.region == "hips" || p.region == "thigh") && !p.crosses_midline) {
     p.decision = Decision::Limb;
     p.reason = "hangs from the hips but lies to one side of the body's midline (a tail crosses "
