@@ -118,3 +118,40 @@ TEST_CASE("collar: a fur layer over the skin of one root keeps both layers", "[c
   CHECK(from_shell);
   CHECK(p.collar == std::vector<int>{1, 2, 3, 5, 6, 7, 90, 94});
 }
+
+TEST_CASE("collar: a piece whose grown base is most of it is collared where the base ends",
+          "[collar]") {
+  // A straight tube of radius 0.05 along +X, rings 0..10 at x = 0.1 k (88 vertices, ring k ids
+  // 8k..8k+7). Ring 0 is the body; the piece is rings 1..10, its tip part (cut from the tip)
+  // rings t..10 and its grown base rings 1..t-1. The cut's ring is ring t - 1 (the base beside
+  // it); along the tube the tip part reaches 0.1 (11 - t) from it and the base 0.1 (t - 2).
+  std::vector<Eigen::Vector3d> centres, pts;
+  std::vector<std::array<int, 3>> tris;
+  for (int k = 0; k <= 10; ++k) centres.push_back({0.1 * k, 0, 0});
+  add_tube(centres, 0.05, pts, tris);
+  retail::WeldedMesh m = test::mesh_from(pts, tris);
+  auto ring = [](int k) {
+    std::vector<int> ids(kSeg);
+    std::iota(ids.begin(), ids.end(), k * kSeg);
+    return ids;
+  };
+  auto piece = [&](int t) { // rings 1..10, base 1..t-1
+    retail::Piece p;
+    for (int v = kSeg; v < 11 * kSeg; ++v) p.vertices.push_back(v);
+    for (int v = kSeg; v < t * kSeg; ++v) p.base.push_back(v);
+    return p;
+  };
+  retail::DistanceField unused;
+  const auto no_torso = torso({-1, 0, 0}, {-1, 0.1, 0});
+  bool from_shell = true;
+  // Tip part rings 7..10 (0.4 from ring 6), base rings 1..6 (0.5): the base reaches 1.25 times
+  // as far, not 2: the collar stays at the cut.
+  CHECK(retail::collar_of(m, no_torso, unused, piece(7), from_shell, 2.0) == ring(6));
+  CHECK_FALSE(from_shell);
+  // Tip part rings 9..10 (0.2 from ring 8), base rings 1..8 (0.7): 3.5 times as far, so the cut
+  // is the tail's end and the collar is where the piece meets the body, ring 0.
+  CHECK(retail::collar_of(m, no_torso, unused, piece(9), from_shell, 2.0) == ring(0));
+  // At a ratio of 4, or with the rule off (0), it stays at the cut.
+  CHECK(retail::collar_of(m, no_torso, unused, piece(9), from_shell, 4.0) == ring(8));
+  CHECK(retail::collar_of(m, no_torso, unused, piece(9), from_shell, 0.0) == ring(8));
+}

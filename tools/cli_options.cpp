@@ -113,6 +113,10 @@ void bind_detect(CLI::App& app, Cli& cli) {
   app.add_option("--base-zone", dp.base_zone_radii,
                  "a tail's base grows over mis-weighted skin up to this many neck radii")
       ->capture_default_str();
+  app.add_option("--base-collar-reach", dp.base_collar_reach,
+                 "a piece whose grown base reaches more than this many times as far from its cut "
+                 "as its tip is collared where the base ends (0: always at the cut)")
+      ->capture_default_str();
   app.add_option("--leg-midline", dp.leg_midline_radii,
                  "leg-weighted skin within this many neck radii of the midline is a tail's base")
       ->capture_default_str();

@@ -227,9 +227,10 @@ void DetectParams::validate() const {
       !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
       !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
-      !(base_zone_radii >= 0) || !(shell_fraction > 0 && shell_fraction <= 1) ||
-      !(small_shell >= 0 && small_shell <= 1) || !(small_shell_far > 0 && small_shell_far <= 1) ||
-      !(stub_closure >= 0) || !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||
+      !(base_zone_radii >= 0) || !(base_collar_reach >= 0) ||
+      !(shell_fraction > 0 && shell_fraction <= 1) || !(small_shell >= 0 && small_shell <= 1) ||
+      !(small_shell_far > 0 && small_shell_far <= 1) || !(stub_closure >= 0) ||
+      !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||
       !(peel_fraction >= 0 && peel_fraction <= 1) || min_tail_vertices < 0 ||
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
@@ -465,7 +466,8 @@ std::vector<Segment> torso_of(const Detection& det, const std::vector<std::strin
 /// chain whatever the tests say).
 void classify_piece(const Classifier& x, int id, Piece& p) {
   p.id = id;
-  p.collar = collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell);
+  p.collar =
+      collar_of(x.m, x.torso, x.det.field, p, p.collar_from_shell, x.params.base_collar_reach);
   Eigen::Vector3d centre = welded_rows(x.m, p.collar).colwise().mean().transpose();
   p.attachment = attach(x.c, x.deforming, x.region, centre, x.params.attach_bias);
   p.region = p.attachment >= 0 ? x.region[std::size_t(p.attachment)] : "other";

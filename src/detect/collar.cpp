@@ -57,13 +57,13 @@ std::vector<int> one_place(const WeldedMesh& m, const std::vector<int>& shell,
   return out;
 }
 
-/// True when the base grown past a piece's cut (piece.base) reaches farther from the cut's ring
-/// `ring` (geodesic over the piece) than the rest of the piece, its tip part `cut`, does: the
-/// far skin was the tail's end and the base is most of its length (a stub with a joint inside
-/// it, where only the tip lies far from the bones), so the cut is not where the piece meets
-/// the body.
+/// True when the base grown past a piece's cut (piece.base) reaches more than `ratio` times as
+/// far from the cut's ring `ring` (geodesic over the piece) as the rest of the piece, its tip
+/// part `cut`, does: the far skin was the tail's end and the base is most of its length (a stub
+/// with a joint inside it, where only the tip lies far from the bones), so the cut is not where
+/// the piece meets the body.
 bool base_outreaches_tip(const WeldedMesh& m, const Piece& piece, const std::vector<int>& cut,
-                         const std::vector<int>& ring) {
+                         const std::vector<int>& ring, double ratio) {
   std::vector<bool> allowed(m.size(), false);
   for (int v : piece.vertices) allowed[std::size_t(v)] = true;
   for (int v : ring) allowed[std::size_t(v)] = true;
@@ -74,13 +74,14 @@ bool base_outreaches_tip(const WeldedMesh& m, const Piece& piece, const std::vec
       if (std::isfinite(g[std::size_t(v)])) out = std::max(out, g[std::size_t(v)]);
     return out;
   };
-  return farthest(piece.base) > farthest(cut);
+  return farthest(piece.base) > ratio * farthest(cut);
 }
 
 } // namespace
 
 std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& torso,
-                           const DistanceField& f, const Piece& piece, bool& from_shell) {
+                           const DistanceField& f, const Piece& piece, bool& from_shell,
+                           double base_reach) {
   // The collar of a piece whose base was grown past its cut stays at the cut (the base is in
   // the collar's ring or behind it, and its geodesic coordinate starts there).
   std::vector<bool> in_base(m.size(), false);
@@ -92,7 +93,8 @@ std::vector<int> collar_of(const WeldedMesh& m, const std::vector<Segment>& tors
   from_shell = out.empty();
   // ...unless the base is most of the piece's length: then the piece meets the body where the
   // base ends, and its collar is the ring around the whole piece.
-  if (!out.empty() && !piece.base.empty() && base_outreaches_tip(m, piece, cut, out)) {
+  if (!out.empty() && !piece.base.empty() && base_reach > 0 &&
+      base_outreaches_tip(m, piece, cut, out, base_reach)) {
     std::vector<int> whole = welded_ring(m, piece.vertices);
     if (!whole.empty()) return whole;
   }

@@ -46,6 +46,10 @@ struct DetectParams {
   /// neck radii (neck perimeter / 2 pi) further from the tip; skin it encloses comes too. A
   /// whole far component grows as far from itself over mis-weighted near skin, in collar radii.
   double base_zone_radii = 6.0;
+  /// A piece whose grown base reaches more than this many times as far from its cut as its tip
+  /// part does (geodesic over the piece) meets the body where the base ends: its collar is the
+  /// ring around the whole piece, not the cut (a stub with a joint inside it; collar_of). 0: never.
+  double base_collar_reach = 2.0;
   /// The base also grows over skin weighted at least half to the legs that lies within this
   /// many neck (or collar) radii of the body's midline (BaseCues::leg_midline): the flare of a
   /// tail's base between the thighs; a haunch lies to one side. 0: off.
@@ -334,14 +338,16 @@ double collar_radius(const WeldedMesh& mesh, const std::vector<int>& collar);
 
 /// The collar of `piece` (welded vertex ids, sorted): the welded vertices adjacent to it, not
 /// counting its grown base (the collar of a grown piece stays at its cut), unless the base
-/// reaches farther from the cut than the rest of the piece (geodesic over the piece): then the
-/// cut is the tail's end and the collar is the ring around the whole piece. A separate shell has
+/// reaches more than `base_reach` times as far from the cut as the rest of the piece (geodesic
+/// over the piece; DetectParams::base_collar_reach, 0: never): then the cut is the tail's end and
+/// the collar is the ring around the whole piece. A separate shell has
 /// none (`from_shell` set): then its 5% of vertices (at least one) nearest `torso` (the pelvis's
 /// bone segments; the field's skeleton distance when empty), kept in one place (a tail coiled
 /// back to the spine is near the skeleton at both ends; docs/detection.md section 3). Ties: the
 /// lower position in `piece.vertices`. Pre: `piece.vertices` not empty.
 std::vector<int> collar_of(const WeldedMesh& mesh, const std::vector<Segment>& torso,
-                           const DistanceField& field, const Piece& piece, bool& from_shell);
+                           const DistanceField& field, const Piece& piece, bool& from_shell,
+                           double base_reach = 0);
 
 /// sqrt(l1 / l2) of the covariance of `points` (#P by 3); 0 for fewer than 3 points.
 double elongation(const Eigen::MatrixX3d& points);
