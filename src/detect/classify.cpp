@@ -276,10 +276,7 @@ const char* decision_name(Decision d) {
 }
 
 std::vector<double> piece_geodesic(const WeldedMesh& m, const Piece& piece, double& length) {
-  std::vector<bool> allowed(m.size(), false);
-  for (int v : piece.vertices) allowed[std::size_t(v)] = true;
-  for (int v : piece.collar) allowed[std::size_t(v)] = true;
-  std::vector<double> d = geodesic_distance(m, piece.collar, allowed, INFINITY);
+  std::vector<double> d = geodesic_within(m, piece.collar, piece.vertices);
   std::vector<double> g;
   g.reserve(piece.vertices.size());
   for (int v : piece.vertices)

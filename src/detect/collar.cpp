@@ -64,10 +64,7 @@ std::vector<int> one_place(const WeldedMesh& m, const std::vector<int>& shell,
 /// the piece meets the body.
 bool base_outreaches_tip(const WeldedMesh& m, const Piece& piece, const std::vector<int>& cut,
                          const std::vector<int>& ring, double ratio) {
-  std::vector<bool> allowed(m.size(), false);
-  for (int v : piece.vertices) allowed[std::size_t(v)] = true;
-  for (int v : ring) allowed[std::size_t(v)] = true;
-  const std::vector<double> g = geodesic_distance(m, ring, allowed, INFINITY);
+  const std::vector<double> g = geodesic_within(m, ring, piece.vertices);
   auto farthest = [&](const std::vector<int>& set) {
     double out = 0;
     for (int v : set)

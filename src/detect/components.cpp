@@ -308,16 +308,13 @@ namespace {
 /// tip: the first in `comp` (ascending ids).
 std::pair<int, double> remote_end(const WeldedMesh& m, const DistanceField& f,
                                   const std::vector<int>& comp, const std::vector<int>& collar) {
-  std::vector<bool> allowed(m.size(), false);
-  for (int v : comp) allowed[std::size_t(v)] = true;
-  for (int v : collar) allowed[std::size_t(v)] = true;
   std::vector<int> seeds = collar;
   if (seeds.empty())
     seeds = {*std::min_element(comp.begin(), comp.end(), [&](int a, int b) {
       return f.distance[std::size_t(a)] < f.distance[std::size_t(b)] ||
              (f.distance[std::size_t(a)] == f.distance[std::size_t(b)] && a < b);
     })};
-  std::vector<double> h = geodesic_distance(m, seeds, allowed, INFINITY);
+  std::vector<double> h = geodesic_within(m, seeds, comp);
   int tip = comp[0];
   for (int v : comp)
     if (h[std::size_t(v)] > h[std::size_t(tip)]) tip = v;

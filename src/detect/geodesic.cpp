@@ -34,6 +34,13 @@ std::vector<double> geodesic_distance(const WeldedMesh& m, const std::vector<int
   return d;
 }
 
+std::vector<double> geodesic_within(const WeldedMesh& m, const std::vector<int>& sources,
+                                    const std::vector<int>& set) {
+  std::vector<bool> allowed(m.size(), false);
+  for (int v : set) allowed[std::size_t(v)] = true;
+  return geodesic_distance(m, sources, allowed, INFINITY);
+}
+
 NearestSource nearest_source(const WeldedMesh& m, const std::vector<int>& sources,
                              const std::vector<bool>& allowed, double limit) {
   NearestSource out;

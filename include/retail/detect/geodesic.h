@@ -13,6 +13,11 @@ namespace retail {
 std::vector<double> geodesic_distance(const WeldedMesh& mesh, const std::vector<int>& sources,
                                       const std::vector<bool>& allowed, double limit);
 
+/// geodesic_distance from `sources` over `set` only (welded ids; the sources are always
+/// entered), with no limit: a piece's own surface measured from its collar or ring.
+std::vector<double> geodesic_within(const WeldedMesh& mesh, const std::vector<int>& sources,
+                                    const std::vector<int>& set);
+
 /// geodesic_distance that also says where each vertex was reached from: `source[w]` the source
 /// nearest w (-1 where unreached). Ties in distance go to the lower source id (deterministic).
 struct NearestSource {
