@@ -78,6 +78,38 @@ void group_rest(CLI::App& app, std::size_t first, const char* group) {
     if (options[i]->get_group() == "Options") options[i]->group(group);
 }
 
+/// Detection's evidence and found-hair options (detect.h), into the caller's group.
+void bind_detect_evidence(CLI::App& app, retail::DetectParams& dp) {
+  app.add_option("--evidence-mix", dp.evidence_mix,
+                 "evidence: skin weighted to limbs of both sides, the smaller side at least this")
+      ->capture_default_str();
+  app.add_option("--leg-weight", dp.stub_leg_weight,
+                 "a stub or an evidence part is a tail only weighted at least this to the legs")
+      ->capture_default_str();
+  app.add_option("--evidence-tear-ratio", dp.evidence_tear_ratio,
+                 "evidence: ...and tears under the input's clips this many times the character")
+      ->capture_default_str();
+  app.add_option("--evidence-own-bones", dp.evidence_own_bones,
+                 "evidence: ...and is weighted less than this to bones of its own")
+      ->capture_default_str();
+  app.add_option("--evidence-body-share", dp.evidence_body_share,
+                 "a piece left as body (a bone lies in it) is judged by its skin when this share "
+                 "of it is evidence skin (above 1: never)")
+      ->capture_default_str();
+  app.add_option("--min-tail-vertices", dp.min_tail_vertices,
+                 "a chain needs at least this many welded vertices")
+      ->capture_default_str();
+  app.add_option("--hair-length-heads", dp.hair_length_heads,
+                 "found hair: a piece touching the head is hair only this many head sizes long")
+      ->capture_default_str();
+  app.add_option("--hair-drop-heads", dp.hair_drop_heads,
+                 "found hair: ...hanging this many head sizes below the head joint (the jaw)")
+      ->capture_default_str();
+  app.add_option("--hair-head-weight", dp.hair_head_weight,
+                 "found hair: ...weighted at least this to the head and neck")
+      ->capture_default_str();
+}
+
 /// Detection (detect.h) and the model's size (skeleton.h).
 void bind_detect(CLI::App& app, Cli& cli) {
   const std::size_t first = app.get_options().size();
@@ -117,6 +149,10 @@ void bind_detect(CLI::App& app, Cli& cli) {
                  "a piece whose grown base reaches more than this many times as far from its cut "
                  "as its tip is collared where the base ends (0: always at the cut)")
       ->capture_default_str();
+  app.add_option("--tail-head-skin", dp.tail_head_skin_max,
+                 "a piece from the hips weighted more than this share to the head and neck is the "
+                 "body, not a tail (above 1: never)")
+      ->capture_default_str();
   app.add_option("--leg-midline", dp.leg_midline_radii,
                  "leg-weighted skin within this many neck radii of the midline is a tail's base")
       ->capture_default_str();
@@ -128,34 +164,7 @@ void bind_detect(CLI::App& app, Cli& cli) {
          "a tail's base grows over skin weighted to both legs (or its mirror within this x H; "
          "0: off)")
       ->capture_default_str();
-  app.add_option("--evidence-mix", dp.evidence_mix,
-                 "evidence: skin weighted to limbs of both sides, the smaller side at least this")
-      ->capture_default_str();
-  app.add_option("--leg-weight", dp.stub_leg_weight,
-                 "a stub or an evidence part is a tail only weighted at least this to the legs")
-      ->capture_default_str();
-  app.add_option("--evidence-tear-ratio", dp.evidence_tear_ratio,
-                 "evidence: ...and tears under the input's clips this many times the character")
-      ->capture_default_str();
-  app.add_option("--evidence-own-bones", dp.evidence_own_bones,
-                 "evidence: ...and is weighted less than this to bones of its own")
-      ->capture_default_str();
-  app.add_option("--evidence-body-share", dp.evidence_body_share,
-                 "a piece left as body (a bone lies in it) is judged by its skin when this share "
-                 "of it is evidence skin (above 1: never)")
-      ->capture_default_str();
-  app.add_option("--min-tail-vertices", dp.min_tail_vertices,
-                 "a chain needs at least this many welded vertices")
-      ->capture_default_str();
-  app.add_option("--hair-length-heads", dp.hair_length_heads,
-                 "found hair: a piece touching the head is hair only this many head sizes long")
-      ->capture_default_str();
-  app.add_option("--hair-drop-heads", dp.hair_drop_heads,
-                 "found hair: ...hanging this many head sizes below the head joint (the jaw)")
-      ->capture_default_str();
-  app.add_option("--hair-head-weight", dp.hair_head_weight,
-                 "found hair: ...weighted at least this to the head and neck")
-      ->capture_default_str();
+  bind_detect_evidence(app, dp);
   group_rest(app, first, kGroupDetection);
 }
 

@@ -174,6 +174,12 @@ void decide(const DetectParams& params, double height, Piece& p) {
              !is_stub(params, p)) {
     p.decision = Decision::Broad;
     p.reason = broad_reason(params, p);
+  } else if ((p.region == "hips" || p.region == "thigh") &&
+             p.head_skin > params.tail_head_skin_max) {
+    p.decision = Decision::BodyLike;
+    p.reason = fmt("carries the head's skin (%.0f%% of its weight on the head and neck > %.0f%%): "
+                   "the body, not a tail, left alone",
+                   100 * p.head_skin, 100 * params.tail_head_skin_max);
   } else if ((p.region == "hips" || p.region == "thigh") && !p.crosses_midline) {
     p.decision = Decision::Limb;
     p.reason = "hangs from the hips but lies to one side of the body's midline (a tail crosses "
@@ -239,7 +245,8 @@ void DetectParams::validate() const {
       !std::isfinite(evidence_body_share) || !(rigged_own_bones > 0 && rigged_own_bones <= 1) ||
       !(hair_length_heads >= 0) || !(hair_drop_heads >= 0) ||
       !(hair_head_weight >= 0 && hair_head_weight <= 1) || !std::isfinite(hair_length_heads) ||
-      !std::isfinite(hair_drop_heads))
+      !std::isfinite(hair_drop_heads) || !(tail_head_skin_max >= 0) ||
+      !std::isfinite(tail_head_skin_max))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -298,20 +305,6 @@ double elongation(const Eigen::MatrixX3d& points) {
   Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(cov);
   double l1 = eig.eigenvalues()(2), l2 = eig.eigenvalues()(1);
   return l2 > 0 ? std::sqrt(l1 / l2) : INFINITY;
-}
-
-std::vector<char> nearest_in_region(const DistanceField& field,
-                                    const std::vector<Segment>& segments,
-                                    const std::vector<std::string>& region,
-                                    const std::string& which) {
-  std::vector<char> out(field.distance.size(), 0);
-  for (std::size_t v = 0; v < out.size() && v < field.segment.size(); ++v) {
-    const int sg = field.segment[v];
-    if (sg < 0 || std::size_t(sg) >= segments.size()) continue;
-    const int j = segments[std::size_t(sg)].joint;
-    out[v] = j >= 0 && std::size_t(j) < region.size() && region[std::size_t(j)] == which;
-  }
-  return out;
 }
 
 std::vector<std::string> joint_regions(const Character& c) {
@@ -473,6 +466,7 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   p.leg_weight = leg_weight(x.legs, p);
   p.weighted_to = weighted_to(x.m, x.sw, p.vertices);
   p.own_bones = own_bone_share(x.m, x.sw, x.own, p.vertices);
+  p.head_skin = head_share(x.sw, x.region, x.first, p);
   // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
   // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
   // weighted to the spine, and hangs from higher up).
@@ -545,7 +539,8 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                      vertex_areas(m),
                      torso_of(det, region),
                      own_bones(c),
-                     head_frame(m, c, det, region)};
+                     head_frame(m, c, det, region),
+                     first_originals(m)};
   // The rest's share is measured apart for the two questions (it depends on what is asked).
   TearCache body_tears(tear, m.size()), part_tears(tear, m.size());
   const std::vector<char> ev =

@@ -34,6 +34,7 @@ struct Classifier {
   std::vector<Segment> torso; ///< the pelvis's bones, else the spine's (collar_of)
   std::vector<bool> own;      ///< per joint: a bone of its own (own_bones)
   HeadFrame head;             ///< head_frame
+  std::vector<int> first;     ///< per welded vertex: its first original (first_originals)
 };
 
 /// The head's joint, height, bones and skin (HeadFrame) of character `c`; `region` from
@@ -44,7 +45,8 @@ HeadFrame head_frame(const WeldedMesh& m, const Character& c, const Detection& d
                      const std::vector<std::string>& region);
 
 /// Hair found from the model (DetectParams::find_hair; docs/hair.md): a piece that is not a
-/// tail chain, not selected and not from the evidence, touching the head (its vertices or collar
+/// tail chain, not selected, not from the evidence and not a piece from the hips carrying the
+/// head's skin (tail_head_skin_max: the body), touching the head (its vertices or collar
 /// within the field's far distance of a head bone), hanging from the head or neck (region) or
 /// weighted at least hair_head_weight to them, gets its hair cues measured (Piece::head_size ..
 /// head_weight) and is decided Hair when it passes every cue; a piece from the head or neck that
@@ -65,8 +67,15 @@ std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinW
 double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,
                       const std::vector<int>& vertices);
 
+/// Share of the weight of piece `p`'s welded vertices (`first`: first_originals) on joints of
+/// region "head" or "neck" (`region`: joint_regions); 0 when they carry no weight.
+double head_share(const SkinWeights& sw, const std::vector<std::string>& region,
+                  const std::vector<int>& first, const Piece& p);
+
 /// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
-/// some piece is a tail chain; else empty (nothing to isolate again). `vertices`: welded count.
+/// some piece is a tail chain, and of every broad piece from the hips or a thigh that grew one
+/// (its base may be what made it broad); else empty (nothing to isolate again). `vertices`:
+/// welded count.
 std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Piece>& pieces);
 
 /// The input's tearing as detection asks about it: measured (`probe`) for every vertex asked

@@ -514,7 +514,9 @@ std::vector<char> bases_not_for_tails(std::size_t vertices, const std::vector<Pi
   std::vector<char> out(vertices, 0);
   bool any = false;
   for (const Piece& p : pieces) {
-    if (!tail || p.decision == Decision::TailChain || p.base.empty()) continue;
+    const bool broad_hips =
+        p.decision == Decision::Broad && (p.region == "hips" || p.region == "thigh");
+    if (!(tail || broad_hips) || p.decision == Decision::TailChain || p.base.empty()) continue;
     for (int v : p.vertices)
       if (!std::binary_search(p.base.begin(), p.base.end(), v)) out[std::size_t(v)] = 1, any = true;
   }

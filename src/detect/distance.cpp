@@ -193,4 +193,18 @@ DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
   return f;
 }
 
+std::vector<char> nearest_in_region(const DistanceField& field,
+                                    const std::vector<Segment>& segments,
+                                    const std::vector<std::string>& region,
+                                    const std::string& which) {
+  std::vector<char> out(field.distance.size(), 0);
+  for (std::size_t v = 0; v < out.size() && v < field.segment.size(); ++v) {
+    const int sg = field.segment[v];
+    if (sg < 0 || std::size_t(sg) >= segments.size()) continue;
+    const int j = segments[std::size_t(sg)].joint;
+    out[v] = j >= 0 && std::size_t(j) < region.size() && region[std::size_t(j)] == which;
+  }
+  return out;
+}
+
 } // namespace retail

@@ -76,6 +76,24 @@ std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinW
   return out;
 }
 
+double head_share(const SkinWeights& sw, const std::vector<std::string>& region,
+                  const std::vector<int>& first, const Piece& p) {
+  double on = 0, total = 0;
+  for (int w : p.vertices) {
+    const int v = first[std::size_t(w)];
+    if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
+    for (int k = 0; k < SkinWeights::kMax; ++k) {
+      const int j = sw.joint[std::size_t(v)][std::size_t(k)];
+      const double wt = sw.weight[std::size_t(v)][std::size_t(k)];
+      if (j < 0 || !(wt > 0)) continue;
+      total += wt;
+      const std::string& r = region[std::size_t(j)];
+      if (r == "head" || r == "neck") on += wt;
+    }
+  }
+  return total > 0 ? on / total : 0;
+}
+
 /// Share of the weight of welded `vertices` (first originals) on joints marked in `own` (bones
 /// of their own: no role, outside the limbs).
 double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,

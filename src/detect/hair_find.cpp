@@ -27,24 +27,6 @@ double distance_to_head(const Classifier& x, const Piece& p) {
   return best;
 }
 
-/// Share of the piece's weight (first originals) on joints of region "head" or "neck".
-double head_share(const Classifier& x, const std::vector<int>& first, const Piece& p) {
-  double on = 0, total = 0;
-  for (int w : p.vertices) {
-    const int v = first[std::size_t(w)];
-    if (v < 0 || std::size_t(v) >= x.sw.joint.size()) continue;
-    for (int k = 0; k < SkinWeights::kMax; ++k) {
-      const int j = x.sw.joint[std::size_t(v)][std::size_t(k)];
-      const double wt = x.sw.weight[std::size_t(v)][std::size_t(k)];
-      if (j < 0 || !(wt > 0)) continue;
-      total += wt;
-      const std::string& r = x.region[std::size_t(j)];
-      if (r == "head" || r == "neck") on += wt;
-    }
-  }
-  return total > 0 ? on / total : 0;
-}
-
 /// How far the head's skin but `p` rises above the head joint: the highest welded vertex nearest
 /// a head bone that is not one of the piece's.
 double head_size(const HeadFrame& h, const Piece& p) {
@@ -86,8 +68,10 @@ void judge_hair(const Classifier& x, Piece& p) {
   if (!prm.find_hair || x.head.head < 0 || x.head.bones.empty() || p.vertices.size() < 3 ||
       !p.selected.empty() || p.evidence || p.decision == Decision::TailChain)
     return;
+  // From the hips and carrying the head's skin: the body (decide), not hair either.
+  if ((p.region == "hips" || p.region == "thigh") && p.head_skin > prm.tail_head_skin_max) return;
   if (!(distance_to_head(x, p) <= x.det.field.threshold)) return; // does not touch the head
-  p.head_weight = head_share(x, first_originals(x.m), p);
+  p.head_weight = p.head_skin;
   const bool from_head = p.region == "head" || p.region == "neck";
   if (!from_head && p.head_weight < prm.hair_head_weight) return; // not the head's: as decided
   p.head_size = head_size(x.head, p);

@@ -37,6 +37,7 @@ Json piece_json(const CharacterFacts& c, const Piece& p) {
   j["collar_from_shell"] = p.collar_from_shell;
   j["merged"] = p.merged;
   j["selected"] = p.selected.empty() ? Json(nullptr) : Json(p.selected);
+  if (p.head_skin > 0) j["head_skin"] = r6(p.head_skin); // most pieces have none
   if (std::isfinite(p.head_weight)) // measured: the piece touches the head (docs/hair.md)
     j["hair_cues"] = {
         {"head_size", r6(p.head_size)},

@@ -91,8 +91,9 @@ struct DetectParams {
   /// A piece the centroid rule calls body skin (a hips or leftover bone lies in it) is judged
   /// by its skin instead when at least this share of its welded vertices is evidence skin
   /// (evidence_skin's mark), it passes the evidence parts' gate, and its other skin tears
-  /// evidence_tear_ratio times the rest too (docs/detection.md section 8). Above 1: never.
-  double evidence_body_share = 0.5;
+  /// evidence_tear_ratio times the rest too (docs/detection.md section 8). Above 1 (the
+  /// default): never.
+  double evidence_body_share = 2;
   /// A piece that would be a tail chain but is weighted at least this to bones of its own
   /// (Piece::own_bones) is rigged already (an artist's tail, or its tip beyond the skeleton's
   /// reach; retail's own output): left alone (docs/detection.md section 8).
@@ -100,6 +101,10 @@ struct DetectParams {
   /// A tail chain's three links (the least a chain has) need skin to bend: at least three welded
   /// vertices a link.
   int min_tail_vertices = 12;
+  /// A piece hanging from the hips that carries more than this share of its weight on the head
+  /// and neck (Piece::head_skin) is the body's other end, not a tail: a torso modelled as its
+  /// own shell with the neck and head, read whole (docs/detection.md section 3). Above 1: never.
+  double tail_head_skin_max = 0.2;
   bool rigid_worn = false; ///< worn pieces go rigid on their attachment bone
   /// Hair found from the model (docs/hair.md "Hair found from the model"): a piece that touches
   /// the head (within the far distance of a head bone), weighted at least hair_head_weight to the
@@ -177,6 +182,9 @@ struct Piece {
   /// Share of its weight on joints without a role outside the limbs (bones of their own: a
   /// tail's, an ear's); an auto-rigger has none for what it missed.
   double own_bones = 0;
+  /// Share of its weight (first originals) on joints of region "head" or "neck"; measured on
+  /// every piece.
+  double head_skin = 0;
   /// Hair cues, measured on a piece that touches the head (else NaN): the head size (how far the
   /// head's skin other than this piece rises above the head joint, world Y, model units), how
   /// far its lowest point lies below the head joint and its length L, both in head sizes, and the
@@ -253,13 +261,6 @@ std::vector<double> leg_midline_distance(const WeldedMesh& mesh, const std::vect
 /// and the right limb of a pair at once, which no limb's own skin is.
 std::vector<char> limbs_mixed(const WeldedMesh& mesh, const SkinWeights& weights,
                               const Character& character, double mix);
-
-/// Per welded vertex: does it lie nearest (field.segment) to a bone of region `which`
-/// (joint_regions of each segment's joint)? False where the field has no segment.
-std::vector<char> nearest_in_region(const DistanceField& field,
-                                    const std::vector<Segment>& segments,
-                                    const std::vector<std::string>& region,
-                                    const std::string& which);
 
 /// What marks skin an auto-rigger weighted wrongly, per welded vertex: a piece's base grows over
 /// it. Either vector may be empty (that cue off); both empty: no base growth.

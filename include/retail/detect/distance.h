@@ -7,6 +7,7 @@
 #include "retail/rig/skeleton.h"
 
 #include <Eigen/Core>
+#include <string>
 #include <vector>
 
 namespace retail {
@@ -89,5 +90,12 @@ struct DistanceField {
 DistanceField skeleton_distance(const Eigen::MatrixX3d& points,
                                 const std::vector<Segment>& segments, double threshold,
                                 int threads = 1);
+
+/// Per welded vertex: does it lie nearest (field.segment) to a bone of region `which`
+/// (joint_regions of each segment's joint)? False where the field has no segment.
+std::vector<char> nearest_in_region(const DistanceField& field,
+                                    const std::vector<Segment>& segments,
+                                    const std::vector<std::string>& region,
+                                    const std::string& which);
 
 } // namespace retail
