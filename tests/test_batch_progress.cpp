@@ -2,8 +2,8 @@
 // terminal a live line redrawn in place and cleared at the end; with -v one line per file; off a
 // terminal without -v no progress at all; at the end the files that need a look, each with why.
 // Three tiny generated files: a tail that grows a chain, a tail on a thick haunch that a strict
-// harm check (--harm-noise 0: a floor of 3 edge-samples) leaves as it came (its skin still
-// tears), and a file that is not glTF.
+// harm check (--harm-noise 0: a floor of 3 edge-samples, and no bending less:
+// --harm-skin-ratio 0) leaves as it came (its skin still tears), and a file that is not glTF.
 #include "retail/app/batch_progress.h"
 #include "retail/base/document.h"
 #include "retail/base/files.h"
@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 namespace {
 
 /// IN_DIR with good.glb (a carried tail: one chain), haunch.glb (a tail grown from a thick
-/// haunch: run with --harm-noise 0, the harm check leaves it as it was, its skin left torn) and
-/// bad.glb (not glTF).
+/// haunch: run with --harm-noise 0 --harm-skin-ratio 0, the harm check leaves it as it was, its
+/// skin left torn) and bad.glb (not glTF).
 std::string make_folder(const std::string& root) {
   const std::string in = root + "/in";
   fs::create_directories(in);
@@ -169,9 +169,9 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
           "[batch]") {
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string got;
-  REQUIRE(run_on_terminal(
-              {"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0", "-j", "2"},
-              got) == 5);
+  REQUIRE(run_on_terminal({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
+                           "--harm-skin-ratio", "0", "-j", "2"},
+                          got) == 5);
   INFO(got);
   // Drawn before the first file, after every file, each time over the last one.
   CHECK(has(got, "\r\033[K[............] 0/3 files, 0 failed, 0 need a look, ETA --:--"));
@@ -184,9 +184,9 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
   CHECK_FALSE(has(got, "[1/3] ")); // no per-file lines without -v
   check_summary(got);
   // With -v one line per file between the redraws: name, outcome, seconds.
-  REQUIRE(run_on_terminal(
-              {"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0", "-j", "1", "-v"},
-              got) == 5);
+  REQUIRE(run_on_terminal({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
+                           "--harm-skin-ratio", "0", "-j", "1", "-v"},
+                          got) == 5);
   CHECK(has(got, "\r\033[Kretail: info: [1/3] bad.glb: failed (exit 2), "));
   CHECK(has(got, "[2/3] good.glb: ok, 1 tail chain, "));
   CHECK(has(got, "[3/3] haunch.glb: ok, stepped down, nothing grown, "));
@@ -197,15 +197,16 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
           "[batch]") {
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string out, err;
-  REQUIRE(test::run_retail({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0"},
+  REQUIRE(test::run_retail({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
+                            "--harm-skin-ratio", "0"},
                            &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
   CHECK_FALSE(has(err, "[1/3] "));
   check_summary(err);
-  REQUIRE(test::run_retail(
-              {"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0", "-j", "1", "-v"},
-              &out, &err) == 5);
+  REQUIRE(test::run_retail({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
+                            "--harm-skin-ratio", "0", "-j", "1", "-v"},
+                           &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
   CHECK(has(err, "retail: info: [1/3] bad.glb: failed (exit 2), "));
@@ -213,7 +214,8 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
   CHECK(has(err, "retail: info: [3/3] haunch.glb: ok, stepped down, nothing grown, "));
   check_summary(err);
   // -q: the error lines only.
-  REQUIRE(test::run_retail({"batch", in, root + "/q", "--samples", "12", "--harm-noise", "0", "-q"},
+  REQUIRE(test::run_retail({"batch", in, root + "/q", "--samples", "12", "--harm-noise", "0",
+                            "--harm-skin-ratio", "0", "-q"},
                            &out, &err) == 5);
   CHECK(err == "error: bad.glb: not a glTF file (no GLB magic and no JSON object)\n");
 }

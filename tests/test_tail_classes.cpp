@@ -283,36 +283,50 @@ TEST_CASE("classes: tail carrying spikes or plates", "[classes]") {
 // A haunch variant on a coarse seam (docs/detection.md section 5): the chain heals the tail
 // (thousands of edge-samples), but where the haunch meets the tail's thick base across long
 // edges its seam newly tears more than the noise floor in HipSwing, where the input and the
-// body tear nothing, and a wider root band, a band over the lower legs and rigid on the hips do
-// not mend it. One link fewer (longer links: the weights' blends and the seam spread over more
-// skin) does: the harm check's last chain step keeps that chain, and the report says why. A judge
-// with no noise floor to speak of (--harm-noise 0: 3 edge-samples) refuses that too: then the tail
-// is left as it came, and the report and a warning say why.
-TEST_CASE("classes: thick base - a seam the haunch tears: one link fewer, or left as it was",
+// body tear nothing, and a wider root band does not mend it. The same chain bending less (no
+// joint past what keeps 90% of a tail edge's length) does: the harm check keeps it, every link
+// kept, and the report says why. Without that step the band over the lower legs and rigid on
+// the hips do not mend it either, one link fewer (longer links: the weights' blends and the seam
+// spread over more skin) does. A judge with no noise floor to speak of (--harm-noise 0: 3
+// edge-samples) and no bending less refuses that too: then the tail is left as it came, and the
+// report and a warning say why.
+TEST_CASE("classes: thick base - a seam the haunch tears: bending less, one link fewer, or left "
+          "as it was",
           "[classes]") {
   RigOptions thick = tail_rig(TailStyle::Carried);
   thick.thick_base = true;
   const Variant v{"carried from a haunch", thick};
-  SECTION("default floor: a chain of one link fewer") {
-    const Outcome r = run_variant(v);
-    check_outcome(r, 1);
-    const retail::ChainResult& ch = r.run.characters[0].chains.at(0);
-    retail::RunParams unjudged; // the chain detection grows, as first planned
-    unjudged.harm_check = false;
-    const Outcome first = run_variant(v, unjudged);
-    REQUIRE(first.run.characters.at(0).chains.size() == 1);
-    const int first_k = first.run.characters[0].chains[0].chain.bones;
-    CHECK(ch.chain.bones == first_k - 1);
+  retail::RunParams unjudged; // the chain detection grows, as first planned
+  unjudged.harm_check = false;
+  const Outcome first = run_variant(v, unjudged);
+  REQUIRE(first.run.characters.at(0).chains.size() == 1);
+  const int first_k = first.run.characters[0].chains[0].chain.bones;
+  auto reason_says = [](const Outcome& r, const char* what) {
     bool said = false;
     for (const auto& p : r.run.characters[0].detection.pieces)
       if (p.decision == retail::Decision::TailChain)
         said = p.reason.find("harm check") != std::string::npos &&
-               p.reason.find("one link fewer") != std::string::npos;
-    CHECK(said);
+               p.reason.find(what) != std::string::npos;
+    return said;
+  };
+  SECTION("default: the chain as planned, bending less") {
+    const Outcome r = run_variant(v);
+    check_outcome(r, 1);
+    CHECK(r.run.characters[0].chains.at(0).chain.bones == first_k);
+    CHECK(reason_says(r, "bending past what keeps 90%"));
   }
-  SECTION("no floor to speak of: left as it was, and says so") {
+  SECTION("without bending less: a chain of one link fewer") {
+    retail::RunParams stiff_off;
+    stiff_off.harm.bend_less_skin_ratio = 0;
+    const Outcome r = run_variant(v, stiff_off);
+    check_outcome(r, 1);
+    CHECK(r.run.characters[0].chains.at(0).chain.bones == first_k - 1);
+    CHECK(reason_says(r, "one link fewer"));
+  }
+  SECTION("no floor to speak of, no bending less: left as it was, and says so") {
     retail::RunParams strict;
     strict.harm.noise_share = 0;
+    strict.harm.bend_less_skin_ratio = 0;
     const Outcome r = run_variant(v, strict);
     INFO(r.summary);
     REQUIRE(r.run.characters.size() == 1);

@@ -207,6 +207,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "the harm check's noise floor: newly torn edge-samples allowed per clip, as a "
                  "share of those judged (at least 3; docs/detection.md section 5)")
       ->capture_default_str();
+  app.add_option("--harm-skin-ratio", params.harm.bend_less_skin_ratio,
+                 "the harm check's last chain step: the chain as first planned, no joint bending "
+                 "past what keeps this ratio of a tail edge's length (0: no such step)")
+      ->capture_default_str();
   app.add_option("--hair-torn-p99", params.harm.hair_torn_p99_percent,
                  "the harm check leaves a hair chain as it was when its head-turn edge-max p99 "
                  "exceeds this percent (docs/hair.md)")

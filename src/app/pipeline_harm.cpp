@@ -57,7 +57,8 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       const int worse = first_harmful_clip(pj, params);
       std::string why;
       std::size_t peel_count = 0;
-      bool legs_step = false, fewer_step = false;
+      bool legs_step = false, fewer_step = false, bend_step = false;
+      const bool bent = !std::isnan(o.min_skin_ratio);
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
                       cr.source_vertices);
@@ -84,6 +85,9 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
           o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
         else if (o.band_scale < 2)
           o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
+        else if (!bent &&
+                 params.bend_less_skin_ratio > 0) // bend less (the band as it is), and on from here
+          o.min_skin_ratio = params.bend_less_skin_ratio, bend_step = true;
         else
           o.band_legs = true, o.band_scale = 1, legs_step = true;
       } else {
@@ -96,8 +100,13 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                                                 std::to_string(peel_count) +
                                                 " vertices; they keep their input weights)"
                          : fewer_step ? "one link fewer (" + std::to_string(o.max_bones) + ")"
-                         : legs_step  ? "a root band over the lower legs too"
-                                      : "a root band and its seam twice as wide";
+                         : bend_step
+                             ? "a root band twice as wide and no joint bending past what keeps " +
+                                   std::to_string(std::lround(100 * o.min_skin_ratio)) +
+                                   "% of a tail edge's length"
+                         : legs_step ? "a root band over the lower legs too"
+                                     : "a root band and its seam twice as wide";
+      if (bent && o.kind == PieceOverride::Kind::Chain) step += ", bending less";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

@@ -52,10 +52,11 @@ void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunR
 std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBakeResult& springs);
 
 /// How many times plan_and_judge reviews a pass (harm_review): one for each chain it can plan
-/// (the first chain, the peel, the wider band, the band over the lower legs, one link fewer),
+/// (the first chain, the peel, the wider band, bending less, the band over the lower legs, one
+/// link fewer),
 /// so every chain it plans is judged; the pass after the last review can only hold a piece
 /// rigid (judged in the pass before) or left as it was.
-constexpr int kHarmReviews = 5;
+constexpr int kHarmReviews = 7;
 
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A

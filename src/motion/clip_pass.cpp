@@ -35,7 +35,9 @@ ChainSpec grown_chain_spec(int anchor, const std::vector<int>& nodes,
 } // namespace
 
 ChainSpec tail_chain_spec(const Character& c, const ChainResult& chain) {
-  return grown_chain_spec(c.roles.hips, chain.nodes, chain.bones, chain.chain);
+  ChainSpec spec = grown_chain_spec(c.roles.hips, chain.nodes, chain.bones, chain.chain);
+  spec.min_skin_ratio = chain.min_skin_ratio;
+  return spec;
 }
 
 HairColliders hair_colliders(const Document& doc, const Model& model, const Character& c,

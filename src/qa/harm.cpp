@@ -17,6 +17,8 @@ void HarmParams::validate() const {
     throw Error(ExitCode::Usage, "--hair-torn-p99 must be a non-negative number");
   if (!(found_hair_torn_p99_percent >= 0) || !std::isfinite(found_hair_torn_p99_percent))
     throw Error(ExitCode::Usage, "--found-hair-torn-p99 must be a non-negative number");
+  if (!(bend_less_skin_ratio >= 0 && bend_less_skin_ratio < 1))
+    throw Error(ExitCode::Usage, "--harm-skin-ratio must lie in [0, 1)");
 }
 
 std::size_t noise_floor(std::size_t edge_samples, const HarmParams& params) {

@@ -37,6 +37,9 @@ struct PieceOverride {
   /// Chain: at most this many links (0: as ChainParams says; the harm check's "one link fewer"
   /// step). Longer links widen everything sized in links: the weights' blends, the seam.
   int max_bones = 0;
+  /// Chain: its spring bends no joint past the skin limit at this ratio (SpringParams::
+  /// min_skin_ratio; the harm check's "bend less" step); NaN: the run's.
+  double min_skin_ratio = NAN;
   /// Chain: an earlier attempt's net harm per vertex (PieceJudge::vertex_net, original ids):
   /// every welded vertex whose originals' nets add up above 0 is left as it was, out of the
   /// piece and out of its root band. Empty: none.
@@ -83,6 +86,9 @@ struct ChainResult {
   std::size_t peeled_vertices = 0;
   std::vector<std::size_t> band_originals; ///< their original ids, ascending
   bool rigid = false;                      ///< weight 1 on the hips (mode rigid, or the fallback)
+  /// The spring's skin limit ratio for this chain (PieceOverride::min_skin_ratio); NaN: the
+  /// run's.
+  double min_skin_ratio = NAN;
 };
 
 struct CharacterResult {

@@ -96,8 +96,11 @@ struct ChainSpec {
   int end = -1;                     ///< weightless end node (a joint), or -1
   std::vector<std::string> names;   ///< the bones' names, then the end's when there is one
   std::vector<double> skin_radius;  ///< per link, as Chain::radius (may be empty)
-  bool forward_plane = true;        ///< stays behind the anchor's forward plane (tails)
-  bool floor = true;                ///< touches the floor (tails)
+  /// Tails: the skin limit's ratio for this chain (SpringParams::min_skin_ratio; the harm
+  /// check's "bend less" step); NaN: the run's.
+  double min_skin_ratio = NAN;
+  bool forward_plane = true; ///< stays behind the anchor's forward plane (tails)
+  bool floor = true;         ///< touches the floor (tails)
   /// Capsules the rest arc clears (SpringParams::carry_as_needed; a tail: the legs), world
   /// space at bind; spring_rig places them in the anchor's axes from the chain's root.
   std::vector<RestObstacle> clear_of;

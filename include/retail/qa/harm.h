@@ -32,6 +32,10 @@ struct HarmParams {
   /// p99 is within this percent as well, the seed article's target for rebuilt hair: a change
   /// nobody asked for must show it does no harm (docs/hair.md).
   double found_hair_torn_p99_percent = 8;
+  /// The "bend less" step: a tail chain every earlier step refused is planned as first, its
+  /// spring's skin limit at this ratio (SpringParams::min_skin_ratio; docs/detection.md section
+  /// 5). 0: no such step.
+  double bend_less_skin_ratio = 0.9;
   void validate() const; ///< Failure: Error(Usage)
 };
 
