@@ -84,9 +84,8 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
         else if (o.band_legs || o.max_bones > 0) // the last chain step
           o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
         else if (o.band_scale < 2)
-          o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
-        else if (!bent &&
-                 params.bend_less_skin_ratio > 0) // bend less (the band as it is), and on from here
+          o.band_scale = 2, o.peel.clear();                // a peel that did not help is not kept
+        else if (!bent && params.bend_less_skin_ratio > 0) // bend less, and on from here
           o.min_skin_ratio = params.bend_less_skin_ratio, bend_step = true;
         else
           o.band_legs = true, o.band_scale = 1, legs_step = true;

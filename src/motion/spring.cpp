@@ -151,8 +151,10 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   local_.assign(n, Quaterniond::Identity());
   contact_.assign(n, false);
   skin_limit_.assign(n, INFINITY);
-  const double ratio =
-      std::isnan(rig_.min_skin_ratio) ? params_.min_skin_ratio : rig_.min_skin_ratio;
+  // A chain's own ratio only ever bends less than the run's (a stricter --min-skin-ratio wins).
+  const double ratio = std::isnan(rig_.min_skin_ratio)
+                           ? params_.min_skin_ratio
+                           : std::max(rig_.min_skin_ratio, params_.min_skin_ratio);
   for (std::size_t i = 0; i < n && i < rig_.skin_radius.size(); ++i)
     skin_limit_[i] = skin_bend_limit(rig_.skin_radius[i], rig_.length[i == 0 ? 0 : i - 1],
                                      rig_.length[i], ratio);

@@ -69,8 +69,8 @@ struct SpringRig {
   double floor_y = 0;        ///< g_0, world
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
-  /// The skin limit's ratio for this chain (SpringParams::min_skin_ratio's role); NaN: the
-  /// params'. Must lie in [0, 1) when set.
+  /// The skin limit's ratio for this chain (SpringParams::min_skin_ratio's role), used when
+  /// stricter than the params' (never looser); NaN: the params'. Must lie in [0, 1) when set.
   double min_skin_ratio = NAN;
   std::vector<RestObstacle> clear_of; ///< what the rest arc clears (a tail: the legs)
   /// World height of the chain's root at bind: with floor contact, the rest arc keeps its
