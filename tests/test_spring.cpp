@@ -99,6 +99,21 @@ TEST_CASE(
   CHECK(jump > 8.0);
 }
 
+// The harm check's "bending less" (SpringRig::min_skin_ratio): a chain's own ratio tightens the
+// limit, and never loosens a stricter run-wide one. Links of 0.16, radius 0.1: at 0.9 the limit
+// is (1 - 0.9) (0.16 + 0.16) / 0.4 = 0.08 rad, at 0.67 0.264, at 0.95 0.04.
+TEST_CASE("spring: a chain's own skin ratio bends less, never more than the run's", "[spring]") {
+  retail::SpringParams params;
+  retail::SpringRig rig = straight_tail(5);
+  rig.skin_radius.assign(5, 0.1);
+  const double run = retail::SpringChain(rig, params).skin_limit(2);
+  CHECK(run == Approx(0.264).margin(1e-9));
+  rig.min_skin_ratio = 0.9;
+  CHECK(retail::SpringChain(rig, params).skin_limit(2) == Approx(0.08).margin(1e-9));
+  params.min_skin_ratio = 0.95; // a stricter run wins
+  CHECK(retail::SpringChain(rig, params).skin_limit(2) == Approx(0.04).margin(1e-9));
+}
+
 TEST_CASE("spring: the skin limit by hand - and no joint ever bends past it", "[spring]") {
   // (1 - 0.67) (0.2 + 0.2) / (4 x 0.1) = 0.33 rad; off without a radius or a ratio.
   CHECK(retail::skin_bend_limit(0.1, 0.2, 0.2, 0.67) == Approx(0.33).margin(1e-12));
