@@ -174,8 +174,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
              !is_stub(params, p)) {
     p.decision = Decision::Broad;
     p.reason = broad_reason(params, p);
-  } else if ((p.region == "hips" || p.region == "thigh") &&
-             p.head_skin > params.tail_head_skin_max) {
+  } else if (carries_head_skin(params, p)) {
     p.decision = Decision::BodyLike;
     p.reason = fmt("carries the head's skin (%.0f%% of its weight on the head and neck > %.0f%%): "
                    "the body, not a tail, left alone",
@@ -454,6 +453,10 @@ std::vector<Segment> torso_of(const Detection& det, const std::vector<std::strin
 
 /// A piece's collar, attachment, measures and decision, as piece `id` (a --tail piece is a tail
 /// chain whatever the tests say).
+bool carries_head_skin(const DetectParams& params, const Piece& p) {
+  return (p.region == "hips" || p.region == "thigh") && p.head_skin > params.tail_head_skin_max;
+}
+
 void classify_piece(const Classifier& x, int id, Piece& p) {
   p.id = id;
   p.collar =
@@ -464,9 +467,9 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   measure(x.m, x.det.field, x.det.segments, x.areas, p);
   p.crosses_midline = crosses_midline(x.m, x.c, p);
   p.leg_weight = leg_weight(x.legs, p);
-  p.weighted_to = weighted_to(x.m, x.sw, p.vertices);
-  p.own_bones = own_bone_share(x.m, x.sw, x.own, p.vertices);
-  p.head_skin = head_share(x.sw, x.region, x.first, p);
+  p.weighted_to = weighted_to(x.sw, x.first, p.vertices);
+  p.own_bones = joint_share(x.sw, x.first, x.own, p.vertices);
+  p.head_skin = joint_share(x.sw, x.first, x.head_neck, p.vertices);
   // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
   // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
   // weighted to the spine, and hangs from higher up).
@@ -539,6 +542,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                      vertex_areas(m),
                      torso_of(det, region),
                      own_bones(c),
+                     head_neck_joints(region),
                      head_frame(m, c, det, region),
                      first_originals(m)};
   // The rest's share is measured apart for the two questions (it depends on what is asked).

@@ -31,10 +31,11 @@ struct Classifier {
   const std::vector<std::string>& region;
   const std::vector<double>& legs;
   std::vector<double> areas;
-  std::vector<Segment> torso; ///< the pelvis's bones, else the spine's (collar_of)
-  std::vector<bool> own;      ///< per joint: a bone of its own (own_bones)
-  HeadFrame head;             ///< head_frame
-  std::vector<int> first;     ///< per welded vertex: its first original (first_originals)
+  std::vector<Segment> torso;  ///< the pelvis's bones, else the spine's (collar_of)
+  std::vector<bool> own;       ///< per joint: a bone of its own (own_bones)
+  std::vector<bool> head_neck; ///< per joint: of region "head" or "neck" (Piece::head_skin)
+  HeadFrame head;              ///< head_frame
+  std::vector<int> first;      ///< per welded vertex: its first original (first_originals)
 };
 
 /// The head's joint, height, bones and skin (HeadFrame) of character `c`; `region` from
@@ -58,19 +59,21 @@ void judge_hair(const Classifier& x, Piece& p);
 void classify_piece(const Classifier& x, int id, Piece& p);
 
 /// The joints the skin of welded `vertices` is weighted to, most first (at most 3), with their
-/// shares of its weight (first originals). Ties: the lower joint index.
-std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinWeights& sw,
-                                                const std::vector<int>& vertices);
+/// shares of its weight (`first`: first_originals). Ties: the lower joint index.
+std::vector<std::pair<int, double>>
+weighted_to(const SkinWeights& sw, const std::vector<int>& first, const std::vector<int>& vertices);
 
-/// Share of the weight of welded `vertices` (first originals) on joints marked in `own` (bones
-/// of their own: no role, outside the limbs).
-double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,
-                      const std::vector<int>& vertices);
+/// Share of the weight of welded `vertices` (`first`: first_originals) on the joints marked in
+/// `joints` (per character joint: own_bones, or the head and neck); 0 when they carry no weight.
+double joint_share(const SkinWeights& sw, const std::vector<int>& first,
+                   const std::vector<bool>& joints, const std::vector<int>& vertices);
 
-/// Share of the weight of piece `p`'s welded vertices (`first`: first_originals) on joints of
-/// region "head" or "neck" (`region`: joint_regions); 0 when they carry no weight.
-double head_share(const SkinWeights& sw, const std::vector<std::string>& region,
-                  const std::vector<int>& first, const Piece& p);
+/// Per joint: of region "head" or "neck" (`region` from joint_regions).
+std::vector<bool> head_neck_joints(const std::vector<std::string>& region);
+
+/// A piece from the hips or a thigh weighted more than tail_head_skin_max to the head and neck
+/// (Piece::head_skin): the body's other end, neither a tail nor hair.
+bool carries_head_skin(const DetectParams& params, const Piece& p);
 
 /// The core (vertices less base) of every piece that grew a base and is not a tail chain, when
 /// some piece is a tail chain, and of every broad piece from the hips or a thigh that grew one

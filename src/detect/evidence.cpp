@@ -54,9 +54,9 @@ std::vector<int> limb_sides(const Character& c) {
 
 /// The joints the skin of welded `vertices` is weighted to, most first (at most 3), with their
 /// shares of its weight (first originals). Ties: the lower joint index.
-std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinWeights& sw,
+std::vector<std::pair<int, double>> weighted_to(const SkinWeights& sw,
+                                                const std::vector<int>& first,
                                                 const std::vector<int>& vertices) {
-  const std::vector<int> first = first_originals(m);
   std::map<int, double> sum;
   double total = 0;
   for (int w : vertices) {
@@ -76,30 +76,9 @@ std::vector<std::pair<int, double>> weighted_to(const WeldedMesh& m, const SkinW
   return out;
 }
 
-double head_share(const SkinWeights& sw, const std::vector<std::string>& region,
-                  const std::vector<int>& first, const Piece& p) {
+double joint_share(const SkinWeights& sw, const std::vector<int>& first,
+                   const std::vector<bool>& joints, const std::vector<int>& vertices) {
   double on = 0, total = 0;
-  for (int w : p.vertices) {
-    const int v = first[std::size_t(w)];
-    if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
-    for (int k = 0; k < SkinWeights::kMax; ++k) {
-      const int j = sw.joint[std::size_t(v)][std::size_t(k)];
-      const double wt = sw.weight[std::size_t(v)][std::size_t(k)];
-      if (j < 0 || !(wt > 0)) continue;
-      total += wt;
-      const std::string& r = region[std::size_t(j)];
-      if (r == "head" || r == "neck") on += wt;
-    }
-  }
-  return total > 0 ? on / total : 0;
-}
-
-/// Share of the weight of welded `vertices` (first originals) on joints marked in `own` (bones
-/// of their own: no role, outside the limbs).
-double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vector<bool>& own,
-                      const std::vector<int>& vertices) {
-  const std::vector<int> first = first_originals(m);
-  double on_own = 0, total = 0;
   for (int w : vertices) {
     const int v = first[std::size_t(w)];
     if (v < 0 || std::size_t(v) >= sw.joint.size()) continue;
@@ -108,10 +87,10 @@ double own_bone_share(const WeldedMesh& m, const SkinWeights& sw, const std::vec
       const double wt = sw.weight[std::size_t(v)][std::size_t(k)];
       if (j < 0 || !(wt > 0)) continue;
       total += wt;
-      if (own[std::size_t(j)]) on_own += wt;
+      if (joints[std::size_t(j)]) on += wt;
     }
   }
-  return total > 0 ? on_own / total : 0;
+  return total > 0 ? on / total : 0;
 }
 
 namespace {
@@ -294,6 +273,13 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
                        q.vertices.end());
     pieces.push_back(std::move(p));
   }
+}
+
+std::vector<bool> head_neck_joints(const std::vector<std::string>& region) {
+  std::vector<bool> out(region.size(), false);
+  for (std::size_t j = 0; j < region.size(); ++j)
+    out[j] = region[j] == "head" || region[j] == "neck";
+  return out;
 }
 
 std::vector<bool> own_bones(const Character& c) {

@@ -69,7 +69,7 @@ void judge_hair(const Classifier& x, Piece& p) {
       !p.selected.empty() || p.evidence || p.decision == Decision::TailChain)
     return;
   // From the hips and carrying the head's skin: the body (decide), not hair either.
-  if ((p.region == "hips" || p.region == "thigh") && p.head_skin > prm.tail_head_skin_max) return;
+  if (carries_head_skin(prm, p)) return;
   if (!(distance_to_head(x, p) <= x.det.field.threshold)) return; // does not touch the head
   p.head_weight = p.head_skin;
   const bool from_head = p.region == "head" || p.region == "neck";
