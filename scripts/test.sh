@@ -28,8 +28,10 @@ fuzz/configure_asan.sh build-asan
 # harm_edges) and bench/ are checked by the release build.
 cmake --build build-asan -j"$jobs" --target retail retail_tests make_test_rig skin_positions fuzz_read
 stamp "sanitizer tests"
+# Not the real clients, the paired shared runs or the heavy outcome cases: tests/CMakeLists.txt
+# says why each label is release-only.
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --output-on-failure -j"$jobs" -LE "clients|shared-paired" "$@")
+  ctest --output-on-failure -j"$jobs" -LE "clients|shared-paired|heavy" "$@")
 
 # A 60-second fuzz smoke of reading + validation + info (clang, libFuzzer; docs/robustness.md).
 # RETAIL_SKIP_FUZZ=1 skips it locally; CI always runs it.

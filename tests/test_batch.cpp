@@ -145,7 +145,7 @@ TEST_CASE("batch: 50 good and 10 malformed files - reported - exit 5 - nothing p
 
 TEST_CASE(
     "batch: the same results with 1 or 3 workers - shards partition the list - skip and force",
-    "[batch]") {
+    "[batch][heavy]") {
   std::string root = test::temp_dir(), in = root + "/in";
   make_tree(in);
   retail::BatchResult one = retail::run_batch(in, root + "/one", params(1), nullptr);

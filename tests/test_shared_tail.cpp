@@ -312,7 +312,7 @@ std::set<std::string> still_failing() {
 // its own rule; no extremity skin taken), then the tails issue's acceptance with a ratchet: a
 // model failing it must be on the list, and a model on the list must still fail it.
 TEST_CASE("shared tail: every tailed model - invariants, and the acceptance with a ratchet",
-          "[shared]") {
+          "[shared][heavy]") {
   std::string data = test::shared_data();
   if (data.empty()) return;
   std::vector<TailCase> cases = tailed_cases(data);

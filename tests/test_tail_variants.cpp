@@ -187,7 +187,7 @@ std::pair<RigOptions, RigOptions> horizontal_bodies() {
 // lies within the far threshold of it, while its skin still hangs on the legs.
 // The release before evidence detection took it as body ("centroid lies near a bone"): an
 // evidence part is judged by its weights, not its distance to the bone beside it.
-TEST_CASE("variants: a leftover bone along the tail's base", "[variants]") {
+TEST_CASE("variants: a leftover bone along the tail's base", "[variants][heavy]") {
   RigOptions carried = variant(TailStyle::Carried);
   carried.tail_length_scale = 0.5;
   carried.leftover_bone = 0.15;
@@ -204,7 +204,8 @@ TEST_CASE("variants: a leftover bone along the tail's base", "[variants]") {
 // The t-rex: a level body, its legs on a root above and ahead of them, a thick tail whose rings
 // crowd at its base, so that the far skin's centroid lies near the legs' bones. The tail hangs
 // from that root (the hips role), which the generated Walk yaws as a walking body does.
-TEST_CASE("variants: a horizontal body whose hips joint is not where the legs meet", "[variants]") {
+TEST_CASE("variants: a horizontal body whose hips joint is not where the legs meet",
+          "[variants][heavy]") {
   check_variant("horizontal body", horizontal_bodies().first);
 }
 
@@ -213,7 +214,7 @@ TEST_CASE("variants: a horizontal body whose hips joint is not where the legs me
 // centroid rule calls the piece that holds the tail's base body skin; the evidence part (its
 // skin mixed or leg-weighted, tearing) is the tail.
 TEST_CASE("variants: a horizontal body, hips far ahead, its tail's base at the leg tops",
-          "[variants]") {
+          "[variants][heavy]") {
   check_variant("horizontal body, hips ahead", horizontal_bodies().second);
 }
 
@@ -223,7 +224,7 @@ TEST_CASE("variants: a horizontal body, hips far ahead, its tail's base at the l
 // all, and the harm check refused it: the stub stayed torn on the legs. The evidence part alone
 // is the stub.
 TEST_CASE("variants: a pressed stub on a horizontal body is its evidence part, not the rump",
-          "[variants]") {
+          "[variants][heavy]") {
   RigOptions pressed = horizontal_bodies().first;
   pressed.tail = TailStyle::Pressed;
   check_variant("horizontal body, pressed stub", pressed);
@@ -239,7 +240,7 @@ TEST_CASE("variants: a pressed stub on a horizontal body is its evidence part, n
 // The seam blend (root_band.h's blend_seam): the horizontal body's piece border runs along the
 // tail's thick base, where SPEC 6's weights jump against the band's hips across one edge. Without
 // the blend that edge tears in HipSwing and the harm check leaves the tail torn on the legs.
-TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[variants]") {
+TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[variants][heavy]") {
   const auto [plain, ahead] = horizontal_bodies();
   for (const auto& [name, options] : {std::pair<std::string, RigOptions>{"horizontal", plain},
                                       {"horizontal, hips ahead", ahead}}) {
@@ -273,7 +274,7 @@ TEST_CASE("variants: a horizontal body keeps its chain, its seam blended", "[var
 // the base ends, not at the cut near its tip: with the collar at the cut the chain ran backwards
 // (its root at the tip) and the harm check left the stub torn on the legs (collar.cpp,
 // DetectParams::base_collar_reach; docs/detection.md section 2).
-TEST_CASE("variants: a stub on a horizontal body, the hips joint inside it", "[variants]") {
+TEST_CASE("variants: a stub on a horizontal body, the hips joint inside it", "[variants][heavy]") {
   const auto [plain, ahead] = horizontal_bodies();
   RigOptions stub = plain, stub_ahead = ahead;
   stub.tail = stub_ahead.tail = TailStyle::Short;
@@ -291,7 +292,7 @@ TEST_CASE("variants: a stub on a horizontal body, the hips joint inside it", "[v
 // an eight-link chain, the pressed tail merged into it (precision 0.33). Skin weighted to the
 // head and neck is the body's other end (DetectParams::tail_head_skin_max): the tail alone is
 // re-rigged.
-TEST_CASE("variants: a torso shell carrying the head is not a tail", "[variants]") {
+TEST_CASE("variants: a torso shell carrying the head is not a tail", "[variants][heavy]") {
   RigOptions coarse = horizontal_bodies().second;
   coarse.height_m = 1.8;
   coarse.tail = TailStyle::Pressed;
@@ -311,7 +312,7 @@ TEST_CASE("variants: a torso shell carrying the head is not a tail", "[variants]
 // tail: a curled tail in two shells on a horizontal body with its hips ahead was found only
 // while the torso shell passed for a tail; a curled tail beside a leftover bone on a thick
 // haunch was never found (the input tearing 3.7% on the legs, under the "left tearing" warning).
-TEST_CASE("variants: a tail made broad by its base is looked at without it", "[variants]") {
+TEST_CASE("variants: a tail made broad by its base is looked at without it", "[variants][heavy]") {
   RigOptions shells = variant(TailStyle::Curled);
   shells.horizontal_body = true;
   shells.hips_ahead = 0.35;
@@ -339,7 +340,7 @@ TEST_CASE("variants: a tail made broad by its base is looked at without it", "[v
 // curved skin tears at its seam in HipSwing past the floor, so every step of the harm check's
 // ladder refused it and the tail stayed torn on the legs. Bending less (the skin limit at 90%,
 // HarmParams::bend_less_skin_ratio; docs/detection.md section 6) keeps the chain.
-TEST_CASE("variants: a chain that tears bending is kept bending less", "[variants]") {
+TEST_CASE("variants: a chain that tears bending is kept bending less", "[variants][heavy]") {
   RigOptions coil = variant(TailStyle::Rolled);
   coil.leftover_bone = 0.3;
   coil.thick_base = true;
@@ -353,7 +354,7 @@ TEST_CASE("variants: a chain that tears bending is kept bending less", "[variant
 }
 
 // The deer: a short flat tail pressed against the rump, all of it within the far threshold.
-TEST_CASE("variants: a short tail pressed against the rump", "[variants]") {
+TEST_CASE("variants: a short tail pressed against the rump", "[variants][heavy]") {
   RigOptions thick = variant(TailStyle::Pressed);
   thick.tail_radius_scale = 1.4;
   RigOptions small = variant(TailStyle::Pressed, 0.18);
@@ -372,7 +373,7 @@ TEST_CASE("variants: a short tail pressed against the rump", "[variants]") {
 // The shiba: a curl rising off the rump and lying forward along the top of the back, ahead of
 // the plane through its root. (7efca01 passes it only by its rigid fallback: its spring threw the
 // curl back and the chain tore in HipSwing.)
-TEST_CASE("variants: a curled tail lying on the rump", "[variants]") {
+TEST_CASE("variants: a curled tail lying on the rump", "[variants][heavy]") {
   RigOptions level = variant(TailStyle::Rolled);
   level.horizontal_body = true;
   SECTION("rolled onto a horizontal back") {
