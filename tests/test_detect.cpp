@@ -541,3 +541,30 @@ TEST_CASE("detect: a small cut at the tip gives way to a cut where the skeleton'
       CHECK(p.vertices.size() < marked);
     }
 }
+
+// Riders (ride_along): spikes sunk into a tail curled over the back ride with it, although each
+// alone reads as worn (a spine bone is its nearest joint); a sheath hanging from the spine beside
+// a hanging tail touches the tail past its root quarter but lies outside it, and stays worn.
+TEST_CASE("detect: spikes sunk into a curled tail ride with it - a sheath beside a tail stays worn",
+          "[detect]") {
+  retail::RigOptions curled;
+  curled.tail = retail::TailStyle::Curled;
+  curled.tail_spikes = 12;
+  Analysed a = analyse(curled);
+  int worn = 0;
+  for (const auto& p : a.detection.pieces) worn += p.decision == retail::Decision::Worn;
+  CHECK(worn == 0);
+  CHECK(iou(originals_in(a, retail::Decision::TailChain), truth_piece(a.truth, 1)) >= 0.99);
+
+  retail::RigOptions hanging;
+  hanging.tail = retail::TailStyle::Hanging;
+  hanging.ears = hanging.cape = hanging.skirt = hanging.sheath = true;
+  Analysed b = analyse(hanging);
+  CHECK(iou(originals_in(b, retail::Decision::Worn), truth_piece(b.truth, 5)) > 0.5);
+  const std::vector<bool> sheath = truth_piece(b.truth, 5),
+                          chain = originals_in(b, retail::Decision::TailChain);
+  std::size_t taken = 0;
+  for (std::size_t i = 0; i < sheath.size(); ++i) taken += sheath[i] && chain[i];
+  CHECK(taken == 0);
+  CHECK(iou(chain, truth_piece(b.truth, 1)) >= 0.95);
+}

@@ -38,6 +38,8 @@ int attach(const Character& c, const std::vector<bool>& deforming,
   return pick;
 }
 
+} // namespace
+
 void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& lo,
             Eigen::Vector3d& hi) {
   lo = Eigen::Vector3d::Constant(INFINITY);
@@ -102,6 +104,8 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   p.area = area;
   p.open_border = open_border(m, p.vertices);
 }
+
+namespace {
 
 /// Does the piece span the hips' position along the left-right axis (right thigh -> left)?
 bool crosses_midline(const WeldedMesh& m, const Character& c, const Piece& p) {
@@ -368,77 +372,6 @@ void apply_selection(const PieceSelection& sel, std::size_t welded, std::vector<
   }
 }
 
-/// Does shell `p` touch `tail` past the tail's root quarter (g >= L/4): does one of its vertices
-/// lie nearer a tail vertex there than any of its vertices lies to a bone (its least skeleton
-/// distance)? A plate or fin sunk into a tail touches its skin; a shell on the body comes no
-/// closer to the tail than to its own bones. Only tail vertices in p's box grown by that
-/// distance are compared.
-bool touches_tail(const WeldedMesh& m, const DistanceField& f, const Piece& tail, const Piece& p) {
-  double reach = INFINITY;
-  for (int v : p.vertices) reach = std::min(reach, f.distance[std::size_t(v)]);
-  if (!std::isfinite(reach) || tail.geodesic.size() != tail.vertices.size()) return false;
-  Eigen::Vector3d lo, hi;
-  box_of(m, p.vertices, lo, hi);
-  lo.array() -= reach, hi.array() += reach;
-  for (std::size_t i = 0; i < tail.vertices.size(); ++i) {
-    const Eigen::Vector3d q = m.welded.row(tail.vertices[i]).transpose();
-    if (tail.geodesic[i] < 0.25 * tail.length || (q.array() < lo.array()).any() ||
-        (q.array() > hi.array()).any())
-      continue;
-    for (int v : p.vertices)
-      if ((m.welded.row(v).transpose() - q).squaredNorm() < reach * reach) return true;
-  }
-  return false;
-}
-
-/// Shells riding on a tail (plates, spikes, fins modelled as their own closed shells and sunk
-/// into it): a whole-shell piece not from the head, not worn and not --tail, at most a quarter of
-/// a tail chain piece's size and inside its box (overlap > merge_overlap of its own box) or,
-/// closed (no open border: a cape or strap the tail passes through is a sheet), touching it past
-/// its root (touches_tail) joins that tail, whatever it was decided alone (a plate passes a
-/// tail's tests: it is not one).
-/// Riders are not connected to the tail's surface: each takes the geodesic coordinate of the
-/// nearest (Euclidean) tail vertex that is not a rider, so a plate moves with the bone under it.
-void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
-                const std::vector<double>& areas, const DetectParams& params,
-                std::vector<Piece>& pieces) {
-  for (Piece& tail : pieces) {
-    if (tail.decision != Decision::TailChain) continue;
-    std::vector<bool> rider(m.size(), false);
-    bool any = false;
-    for (Piece& p : pieces) {
-      if (&p == &tail || p.vertices.empty() || !p.collar_from_shell ||
-          p.decision == Decision::Head || p.decision == Decision::Hair ||
-          p.decision == Decision::Worn || p.decision == Decision::WornRigid ||
-          !p.selected.empty() || 4 * p.vertices.size() > tail.vertices.size() ||
-          (box_overlap(m, tail, p) <= params.merge_overlap &&
-           (p.open_border > 0 || !touches_tail(m, f, tail, p))))
-        continue;
-      tail.merged.push_back(p.id);
-      for (int v : p.vertices) rider[std::size_t(v)] = any = true;
-      tail.vertices.insert(tail.vertices.end(), p.vertices.begin(), p.vertices.end());
-      std::sort(tail.vertices.begin(), tail.vertices.end());
-      p.vertices.clear();
-      p.decision = Decision::Small;
-      p.reason = "merged into piece " + std::to_string(tail.id) +
-                 " (a shell riding on the tail: plate, spike or fin)";
-    }
-    if (!any) continue;
-    measure(m, f, segs, areas, tail);
-    for (std::size_t i = 0; i < tail.vertices.size(); ++i) {
-      const int v = tail.vertices[i];
-      if (!rider[std::size_t(v)]) continue;
-      double best = INFINITY;
-      for (std::size_t k = 0; k < tail.vertices.size(); ++k) {
-        const int w = tail.vertices[k];
-        if (rider[std::size_t(w)]) continue;
-        double d = (m.welded.row(v) - m.welded.row(w)).squaredNorm();
-        if (d < best) best = d, tail.geodesic[i] = tail.geodesic[k];
-      }
-    }
-  }
-}
-
 std::vector<Segment> torso_of(const Detection& det, const std::vector<std::string>& region) {
   std::vector<Segment> torso;
   for (const auto& s : det.segments)
@@ -587,7 +520,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
       measure(m, det.field, det.segments, x.areas, pa);
     }
   }
-  ride_along(m, det.field, det.segments, x.areas, params, pieces);
+  ride_along(m, det.field, det.segments, x.areas, params, selection.excluded, pieces);
   det.pieces = std::move(pieces);
   return det;
 }

@@ -4,6 +4,7 @@
 
 #include "retail/detect/detect.h"
 
+#include <Eigen/Core>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,5 +119,39 @@ void judge_by_skin(const Classifier& x, const std::vector<char>& ev, TearCache& 
 void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
                      const std::vector<bool>& excluded, TearCache& tear, std::vector<Piece>& pieces,
                      std::vector<Piece>& left);
+
+/// The axis-aligned box of welded `ids` (world units at bind); lo +inf, hi -inf when empty.
+void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& lo,
+            Eigen::Vector3d& hi);
+
+/// Volume of the two pieces' boxes' intersection over the smaller box's (0..1; 0 when apart).
+double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b);
+
+/// Length of the open border of welded `vertices`: edges of their triangles (all three corners
+/// among them) that only one such triangle has (0: a closed shell). O(faces).
+double open_border(const WeldedMesh& m, const std::vector<int>& vertices);
+
+/// A piece's measures from its vertices: reach, centroid distance, elongation, geodesic and L,
+/// area, slenderness, open border (the Piece fields of those names).
+void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
+             const std::vector<double>& areas, Piece& p);
+
+/// Shells riding on each tail chain piece (plates, spikes, fins modelled as their own closed
+/// shells and sunk into it) join it (docs/detection.md, "Riders"): a whole-shell piece not from
+/// the head, not hair, not worn and not --tail, at most a quarter of the tail's size, inside its
+/// box (overlap > merge_overlap of its own box) or closed and touching it past its root quarter
+/// (a vertex nearer a tail vertex there than any of its vertices lies to a bone); a worn piece,
+/// closed and at most a quarter, only sunk into it (a vertex behind the tail's surface at its
+/// nearest tail vertex, and no other surface nearer). A loose shell (no piece holds it; skin near
+/// the skeleton: a spike on a short tail by the hips), closed, of at least 3 and at most a quarter
+/// of the tail's vertices, none excluded by --not-tail (`excluded`, #welded or empty), touching
+/// or sunk, joins too (Piece::riding_shells). Each rider vertex takes the geodesic coordinate of
+/// the nearest (Euclidean) tail vertex that is not a rider, among those in its shell's box grown
+/// by the shell's least distance to one (a spike's apex follows the tail under its base; ties:
+/// the first in the tail's order). Pieces ridden become Small with a reason naming the tail.
+/// Never fails.
+void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
+                const std::vector<double>& areas, const DetectParams& params,
+                const std::vector<bool>& excluded, std::vector<Piece>& pieces);
 
 } // namespace retail

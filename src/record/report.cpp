@@ -36,6 +36,7 @@ Json piece_json(const CharacterFacts& c, const Piece& p) {
   j["separate_shell"] = p.separate_shell;
   j["collar_from_shell"] = p.collar_from_shell;
   j["merged"] = p.merged;
+  if (p.riding_shells > 0) j["riding_shells"] = p.riding_shells;
   j["selected"] = p.selected.empty() ? Json(nullptr) : Json(p.selected);
   if (p.head_skin > 0) j["head_skin"] = r6(p.head_skin); // most pieces have none
   if (std::isfinite(p.head_weight)) // measured: the piece touches the head (docs/hair.md)

@@ -169,7 +169,9 @@ struct Piece {
   Decision decision = Decision::Small;
   std::string reason;
   std::vector<int> merged; ///< ids of pieces merged into this one
-  std::string selected;    ///< the --tail selector that made it, or ""
+  /// Shells no piece held that joined it as riders (ride_along: spikes by the hips).
+  int riding_shells = 0;
+  std::string selected; ///< the --tail selector that made it, or ""
   /// Found from the evidence (evidence_skin), not from far skin: its skin is weighted wrongly,
   /// so its shape only has to stick out (the centroid test), not be long or a closed stub.
   bool evidence = false;
