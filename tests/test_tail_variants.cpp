@@ -477,9 +477,9 @@ TEST_CASE("generator variants: deterministic, and as described", "[generator][va
 // Spikes modelled as closed shells of their own and sunk into the tail ride with it (ride_along):
 // on a curled tail over the back, where a spine bone is the nearest, each spike alone read as
 // "worn" (a strap from the spine) and stayed behind; by a short tail on a horizontal body they
-// lie near the skeleton, in no piece at all, and stayed on the legs, torn: those the tail is the
-// nearest surface to ride now (6 of 12; the others sit by the tail's root, nearer the skin the
-// tail's cut leaves on the body, and are reported left torn). A spike's apex follows the tail
+// lie near the skeleton, in no piece at all, and stayed on the legs, torn: those touching the
+// tail or inside it and clear of the body ride now (7 of 12; the others sit in the tail's root,
+// which its cut leaves on the body, and are reported left torn). A spike's apex follows the tail
 // under its base: no spike is stretched across a joint.
 TEST_CASE("variants: spikes ride with the tail they are sunk into", "[variants][heavy]") {
   RigOptions curled = variant(TailStyle::Curled);

@@ -37,12 +37,11 @@ bool touches_tail(const WeldedMesh& m, const DistanceField& f, const Piece& tail
   return false;
 }
 
-/// Area-weighted normals (#welded by 3, unnormalised; zero off the marked vertices) of the welded
-/// vertices marked in `mark`, from the triangles with a corner among them, as wound.
-Eigen::MatrixX3d marked_normals(const WeldedMesh& m, const std::vector<bool>& mark) {
+/// Area-weighted normals (#welded by 3, unnormalised) of every welded vertex, from its
+/// triangles as wound (zero on a vertex of none).
+Eigen::MatrixX3d vertex_normals(const WeldedMesh& m) {
   Eigen::MatrixX3d n = Eigen::MatrixX3d::Zero(Eigen::Index(m.size()), 3);
   for (const auto& t : m.faces) {
-    if (!mark[std::size_t(t[0])] && !mark[std::size_t(t[1])] && !mark[std::size_t(t[2])]) continue;
     const Eigen::Vector3d a = m.welded.row(t[0]).transpose(), b = m.welded.row(t[1]).transpose(),
                           c = m.welded.row(t[2]).transpose();
     const Eigen::Vector3d face = (b - a).cross(c - a);
@@ -51,15 +50,16 @@ Eigen::MatrixX3d marked_normals(const WeldedMesh& m, const std::vector<bool>& ma
   return n;
 }
 
-/// How welded `shell` lies against the tail (`tail_ids`, normals `normal` from marked_normals):
-/// `inside`, one of its vertices lies behind the tail's surface at its nearest tail vertex;
-/// `nearest`, besides, no vertex outside the tail (`in_tail`, #welded), the shell and the other
-/// candidate shells (`skip`, #welded) lies nearer to one of the shell's vertices than the nearest
-/// tail vertex does. A spike sunk into a tail is inside it and has it all round; a sheath beside
-/// it is outside it; a button on the rump by its root has the rump nearer. `by_x`: every welded
-/// vertex as (x, id), ascending, for the scan. Neither when the tail is empty.
+/// How welded `shell` lies against the tail (`tail_ids`; `normal`, every welded vertex's, from
+/// vertex_normals): `inside`, one of its vertices lies behind the tail's surface at its nearest
+/// tail vertex; `clear`, besides, no vertex outside the tail (`in_tail`, #welded), the shell and
+/// the other candidate shells (`skip`, #welded) lies nearer to a vertex of the shell than the
+/// nearest tail vertex does with that vertex behind its surface there. A spike sunk into a tail
+/// is inside it and in front of the rump beside its root; a sheath beside it is outside it; a
+/// button sunk into the rump by the tail's root is behind the rump. `by_x`: every welded vertex as
+/// (x, id), ascending, for the scan. Neither when the tail is empty.
 struct Sunk {
-  bool inside = false, nearest = false;
+  bool inside = false, clear = false;
 };
 Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
                     const Eigen::MatrixX3d& normal, const std::vector<bool>& in_tail,
@@ -93,10 +93,12 @@ Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
     const Eigen::Vector3d q = m.welded.row(it->second).transpose();
     if (in_tail[u] || skip[u] || (q.array() < lo.array()).any() || (q.array() > hi.array()).any())
       continue;
-    for (int v : shell)
-      if ((m.welded.row(v).transpose() - q).squaredNorm() < d2) return out;
+    for (int v : shell) {
+      const Eigen::Vector3d to = m.welded.row(v).transpose() - q;
+      if (to.squaredNorm() < d2 && !(to.dot(normal.row(it->second).transpose()) > 0)) return out;
+    }
   }
-  out.nearest = true;
+  out.clear = true;
   return out;
 }
 
@@ -246,11 +248,18 @@ void absorb(Piece& tail, Piece& p, Riders& r) {
              " (a shell riding on the tail: plate, spike or fin)";
 }
 
+/// What sunk_into_tail scans, made at the first candidate of a run: every welded vertex as
+/// (x, id) ascending, and every welded vertex's normal (vertex_normals).
+struct Scan {
+  std::vector<std::pair<double, int>> by_x;
+  Eigen::MatrixX3d normal;
+};
+
 /// Per candidate shell (welded ids): how it lies against `tail` (sunk_into_tail), the other
-/// candidates and the riders `joined` set apart. `by_x` is filled at the first call.
+/// candidates and the riders `joined` set apart. `scan` is filled at the first call.
 std::vector<Sunk> sunk(const WeldedMesh& m, const Piece& tail,
                        const std::vector<std::vector<int>>& candidates,
-                       const std::vector<int>& joined, std::vector<std::pair<double, int>>& by_x) {
+                       const std::vector<int>& joined, Scan& scan) {
   std::vector<Sunk> out(candidates.size());
   if (candidates.empty()) return out;
   std::vector<bool> in_tail(m.size(), false), skip(m.size(), false);
@@ -258,14 +267,14 @@ std::vector<Sunk> sunk(const WeldedMesh& m, const Piece& tail,
   for (const auto& shell : candidates)
     for (int v : shell) skip[std::size_t(v)] = true;
   for (int v : joined) skip[std::size_t(v)] = true;
-  const Eigen::MatrixX3d normal = marked_normals(m, in_tail);
-  if (by_x.empty()) {
+  if (scan.by_x.empty()) {
     for (std::size_t v = 0; v < m.size(); ++v)
-      by_x.push_back({m.welded(Eigen::Index(v), 0), int(v)});
-    std::sort(by_x.begin(), by_x.end());
+      scan.by_x.push_back({m.welded(Eigen::Index(v), 0), int(v)});
+    std::sort(scan.by_x.begin(), scan.by_x.end());
+    scan.normal = vertex_normals(m);
   }
   for (std::size_t c = 0; c < candidates.size(); ++c)
-    out[c] = sunk_into_tail(m, tail.vertices, normal, in_tail, skip, by_x, candidates[c]);
+    out[c] = sunk_into_tail(m, tail.vertices, scan.normal, in_tail, skip, scan.by_x, candidates[c]);
   return out;
 }
 
@@ -274,7 +283,7 @@ std::vector<Sunk> sunk(const WeldedMesh& m, const Piece& tail,
 void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
                 const std::vector<double>& areas, const DetectParams& params,
                 const std::vector<bool>& excluded, std::vector<Piece>& pieces) {
-  std::vector<std::pair<double, int>> by_x; // every vertex by x, at the first candidate
+  Scan scan; // made at the first candidate
   for (Piece& tail : pieces) {
     if (tail.decision != Decision::TailChain) continue;
     Riders r;
@@ -293,11 +302,11 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
     std::vector<Piece*> worn;
     for (Piece& p : pieces)
       if (worn_candidate(p, size)) worn.push_back(&p), candidates.push_back(p.vertices);
-    const std::vector<Sunk> in = sunk(m, tail, candidates, r.joined, by_x);
+    const std::vector<Sunk> in = sunk(m, tail, candidates, r.joined, scan);
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       const bool touches = touches_tail(m, f, tail, candidates[c]);
-      if (c < loose ? !(touches || (in[c].inside && in[c].nearest))
-                    : !(in[c].inside && (in[c].nearest || touches)))
+      if (c < loose ? !(touches || (in[c].inside && in[c].clear))
+                    : !(in[c].inside && (in[c].clear || touches)))
         continue;
       if (c >= loose) {
         absorb(tail, *worn[c - loose], r);
