@@ -404,11 +404,14 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   p.own_bones = joint_share(x.sw, x.first, x.own, p.vertices);
   p.head_skin = joint_share(x.sw, x.first, x.head_neck, p.vertices);
   // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
-  // that the rig weighted to the legs hangs from the hips (a strap or sheath on the back is
-  // weighted to the spine, and hangs from higher up).
-  if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c) &&
-      p.leg_weight >= x.params.stub_leg_weight)
-    p.region = "hips";
+  // that the rig weighted to the legs or the hips hangs from the hips (a strap or sheath on the
+  // back is weighted to the spine, and hangs from higher up).
+  if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c)) {
+    std::vector<bool> hips(x.region.size(), false);
+    for (std::size_t j = 0; j < hips.size(); ++j) hips[j] = x.region[j] == "hips";
+    if (p.leg_weight + joint_share(x.sw, x.first, hips, p.vertices) >= x.params.stub_leg_weight)
+      p.region = "hips";
+  }
   decide(x.params, x.c.height, p);
   judge_hair(x, p);
   if (!p.selected.empty()) {

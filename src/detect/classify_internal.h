@@ -141,11 +141,12 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
 /// the head, not hair, not worn and not --tail, at most a quarter of the tail's size, inside its
 /// box (overlap > merge_overlap of its own box) or closed and touching it past its root quarter
 /// (a vertex nearer a tail vertex there than any of its vertices lies to a bone); a worn piece,
-/// closed and at most a quarter, only sunk into it (a vertex behind the tail's surface at its
-/// nearest tail vertex, and no other surface nearer). A loose shell (no piece holds it; skin near
-/// the skeleton: a spike on a short tail by the hips), closed, of at least 3 and at most a quarter
-/// of the tail's vertices, none excluded by --not-tail (`excluded`, #welded or empty), touching
-/// or sunk, joins too (Piece::riding_shells). Each rider vertex takes the geodesic coordinate of
+/// closed and at most a quarter, only inside it (a vertex behind the tail's surface at its
+/// nearest tail vertex) and touching it or clear (no other surface nearer with that vertex behind
+/// it). A loose shell (no piece holds it; skin near the skeleton: a spike on a short tail by the
+/// hips), closed, of at least 3 and at most a quarter of the tail's vertices, none excluded by
+/// --not-tail (`excluded`, #welded or empty), touching it or inside it and clear, joins too
+/// (Piece::riding_shells). Each rider vertex takes the geodesic coordinate of
 /// the nearest (Euclidean) tail vertex that is not a rider, among those in its shell's box grown
 /// by the shell's least distance to one (a spike's apex follows the tail under its base; ties:
 /// the first in the tail's order). Pieces ridden become Small with a reason naming the tail.
