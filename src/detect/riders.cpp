@@ -304,10 +304,11 @@ void ride_along(const WeldedMesh& m, const DistanceField& f, const std::vector<S
       if (worn_candidate(p, size)) worn.push_back(&p), candidates.push_back(p.vertices);
     const std::vector<Sunk> in = sunk(m, tail, candidates, r.joined, scan);
     for (std::size_t c = 0; c < candidates.size(); ++c) {
-      const bool touches = touches_tail(m, f, tail, candidates[c]);
-      if (c < loose ? !(touches || (in[c].inside && in[c].clear))
-                    : !(in[c].inside && (in[c].clear || touches)))
-        continue;
+      const bool sunk = in[c].inside && in[c].clear;
+      const bool joins = c < loose
+                             ? sunk || touches_tail(m, f, tail, candidates[c])
+                             : sunk || (in[c].inside && touches_tail(m, f, tail, candidates[c]));
+      if (!joins) continue;
       if (c >= loose) {
         absorb(tail, *worn[c - loose], r);
         continue;
