@@ -212,6 +212,7 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.scale = c.scale;
   rig.floor_y = floor_y;
   rig.skin_radius = spec.skin_radius;
+  rig.weighted_limit = spec.weighted_limit;
   rig.min_skin_ratio = spec.min_skin_ratio;
   rig.forward_plane = spec.forward_plane;
   rig.floor = spec.floor;

@@ -4,6 +4,7 @@
 #include "retail/base/parallel.h"
 #include "retail/motion/body_capsules.h"
 #include "retail/motion/hair_measure.h"
+#include "retail/motion/skin_bend.h"
 #include "retail/rig/animation.h"
 #include "retail/rig/transform.h"
 #include "retail/vrm/vrm_springs.h"
@@ -255,6 +256,8 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
     for (const auto& ch : cr.chains)
       if (!ch.nodes.empty()) {
         grown.push_back(tail_chain_spec(rigged, ch));
+        weigh_tail_bend(*w.result, w.edges(), rigged, ch, params.bake_params.spring.min_skin_ratio,
+                        grown.back());
         grown.back().clear_of = legs;
         grown.back().limb_colliders = at_bind;
         grown.back().limb_collider_joints = leg_joints;

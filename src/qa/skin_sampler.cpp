@@ -349,6 +349,22 @@ void SkinSampler::pose_into(const std::vector<Eigen::Matrix4d>& world, const std
   skin_default(in, out);
 }
 
+std::vector<double> SkinSampler::weights_on(std::size_t v, const std::vector<int>& nodes) const {
+  std::vector<double> out(nodes.size(), 0.0);
+  auto add = [&](int slot, double w) {
+    const int node = joint_node_[std::size_t(slot)];
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      if (nodes[k] == node) out[k] += w;
+  };
+  if (pinned_slot_[v] >= 0) {
+    add(pinned_slot_[v], 1.0);
+    return out;
+  }
+  for (std::uint32_t i = data_->influence_start[v]; i < data_->influence_start[v + 1]; ++i)
+    add(data_->influence_joint[i], data_->influence_weight[i]);
+  return out;
+}
+
 std::vector<int> SkinSampler::dominant_node() const {
   std::vector<int> out(data_->bind.size(), -1);
   for (std::size_t v = 0; v < data_->bind.size(); ++v) {

@@ -69,6 +69,9 @@ struct SpringRig {
   double floor_y = 0;        ///< g_0, world
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
+  /// Per link: the bend its skin's weights allow (skin_bend.h's weighted_bend_limits, radians;
+  /// missing or INFINITY: none). The skin limit is the least of it and the radius's.
+  std::vector<double> weighted_limit;
   /// The skin limit's ratio for this chain (SpringParams::min_skin_ratio's role), used when
   /// stricter than the params' (never looser); NaN: the params'. Must lie in [0, 1) when set.
   double min_skin_ratio = NAN;

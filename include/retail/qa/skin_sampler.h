@@ -69,6 +69,10 @@ public:
   };
   Distinct distinct(const std::vector<int>& only) const;
 
+  /// Vertex v's total weight on each node of `nodes` (its influences, normalised; a pinned
+  /// vertex: 1 on its pin), in the order of `nodes`; zeros when it has none of them.
+  std::vector<double> weights_on(std::size_t v, const std::vector<int>& nodes) const;
+
   /// Node index carrying each vertex's largest weight (ties: the first listed), -1 if none.
   std::vector<int> dominant_node() const;
 

@@ -1,0 +1,107 @@
+// The bend a chain's skin takes before an edge tears, from its weights (skin_bend.h): small
+// cases along one axis, computed by hand and checked against skinning the edge directly.
+#include "retail/motion/skin_bend.h"
+
+#include <Eigen/Geometry>
+#include <catch2/catch.hpp>
+#include <cmath>
+
+namespace {
+
+const Eigen::Vector3d kDown(0, -1, 0);
+
+/// Vertices on the chain's axis at depths `depth` below the origin, each with weights `w`
+/// (one row per vertex, one column per link), edges 0-1, 2-3, ...
+struct Case {
+  std::vector<Eigen::Vector3d> bind;
+  std::vector<std::pair<int, int>> edges;
+  retail::ChainSkin skin;
+};
+
+Case on_axis(const std::vector<double>& depth, const std::vector<std::vector<double>>& w) {
+  Case c;
+  c.skin.weight.resize(Eigen::Index(depth.size()), Eigen::Index(w.front().size()));
+  for (std::size_t v = 0; v < depth.size(); ++v) {
+    c.bind.push_back(depth[v] * kDown);
+    c.skin.vertices.push_back(int(v));
+    for (std::size_t k = 0; k < w[v].size(); ++k)
+      c.skin.weight(Eigen::Index(v), Eigen::Index(k)) = w[v][k];
+  }
+  for (std::size_t v = 0; v + 1 < depth.size(); v += 2) c.edges.push_back({int(v), int(v) + 1});
+  return c;
+}
+
+/// Linear-blend skinning of a vertex at p (relative to the joint) turning with share c.
+Eigen::Vector3d skinned(const Eigen::Vector3d& p, double c, const Eigen::Matrix3d& r) {
+  return p + c * (r - Eigen::Matrix3d::Identity()) * p;
+}
+
+} // namespace
+
+TEST_CASE("skin bend: an edge half on the turning link stretches at a known angle - by hand",
+          "[skin_bend]") {
+  // p_a = 0.6 down (share 1), p_b = 0.5 down (share 0): e = 0.1 u, q = 0.6 u, e - q = -0.5 u,
+  // so |e'|^2 = 0.25 + 0.36 - 0.6 cos t about any axis normal to u. It reaches (0.1 / m)^2 at
+  // cos t = (0.61 - (0.1 / m)^2) / 0.6 and never falls below 0.01.
+  const Case c = on_axis({0.6, 0.5}, {{1.0}, {0.0}});
+  retail::SkinBendParams params;
+  const double m = params.min_ratio;
+  const double expected = std::acos((0.61 - 0.01 / (m * m)) / 0.6);
+  const std::vector<double> limit = retail::weighted_bend_limits(
+      c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
+  REQUIRE(limit.size() == 1);
+  CHECK(limit[0] == Approx(expected).epsilon(1e-9));
+  CHECK(limit[0] * 180 / M_PI == Approx(11.61).margin(0.01));
+  // Skinned directly: inside the limit the edge keeps within [m, 1/m], past it not.
+  for (const Eigen::Vector3d& axis : {Eigen::Vector3d(1, 0, 0), Eigen::Vector3d(0, 0, 1),
+                                      Eigen::Vector3d(1, 0, 1).normalized()}) {
+    for (double scale : {0.99, 1.01}) {
+      const Eigen::Matrix3d r = Eigen::AngleAxisd(scale * limit[0], axis).toRotationMatrix();
+      const double ratio = (skinned(c.bind[0], 1, r) - skinned(c.bind[1], 0, r)).norm() / 0.1;
+      CHECK((ratio <= 1 / m) == (scale < 1));
+    }
+  }
+}
+
+TEST_CASE("skin bend: rigid edges, the known limit and the joints skipped", "[skin_bend]") {
+  retail::SkinBendParams params;
+  SECTION("an edge wholly on one side of the joint never tears") {
+    const Case c = on_axis({0.6, 0.5, 0.3, 0.2}, {{1.0}, {1.0}, {0.0}, {0.0}});
+    const auto limit = retail::weighted_bend_limits(
+        c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
+    CHECK(std::isinf(limit[0]));
+  }
+  SECTION("never past the limit already known") {
+    const Case c = on_axis({0.6, 0.5}, {{1.0}, {0.0}});
+    const auto limit = retail::weighted_bend_limits(
+        c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {0.1}, params);
+    CHECK(limit[0] == 0.1);
+  }
+  SECTION("joint 1 reads the weight on links 1.. only; joint 0 left at its limit") {
+    // Joint 1 at 1 down: a at 1.6 (link 1: share 1), b at 1.5 (link 0: share 0) is the case
+    // above about joint 1. Under joint 0 both ends turn wholly: rigid.
+    const Case c = on_axis({1.6, 1.5}, {{0.0, 1.0}, {1.0, 0.0}});
+    const std::vector<Eigen::Vector3d> joints = {Eigen::Vector3d::Zero(), kDown, 2 * kDown};
+    const double m = params.min_ratio;
+    const double expected = std::acos((0.61 - 0.01 / (m * m)) / 0.6);
+    auto limit =
+        retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, {INFINITY, INFINITY}, params);
+    CHECK(std::isinf(limit[0]));
+    CHECK(limit[1] == Approx(expected).epsilon(1e-9));
+    params.first_joint = 2;
+    limit = retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, {INFINITY, 0.5}, params);
+    CHECK(limit[1] == 0.5);
+  }
+  SECTION("edges off the skin and of no length are ignored") {
+    Case c = on_axis({0.6, 0.6}, {{1.0}, {0.0}});
+    c.bind.push_back(0.3 * kDown);
+    c.edges.push_back({1, 2}); // vertex 2 is on no link, vertex 1 has share 0: rigid
+    const auto limit = retail::weighted_bend_limits(
+        c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
+    CHECK(std::isinf(limit[0]));
+  }
+  SECTION("bad parameters") {
+    params.min_ratio = 1;
+    CHECK_THROWS(params.validate());
+  }
+}
