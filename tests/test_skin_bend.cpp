@@ -47,9 +47,12 @@ TEST_CASE("skin bend: an edge half on the turning link stretches at a known angl
   retail::SkinBendParams params;
   const double m = params.min_ratio;
   const double expected = std::acos((0.61 - 0.01 / (m * m)) / 0.6);
-  const std::vector<double> limit = retail::weighted_bend_limits(
+  const std::vector<retail::JointBend> bend = retail::weighted_bend_limits(
       c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
-  REQUIRE(limit.size() == 1);
+  REQUIRE(bend.size() == 1);
+  REQUIRE(bend[0].by_axis.size() == 2 * std::size_t(params.axes));
+  for (double l : bend[0].by_axis) CHECK(l == Approx(expected).epsilon(1e-9)); // every way alike
+  const std::vector<double> limit = {bend[0].least};
   CHECK(limit[0] == Approx(expected).epsilon(1e-9));
   CHECK(limit[0] * 180 / M_PI == Approx(11.61).margin(0.01));
   // Skinned directly: inside the limit the edge keeps within [m, 1/m], past it not.
@@ -69,13 +72,14 @@ TEST_CASE("skin bend: rigid edges, the known limit and the joints skipped", "[sk
     const Case c = on_axis({0.6, 0.5, 0.3, 0.2}, {{1.0}, {1.0}, {0.0}, {0.0}});
     const auto limit = retail::weighted_bend_limits(
         c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
-    CHECK(std::isinf(limit[0]));
+    CHECK(std::isinf(limit[0].least));
   }
   SECTION("never past the limit already known") {
     const Case c = on_axis({0.6, 0.5}, {{1.0}, {0.0}});
     const auto limit = retail::weighted_bend_limits(
         c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {0.1}, params);
-    CHECK(limit[0] == 0.1);
+    CHECK(limit[0].least == 0.1);
+    for (double l : limit[0].by_axis) CHECK(l == 0.1);
   }
   SECTION("joint 1 reads the weight on links 1.. only; joint 0 left at its limit") {
     // Joint 1 at 1 down: a at 1.6 (link 1: share 1), b at 1.5 (link 0: share 0) is the case
@@ -86,11 +90,12 @@ TEST_CASE("skin bend: rigid edges, the known limit and the joints skipped", "[sk
     const double expected = std::acos((0.61 - 0.01 / (m * m)) / 0.6);
     auto limit =
         retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, {INFINITY, INFINITY}, params);
-    CHECK(std::isinf(limit[0]));
-    CHECK(limit[1] == Approx(expected).epsilon(1e-9));
+    CHECK(std::isinf(limit[0].least));
+    CHECK(limit[1].least == Approx(expected).epsilon(1e-9));
     params.first_joint = 2;
     limit = retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, {INFINITY, 0.5}, params);
-    CHECK(limit[1] == 0.5);
+    CHECK(limit[1].least == 0.5);
+    CHECK(limit[1].by_axis.empty());
   }
   SECTION("edges off the skin and of no length are ignored") {
     Case c = on_axis({0.6, 0.6}, {{1.0}, {0.0}});
@@ -98,10 +103,48 @@ TEST_CASE("skin bend: rigid edges, the known limit and the joints skipped", "[sk
     c.edges.push_back({1, 2}); // vertex 2 is on no link, vertex 1 has share 0: rigid
     const auto limit = retail::weighted_bend_limits(
         c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
-    CHECK(std::isinf(limit[0]));
+    CHECK(std::isinf(limit[0].least));
   }
   SECTION("bad parameters") {
     params.min_ratio = 1;
     CHECK_THROWS(params.validate());
   }
+}
+
+TEST_CASE("skin bend: a ring edge tears sooner one way than another, each way as skinned",
+          "[skin_bend]") {
+  // A ring edge 0.5 below the joint, across the link: its ends share the turn 0.6 and 0.5. A
+  // bend that swings the ring along the edge moves one end further than the other along it; a
+  // bend about the edge itself hardly changes its length. Each axis's limit is where skinning
+  // the edge directly takes it out of [m, 1/m].
+  Case c;
+  c.bind = {Eigen::Vector3d(0.05, -0.5, 0), Eigen::Vector3d(-0.05, -0.5, 0)};
+  c.edges = {{0, 1}};
+  c.skin.vertices = {0, 1};
+  c.skin.weight.resize(2, 1);
+  c.skin.weight << 0.6, 0.5;
+  retail::SkinBendParams params;
+  const double m = params.min_ratio;
+  const auto bend = retail::weighted_bend_limits(
+      c.bind, c.edges, c.skin, {Eigen::Vector3d::Zero(), kDown}, {INFINITY}, params);
+  const retail::JointBend& b = bend[0];
+  const std::size_t N = b.by_axis.size();
+  REQUIRE(N == 24);
+  const Eigen::Vector3d a2 = kDown.cross(b.axis0);
+  double lo = INFINITY, hi = 0;
+  for (std::size_t x = 0; x < N; ++x) {
+    const double psi = 2 * M_PI * double(x) / double(N);
+    const Eigen::Vector3d n = std::cos(psi) * b.axis0 + std::sin(psi) * a2;
+    INFO("axis " << x << " limit " << b.by_axis[x]);
+    lo = std::min(lo, b.by_axis[x]), hi = std::max(hi, b.by_axis[x]);
+    CHECK(b.toward(kDown, n) <= b.by_axis[x]);
+    if (!(b.by_axis[x] < M_PI)) continue;
+    for (double scale : {0.99, 1.01}) {
+      const Eigen::Matrix3d r = Eigen::AngleAxisd(scale * b.by_axis[x], n).toRotationMatrix();
+      const double ratio = (skinned(c.bind[0], 0.6, r) - skinned(c.bind[1], 0.5, r)).norm() / 0.1;
+      CHECK((ratio >= m && ratio <= 1 / m) == (scale < 1));
+    }
+  }
+  CHECK(b.least == lo);
+  CHECK(hi > 2 * lo); // the direction matters
 }

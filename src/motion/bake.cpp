@@ -213,6 +213,7 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.floor_y = floor_y;
   rig.skin_radius = spec.skin_radius;
   rig.weighted_limit = spec.weighted_limit;
+  for (JointBend& b : rig.weighted_limit) b.axis0 = rt * b.axis0;
   rig.min_skin_ratio = spec.min_skin_ratio;
   rig.forward_plane = spec.forward_plane;
   rig.floor = spec.floor;

@@ -62,10 +62,12 @@ bool cannot_tear(const EdgeUnderJoint& e, double l, double theta, double m) {
   return sigma - move >= m && 1 + move <= 1 / m;
 }
 
-/// Smallest turn, radians in (0, pi], about unit axis n (either sense) at which the edge's
-/// squared length leaves [lo, hi]; INFINITY when it never does. |e'|^2 = alpha + beta cos t +
-/// gamma sin t (Rodrigues' formula with u = e - q, q = c_a p_a - c_b p_b).
-double first_tear(const EdgeUnderJoint& e, const Eigen::Vector3d& n, double lo, double hi) {
+/// The smallest turns, radians in (0, pi], about unit axis n, positive (first) and negative
+/// (second), at which the edge's squared length leaves [lo, hi]; INFINITY when it does not.
+/// |e'|^2 = alpha + beta cos t + gamma sin t (Rodrigues' formula with u = e - q, q = c_a p_a -
+/// c_b p_b).
+std::pair<double, double> first_tear(const EdgeUnderJoint& e, const Eigen::Vector3d& n, double lo,
+                                     double hi) {
   const Eigen::Vector3d q = e.ca * e.pa - e.cb * e.pb;
   const Eigen::Vector3d u = (e.pa - e.pb) - q;
   const double un = u.dot(n), qn = q.dot(n);
@@ -73,9 +75,9 @@ double first_tear(const EdgeUnderJoint& e, const Eigen::Vector3d& n, double lo, 
   const double beta = 2 * (u.dot(q) - un * qn);
   const double gamma = 2 * u.dot(n.cross(q));
   const double rho = std::hypot(beta, gamma);
-  if (!(rho > 0)) return INFINITY;
+  std::pair<double, double> out{INFINITY, INFINITY};
+  if (!(rho > 0)) return out;
   const double phi = std::atan2(gamma, beta);
-  double best = INFINITY;
   for (double t : {lo, hi}) {
     const double x = (t - alpha) / rho;
     if (x < -1 || x > 1) continue;
@@ -83,11 +85,14 @@ double first_tear(const EdgeUnderJoint& e, const Eigen::Vector3d& n, double lo, 
     for (double root : {phi + delta, phi - delta}) {
       double r = std::fmod(root, kTwoPi);
       if (r < 0) r += kTwoPi;
-      // r: the first crossing turning one way; 2 pi - r: turning the other way.
-      if (r > 0) best = std::min(best, std::min(r, kTwoPi - r));
+      if (!(r > 0)) continue;
+      out.first = std::min(out.first, r);            // turning the positive way
+      out.second = std::min(out.second, kTwoPi - r); // turning the negative way
     }
   }
-  return best <= M_PI ? best : INFINITY;
+  if (out.first > M_PI) out.first = INFINITY;
+  if (out.second > M_PI) out.second = INFINITY;
+  return out;
 }
 
 /// c_i(v) for every listed vertex and joint: #S by K, column i the weight on links i..K-1.
@@ -99,16 +104,54 @@ Eigen::MatrixXd turning_share(const Eigen::MatrixXd& w) {
 
 } // namespace
 
-std::vector<double> weighted_bend_limits(const std::vector<Eigen::Vector3d>& bind,
-                                         const std::vector<std::pair<int, int>>& edges,
-                                         const ChainSkin& skin,
-                                         const std::vector<Eigen::Vector3d>& joints,
-                                         const std::vector<double>& upper,
-                                         const SkinBendParams& params) {
+namespace {
+
+/// Joint i's table (skin_bend.h): every edge of `on` whose ends' shares differ or blend, solved
+/// about each axis unless it cannot tear within the largest limit left.
+void read_joint(const std::vector<Eigen::Vector3d>& bind,
+                const std::vector<std::pair<int, int>>& edges,
+                const std::vector<std::array<int, 2>>& on, const std::vector<std::size_t>& which,
+                const Eigen::MatrixXd& share, Eigen::Index i, const Eigen::Vector3d& J,
+                const Eigen::Vector3d& d, const SkinBendParams& params, JointBend& out) {
+  const double m = params.min_ratio;
+  const std::size_t N = 2 * std::size_t(params.axes);
+  out.axis0 = d.unitOrthogonal();
+  const Eigen::Vector3d a2 = d.cross(out.axis0);
+  out.by_axis.assign(N, out.least);
+  double most = std::min(out.least, M_PI);
+  for (std::size_t k = 0; k < on.size(); ++k) {
+    const auto [ra, rb] = on[k];
+    const auto& [a, b] = edges[which[k]];
+    const double ca = ra < 0 ? 0.0 : share(ra, i), cb = rb < 0 ? 0.0 : share(rb, i);
+    if (std::abs(ca - cb) < 1e-9 && (ca < 1e-9 || ca > 1 - 1e-9))
+      continue; // rigid under this joint
+    const EdgeUnderJoint e{bind[std::size_t(a)] - J, bind[std::size_t(b)] - J, ca, cb};
+    const double l = (e.pa - e.pb).norm();
+    if (!(l > 0) || cannot_tear(e, l, most, m)) continue;
+    for (std::size_t x = 0; x < N / 2; ++x) {
+      const double angle = kTwoPi * double(x) / double(N);
+      const Eigen::Vector3d n = std::cos(angle) * out.axis0 + std::sin(angle) * a2;
+      const auto [pos, neg] = first_tear(e, n, m * m * l * l, l * l / (m * m));
+      out.by_axis[x] = std::min(out.by_axis[x], pos);
+      out.by_axis[x + N / 2] = std::min(out.by_axis[x + N / 2], neg);
+    }
+    most = std::min(M_PI, *std::max_element(out.by_axis.begin(), out.by_axis.end()));
+  }
+  out.least = *std::min_element(out.by_axis.begin(), out.by_axis.end());
+}
+
+} // namespace
+
+std::vector<JointBend> weighted_bend_limits(const std::vector<Eigen::Vector3d>& bind,
+                                            const std::vector<std::pair<int, int>>& edges,
+                                            const ChainSkin& skin,
+                                            const std::vector<Eigen::Vector3d>& joints,
+                                            const std::vector<double>& upper,
+                                            const SkinBendParams& params) {
   params.validate();
   const Eigen::Index K = skin.weight.cols();
-  std::vector<double> limit(upper.begin(), upper.end());
-  limit.resize(std::size_t(K), INFINITY);
+  std::vector<JointBend> limit(std::size_t(std::max<Eigen::Index>(K, 0)));
+  for (std::size_t i = 0; i < limit.size() && i < upper.size(); ++i) limit[i].least = upper[i];
   if (K < 1 || joints.size() < std::size_t(K) + 1) return limit;
   std::vector<int> row(bind.size(), -1);
   for (std::size_t s = 0; s < skin.vertices.size(); ++s)
@@ -120,28 +163,11 @@ std::vector<double> weighted_bend_limits(const std::vector<Eigen::Vector3d>& bin
     const int ra = row[std::size_t(edges[k].first)], rb = row[std::size_t(edges[k].second)];
     if (ra >= 0 || rb >= 0) on.push_back({ra, rb}), which.push_back(k);
   }
-  const double m = params.min_ratio;
   for (Eigen::Index i = std::max(0, params.first_joint); i < K; ++i) {
     const Eigen::Vector3d& J = joints[std::size_t(i)];
     const Eigen::Vector3d d = joints[std::size_t(i) + 1] - J;
     if (!(d.norm() > 0)) continue;
-    const Eigen::Vector3d a1 = d.unitOrthogonal(), a2 = d.normalized().cross(a1);
-    double& lim = limit[std::size_t(i)];
-    for (std::size_t k = 0; k < on.size(); ++k) {
-      const auto [ra, rb] = on[k];
-      const auto& [a, b] = edges[which[k]];
-      const double ca = ra < 0 ? 0.0 : share(ra, i), cb = rb < 0 ? 0.0 : share(rb, i);
-      if (std::abs(ca - cb) < 1e-9 && (ca < 1e-9 || ca > 1 - 1e-9))
-        continue; // rigid under this joint
-      const EdgeUnderJoint e{bind[std::size_t(a)] - J, bind[std::size_t(b)] - J, ca, cb};
-      const double l = (e.pa - e.pb).norm();
-      if (!(l > 0) || cannot_tear(e, l, std::min(lim, M_PI), m)) continue;
-      for (int x = 0; x < params.axes; ++x) {
-        const double angle = M_PI * x / params.axes;
-        const Eigen::Vector3d n = std::cos(angle) * a1 + std::sin(angle) * a2;
-        lim = std::min(lim, first_tear(e, n, m * m * l * l, l * l / (m * m)));
-      }
-    }
+    read_joint(bind, edges, on, which, share, i, J, d.normalized(), params, limit[std::size_t(i)]);
   }
   return limit;
 }

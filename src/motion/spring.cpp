@@ -115,6 +115,18 @@ void require_option(bool ok, double value, const char* option, const char* rule)
 
 } // namespace
 
+double JointBend::toward(const Eigen::Vector3d& d, const Eigen::Vector3d& n) const {
+  const std::size_t N = by_axis.size();
+  const Eigen::Vector3d a2 = d.cross(axis0);
+  const double x = n.dot(axis0), y = n.dot(a2);
+  if (N == 0 || !(x * x + y * y > 0.25)) return least; // no table, or n far from normal to d
+  double psi = std::atan2(y, x);
+  if (psi < 0) psi += 2 * M_PI;
+  const double at = psi / (2 * M_PI) * double(N);
+  const std::size_t k0 = std::size_t(at) % N, k1 = (k0 + 1) % N;
+  return std::min(by_axis[k0], by_axis[k1]);
+}
+
 void SpringParams::validate() const {
   require_option(root_frequency_hz > 0, root_frequency_hz, "--frequency", "a finite number > 0");
   require_option(tip_frequency_hz > 0, tip_frequency_hz, "--tip-frequency", "a finite number > 0");
@@ -160,7 +172,7 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
                                      rig_.length[i], ratio);
   if (ratio > 0 && ratio < 1)
     for (std::size_t i = 0; i < n && i < rig_.weighted_limit.size(); ++i)
-      skin_limit_[i] = std::min(skin_limit_[i], rig_.weighted_limit[i]);
+      skin_limit_[i] = std::min(skin_limit_[i], rig_.weighted_limit[i].least);
   cos_half_limit_ = std::cos(params_.bend_limit_deg * M_PI / 180 / 2);
   skin_cos_.assign(n, -2.0);
   contact_cos_.assign(n, -2.0);
@@ -265,9 +277,10 @@ void SpringChain::build_rest_arc() {
   for (std::size_t i = 0; i < n; ++i) {
     // A rest the skin holds: within its share of the skin limit of the bind direction, in the
     // parent's rest frame as held so far (a thick tail rests near its modelled shape).
-    if (params_.rest_skin_share > 0 && skin_limit_[i] < M_PI)
-      u_[i] = turned_within(u_[i], (G * rig_.authored[i]).normalized(),
-                            params_.rest_skin_share * skin_limit_[i]);
+    const double skin = skin_limit_toward(i, G, u_[i]);
+    if (params_.rest_skin_share > 0 && skin < M_PI)
+      u_[i] =
+          turned_within(u_[i], (G * rig_.authored[i]).normalized(), params_.rest_skin_share * skin);
     r_[i] = G.conjugate() * u_[i];
     G = (swing(G * rig_.authored[i], u_[i]) * G).normalized();
     rest_[i] = G;
@@ -317,6 +330,24 @@ Vector3d skin_limited(const Vector3d& dir, const Vector3d& bind, double limit, d
 
 } // namespace
 
+double SpringChain::skin_limit_toward(std::size_t i, const Quaterniond& parent,
+                                      const Vector3d& dir) const {
+  if (i >= rig_.weighted_limit.size() || rig_.weighted_limit[i].by_axis.empty())
+    return skin_limit_[i];
+  const Vector3d n = rig_.authored[i].cross(rotate(parent.conjugate(), dir));
+  const double s = n.norm();
+  if (!(s > 1e-12)) return skin_limit_[i];
+  return rig_.weighted_limit[i].toward(rig_.authored[i], n / s);
+}
+
+Vector3d SpringChain::within_skin(std::size_t i, const Quaterniond& parent, const Vector3d& dir,
+                                  Vector3d& v) const {
+  const Vector3d bind = rotate(parent, rig_.authored[i]);
+  if (dir.dot(bind) >= skin_cos_[i]) return dir; // within the least limit: no direction needed
+  const double limit = skin_limit_toward(i, parent, dir);
+  return skin_limited(dir, bind, limit, limit < M_PI ? std::cos(limit) : -2.0, v);
+}
+
 void SpringChain::hold_rest_in_skin(const AnchorPose& hips) {
   Quaterniond cum = Quaterniond::Identity();
   Vector3d h = root_;
@@ -325,7 +356,7 @@ void SpringChain::hold_rest_in_skin(const AnchorPose& hips) {
     const Quaterniond parent = unit(hips.rotation * cum);
     const Vector3d dir = unit(p_[i] - h);
     within = !(std::acos(std::clamp(dir.dot(rotate(parent, rig_.authored[i])), -1.0, 1.0)) >
-               skin_limit_[i] + 1e-9);
+               skin_limit_toward(i, parent, dir) + 1e-9);
     cum = unit(cum * swing_unit(rig_.authored[i], rotate(parent.conjugate(), dir)));
     h = p_[i];
   }
@@ -334,8 +365,7 @@ void SpringChain::hold_rest_in_skin(const AnchorPose& hips) {
   h = root_;
   for (std::size_t i = 0; i < rig_.links(); ++i) { // each link within its skin's limit
     const Quaterniond parent = unit(hips.rotation * cum);
-    const Vector3d dir = skin_limited(unit(hips.rotation * u_[i]), rotate(parent, rig_.authored[i]),
-                                      skin_limit_[i], skin_cos_[i], v_[i]);
+    const Vector3d dir = within_skin(i, parent, unit(hips.rotation * u_[i]), v_[i]);
     p_[i] = h + rig_.length[i] * dir;
     read_back_link(i, parent, h, cum);
     h = p_[i];
@@ -410,7 +440,7 @@ Vector3d SpringChain::bend_link(std::size_t i, const Quaterniond& parent, const 
   } else {
     dir = unit(rotate(parent, rotate(unconjugated(A, q), r_[i])));
   }
-  return skin_limited(dir, rotate(parent, rig_.authored[i]), skin_limit_[i], skin_cos_[i], v_[i]);
+  return within_skin(i, parent, dir, v_[i]);
 }
 
 Vector3d SpringChain::constrain_link(std::size_t i, const Vector3d& h, Vector3d p,

@@ -171,13 +171,14 @@ void SpringChain::spread_contact(const AnchorPose& hips) {
   // and then by how much (radians from its bind direction). The cosine is compared first: one
   // above cos(limit + 1e-9) by 1e-12 - far beyond the rounding of acos and cos - is within the
   // limit, and only the others pay for the acos, with the same answers.
-  auto past_limit = [&](std::size_t i, const Vector3d& tip, const Quaterniond& frame,
-                        double& angle) {
+  auto past_limit = [&](std::size_t i, const Vector3d& tip, const Quaterniond& frame, double& angle,
+                        double& limit) {
     Vector3d dir = (tip - head(i)).normalized(), bind = frame * rig_.authored[i];
     const double c = std::clamp(dir.dot(bind), -1.0, 1.0);
     if (c > contact_cos_[i] + 1e-12) return false;
     angle = std::acos(c);
-    return angle > skin_limit_[i] + 1e-9;
+    limit = skin_limit_toward(i, frame, dir);
+    return angle > limit + 1e-9;
   };
   frames_.resize(n);
   frame_cum_.resize(n);
@@ -185,13 +186,12 @@ void SpringChain::spread_contact(const AnchorPose& hips) {
   for (std::size_t i = 0; i < n; ++i) {
     if (!contact_[i] || !std::isfinite(skin_limit_[i])) continue;
     const Quaterniond frame = parent_frame(hips, i);
-    double angle = 0;
-    if (!past_limit(i, p_[i], frame, angle)) continue;
+    double angle = 0, limit = 0;
+    if (!past_limit(i, p_[i], frame, angle, limit)) continue;
     // Back to the joint's own limit (its downstream links follow; never through the forward
     // plane), then lifted from the joints above.
     Vector3d dir = (p_[i] - head(i)).normalized(), bind = frame * rig_.authored[i];
-    turn_behind_plane(i,
-                      slerp(Quaterniond::Identity(), swing(dir, bind), 1 - skin_limit_[i] / angle));
+    turn_behind_plane(i, slerp(Quaterniond::Identity(), swing(dir, bind), 1 - limit / angle));
     moved_from(i);
     for (std::size_t k = i; k-- > 0 && p_[i].y() < floor_;) {
       lift(k, i, parent_frame(hips, k)); // the frame as it was: the lifts above moved k+1..
@@ -209,8 +209,8 @@ void SpringChain::spread_contact(const AnchorPose& hips) {
     const Quaterniond turn = floor_turn(i, frame);
     const Vector3d pivot = head(i);
     contact_[i] = true;
-    double angle = 0;
-    if (past_limit(i, pivot + rotate(turn, p_[i] - pivot), frame, angle)) continue;
+    double angle = 0, limit = 0;
+    if (past_limit(i, pivot + rotate(turn, p_[i] - pivot), frame, angle, limit)) continue;
     saved_ = p_;
     rotate_from(i, turn);
     if (ahead_from(i) > allowed)

@@ -96,8 +96,9 @@ struct ChainSpec {
   int end = -1;                     ///< weightless end node (a joint), or -1
   std::vector<std::string> names;   ///< the bones' names, then the end's when there is one
   std::vector<double> skin_radius;  ///< per link, as Chain::radius (may be empty)
-  /// Tails: per link the bend the skin's weights allow (SpringRig::weighted_limit; may be empty).
-  std::vector<double> weighted_limit;
+  /// Tails: per link the bend the skin's weights allow by direction (skin_bend.h; world axes at
+  /// bind; may be empty). spring_rig turns them into the anchor's axes.
+  std::vector<JointBend> weighted_limit;
   /// Tails: the skin limit's ratio for this chain (SpringParams::min_skin_ratio; the harm
   /// check's "bend less" step); NaN: the run's.
   double min_skin_ratio = NAN;

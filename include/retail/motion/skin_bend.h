@@ -29,8 +29,8 @@ struct SkinBendParams {
   /// An edge is kept untorn: its length stays within [min_ratio, 1 / min_ratio] of its bind
   /// length (SpringParams::min_skin_ratio's role). Must lie in (0, 1).
   double min_ratio = 0.67;
-  /// Bend axes tried per joint: this many, evenly spread over a half turn about the link (both
-  /// senses of each are tried). At least 1.
+  /// Bend axes read per joint: twice this many, evenly spread over a turn about the link. At
+  /// least 1.
   int axes = 12;
   /// Joints before this one keep `upper` (a tail's joint 0: its skin is the root band, which
   /// the harm check judges and widens on its own; docs/spring.md). At least 0.
@@ -38,25 +38,26 @@ struct SkinBendParams {
   void validate() const;
 };
 
-/// Per joint i < K (the head of link i; joint 0 turns the chain against its anchor), the
-/// largest angle, radians in [0, upper[i]], by which link i may turn from its bind direction
-/// (about any axis normal to it) with every mesh edge of the skin keeping its length within
-/// params' ratios, under linear-blend skinning with that joint alone turning: a vertex moves by
-/// c_i (R - I)(p - J_i), c_i its weight on links i..K-1. It reads the weights as written, so an
-/// edge whose two ends differ in weight far from the joint (a ring of a thin tail cut at a slant,
-/// a blend wider than the chain's quarter link) is counted where a radius model misses it.
-/// `bind`: #V world positions at bind; `edges`: vertex pairs into it; `joints`: K+1 bind world
-/// positions of the chain (its end last); `upper`: K limits already known (the result never
-/// exceeds them; INFINITY for none; edges that cannot tear within them are skipped).
+/// Per joint i < K (JointBend, spring.h; the head of link i; joint 0 turns the chain against its
+/// anchor), the largest angles, radians in [0, upper[i]], by which link i may turn from its bind
+/// direction about each of 2 * params.axes axes normal to it, with every mesh edge of the skin
+/// keeping its length within params' ratios, under linear-blend skinning with that joint alone
+/// turning: a vertex moves by c_i (R - I)(p - J_i), c_i its weight on links i..K-1. It reads the
+/// weights as written, so an edge whose two ends differ in weight far from the joint (a ring of a
+/// thin tail cut at a slant, a blend wider than the chain's quarter link) is counted where a radius
+/// model misses it. `bind`: #V world positions at bind; `edges`: vertex pairs into it; `joints`:
+/// K+1 bind world positions of the chain (its end last); `upper`: K limits already known (no value
+/// exceeds them; INFINITY for none; edges that cannot tear within them are skipped). Joints
+/// before params.first_joint, or of no length, get no by_axis and least = upper.
 /// Pre: K >= 1, skin.weight has K columns and one row per listed vertex, indices in range.
 /// Edges with no end on the skin, or of zero length, are ignored. Deterministic; O(#edges * K)
 /// plus the axes' work for the edges a bend within `upper` could tear.
-std::vector<double> weighted_bend_limits(const std::vector<Eigen::Vector3d>& bind,
-                                         const std::vector<std::pair<int, int>>& edges,
-                                         const ChainSkin& skin,
-                                         const std::vector<Eigen::Vector3d>& joints,
-                                         const std::vector<double>& upper,
-                                         const SkinBendParams& params);
+std::vector<JointBend> weighted_bend_limits(const std::vector<Eigen::Vector3d>& bind,
+                                            const std::vector<std::pair<int, int>>& edges,
+                                            const ChainSkin& skin,
+                                            const std::vector<Eigen::Vector3d>& joints,
+                                            const std::vector<double>& upper,
+                                            const SkinBendParams& params);
 
 /// spec.weighted_limit for `chain` (its piece and root band's skin in `skin`, the result rig;
 /// `edges` its mesh edges): the bend each link's weights allow (skin_bend.h) at the ratio its

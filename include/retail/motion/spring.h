@@ -55,6 +55,19 @@ struct RestObstacle {
   double radius = 0;
 };
 
+/// One joint's limit by the direction of its bend. by_axis[x] bounds a turn of the link about
+/// n_x = cos(2 pi x / N) axis0 + sin(2 pi x / N) (d x axis0), positive by the right-hand rule
+/// (d: the link's unit direction, N = by_axis.size()); axis0 and d in one frame (world at bind
+/// from skin_bend.h's weighted_bend_limits; SpringRig's: the anchor's frame at bind).
+struct JointBend {
+  Eigen::Vector3d axis0 = Eigen::Vector3d::Zero(); ///< unit, normal to d
+  std::vector<double> by_axis;                     ///< radians; empty: none read
+  double least = INFINITY;                         ///< the least limit in any direction
+  /// The limit for a bend of link direction `d` about unit `n` (normal to d): the lesser of the
+  /// two samples either side of n; `least` when none were read or n is not normal to d.
+  double toward(const Eigen::Vector3d& d, const Eigen::Vector3d& n) const;
+};
+
 /// The chain's fixed description, in its anchor's local frame at bind ("hips-local" below, the
 /// anchor of a tail).
 struct SpringRig {
@@ -69,9 +82,9 @@ struct SpringRig {
   double floor_y = 0;        ///< g_0, world
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
-  /// Per link: the bend its skin's weights allow (skin_bend.h's weighted_bend_limits, radians;
-  /// missing or INFINITY: none). The skin limit is the least of it and the radius's.
-  std::vector<double> weighted_limit;
+  /// Per link: the bend its skin's weights allow by direction (JointBend, in hips-local axes;
+  /// missing: none). The skin limit is the lesser of it and the radius's.
+  std::vector<JointBend> weighted_limit;
   /// The skin limit's ratio for this chain (SpringParams::min_skin_ratio's role), used when
   /// stricter than the params' (never looser); NaN: the params'. Must lie in [0, 1) when set.
   double min_skin_ratio = NAN;
@@ -132,8 +145,14 @@ public:
   double carry_deg() const { return carry_deg_; }
   bool clears() const { return clears_; }
   /// The skin's bend limit at link i's head, radians from the bind direction (infinite: none):
-  /// (1 - min_skin_ratio) (l_{i-1} + l_i) / (4 r_i), with l_{-1} = l_0 (see skin_bend_limit).
+  /// (1 - min_skin_ratio) (l_{i-1} + l_i) / (4 r_i), with l_{-1} = l_0 (see skin_bend_limit),
+  /// or less in every direction where SpringRig::weighted_limit says so (its least).
   double skin_limit(std::size_t i) const { return skin_limit_[i]; }
+  /// Link i's limit for a bend from its bind direction (`parent` * its authored direction)
+  /// towards unit `dir` (the frame `parent` maps hips-local axes into): the weights' limit
+  /// in that direction where they were read, else skin_limit(i).
+  double skin_limit_toward(std::size_t i, const Eigen::Quaterniond& parent,
+                           const Eigen::Vector3d& dir) const;
   /// Bend of link i in the common hips frame after the last step (q_i).
   const Eigen::Quaterniond& bend(std::size_t i) const { return q_[i]; }
   bool in_contact(std::size_t i) const { return contact_[i]; }
@@ -217,6 +236,10 @@ private:
   /// unit direction (world).
   Eigen::Vector3d bend_link(std::size_t i, const Eigen::Quaterniond& parent,
                             const Eigen::Vector3d& nrm);
+  /// Unit `dir` of link i pulled back within skin_limit_toward of its bind direction
+  /// (`parent` * authored); the velocity `v` pushing further out is removed.
+  Eigen::Vector3d within_skin(std::size_t i, const Eigen::Quaterniond& parent,
+                              const Eigen::Vector3d& dir, Eigen::Vector3d& v) const;
   /// step() for link i, steps 6-7: particle `p` (head `h`) kept behind the forward plane and
   /// put on the floor circle when below the floor; updates v_[i] and contact_[i]. Returns it.
   Eigen::Vector3d constrain_link(std::size_t i, const Eigen::Vector3d& h, Eigen::Vector3d p,
