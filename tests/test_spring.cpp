@@ -143,6 +143,52 @@ TEST_CASE("spring: the skin limit by hand - and no joint ever bends past it", "[
   CHECK(moved >= 0.9 * limit); // the limit binds: without it these bends exceed 10 degrees
 }
 
+// The weights' limit by direction (SpringRig::weighted_limit, skin_bend.h): each joint past the
+// root takes 10 degrees bending one way (axes in one half turn) and 40 the other. Under the
+// violent hip swing the chain uses the looser side and never passes either; with 10 degrees
+// every way it stays within 10.
+TEST_CASE("spring: the weights' limit holds each bend by its direction", "[spring]") {
+  retail::SpringParams params;
+  params.floor = false;
+  const double tight = 10 * M_PI / 180, loose = 40 * M_PI / 180;
+  auto run = [&](bool one_sided, double& worst) {
+    retail::SpringRig rig = straight_tail(5);
+    const Vector3d d = rig.authored[0];
+    for (std::size_t i = 0; i < 5; ++i) {
+      retail::JointBend b;
+      if (i > 0) {
+        b.axis0 = Vector3d::UnitX(); // normal to the authored direction (x = 0)
+        for (int x = 0; x < 24; ++x) b.by_axis.push_back(one_sided && x >= 12 ? loose : tight);
+        b.least = tight;
+      }
+      rig.weighted_limit.push_back(b);
+    }
+    retail::SpringChain chain(rig, params);
+    CHECK(chain.skin_limit(2) == Approx(tight).margin(1e-12));
+    // Straight down the axis0 = +x turn and against it: tight one way, loose (if so) the other.
+    const Vector3d one = Eigen::AngleAxisd(0.3, Vector3d::UnitX()) * d,
+                   other = Eigen::AngleAxisd(-0.3, Vector3d::UnitX()) * d;
+    CHECK(chain.skin_limit_toward(2, Quaterniond::Identity(), one) == Approx(tight).margin(1e-12));
+    CHECK(chain.skin_limit_toward(2, Quaterniond::Identity(), other) ==
+          Approx(one_sided ? loose : tight).margin(1e-12));
+    chain.reset(hips_at(0));
+    worst = 0;
+    const double dt = params.substep_s;
+    for (int s = 1; s <= int(4.0 / dt); ++s) {
+      double phase = std::min(s * dt / (4.0 / 3.0), 1.0);
+      chain.step(hips_at(0.5 * std::pow(std::sin(M_PI * phase), 2)), dt);
+      for (std::size_t i = 1; i < 5; ++i)
+        worst = std::max(worst, retail::rotation_angle(chain.local_rotation(i)));
+    }
+  };
+  double both = 0, one = 0;
+  run(false, both);
+  run(true, one);
+  CHECK(both <= tight + 1e-9);
+  CHECK(one <= loose + 1e-9);
+  CHECK(one > tight + 1e-3); // the looser side is used
+}
+
 TEST_CASE("spring: at rest a thick tail is placed within its skin limit, a thin one on the arc",
           "[spring]") {
   // The carried arc lifts each of 4 links by 50/4 = 12.5 degrees from the straight authored tail;
