@@ -1,5 +1,6 @@
-// The bend a chain's skin takes before an edge tears, from its weights (skin_bend.h): small
-// cases along one axis, computed by hand and checked against skinning the edge directly.
+// The bend a chain's skin takes before an edge tears, from its weights (skin_bend.h): an edge
+// along the link, computed by hand, and a ring edge whose limit depends on the direction; both
+// checked against skinning the edge directly.
 #include "retail/motion/skin_bend.h"
 
 #include <Eigen/Geometry>

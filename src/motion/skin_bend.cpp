@@ -40,8 +40,8 @@ namespace {
 
 constexpr double kTwoPi = 2 * M_PI;
 
-/// One edge under one joint, positions relative to the joint: a = p_a - p_b's ends with their
-/// shares c of the turning links.
+/// One edge under one joint: its two ends' positions relative to the joint at bind and their
+/// shares c of the turning links (the weight on links i..).
 struct EdgeUnderJoint {
   Eigen::Vector3d pa, pb;
   double ca = 0, cb = 0;
@@ -101,10 +101,6 @@ Eigen::MatrixXd turning_share(const Eigen::MatrixXd& w) {
   for (Eigen::Index i = c.cols() - 2; i >= 0; --i) c.col(i) += c.col(i + 1);
   return c;
 }
-
-} // namespace
-
-namespace {
 
 /// Joint i's table (skin_bend.h): every edge of `on` whose ends' shares differ or blend, solved
 /// about each axis unless it cannot tear within the largest limit left.

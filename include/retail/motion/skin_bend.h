@@ -1,5 +1,5 @@
 // How far each joint of a chain may bend before an edge of its skin tears, read from the
-// weights as written (docs/spring.md "The skin's bend limit").
+// weights as written (docs/spring.md "The bend the weights allow").
 #pragma once
 
 #include "retail/grow/rerig.h"
