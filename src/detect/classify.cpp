@@ -406,12 +406,9 @@ void classify_piece(const Classifier& x, int id, Piece& p) {
   // A thick root can lie nearer the spine joint on the hips than the hips joint; skin there
   // that the rig weighted to the legs or the hips hangs from the hips (a strap or sheath on the
   // back is weighted to the spine, and hangs from higher up).
-  if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c)) {
-    std::vector<bool> hips(x.region.size(), false);
-    for (std::size_t j = 0; j < hips.size(); ++j) hips[j] = x.region[j] == "hips";
-    if (p.leg_weight + joint_share(x.sw, x.first, hips, p.vertices) >= x.params.stub_leg_weight)
-      p.region = "hips";
-  }
+  if (p.region == "spine" && p.attachment >= 0 && p.attachment == low_spine_joint(x.c) &&
+      p.leg_weight + joint_share(x.sw, x.first, x.hips, p.vertices) >= x.params.stub_leg_weight)
+    p.region = "hips";
   decide(x.params, x.c.height, p);
   judge_hair(x, p);
   if (!p.selected.empty()) {
@@ -478,7 +475,8 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
                      vertex_areas(m),
                      torso_of(det, region),
                      own_bones(c),
-                     head_neck_joints(region),
+                     region_joints(region, {"head", "neck"}),
+                     region_joints(region, {"hips"}),
                      head_frame(m, c, det, region),
                      first_originals(m)};
   // The rest's share is measured apart for the two questions (it depends on what is asked).

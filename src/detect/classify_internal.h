@@ -5,6 +5,7 @@
 #include "retail/detect/detect.h"
 
 #include <Eigen/Core>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,7 @@ struct Classifier {
   std::vector<Segment> torso;  ///< the pelvis's bones, else the spine's (collar_of)
   std::vector<bool> own;       ///< per joint: a bone of its own (own_bones)
   std::vector<bool> head_neck; ///< per joint: of region "head" or "neck" (Piece::head_skin)
+  std::vector<bool> hips;      ///< per joint: of region "hips"
   HeadFrame head;              ///< head_frame
   std::vector<int> first;      ///< per welded vertex: its first original (first_originals)
 };
@@ -69,8 +71,9 @@ weighted_to(const SkinWeights& sw, const std::vector<int>& first, const std::vec
 double joint_share(const SkinWeights& sw, const std::vector<int>& first,
                    const std::vector<bool>& joints, const std::vector<int>& vertices);
 
-/// Per joint: of region "head" or "neck" (`region` from joint_regions).
-std::vector<bool> head_neck_joints(const std::vector<std::string>& region);
+/// Per joint: of one of the regions `names` (`region` from joint_regions).
+std::vector<bool> region_joints(const std::vector<std::string>& region,
+                                std::initializer_list<const char*> names);
 
 /// A piece from the hips or a thigh weighted more than tail_head_skin_max to the head and neck
 /// (Piece::head_skin): the body's other end, neither a tail nor hair.

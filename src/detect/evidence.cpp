@@ -275,10 +275,11 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
   }
 }
 
-std::vector<bool> head_neck_joints(const std::vector<std::string>& region) {
+std::vector<bool> region_joints(const std::vector<std::string>& region,
+                                std::initializer_list<const char*> names) {
   std::vector<bool> out(region.size(), false);
   for (std::size_t j = 0; j < region.size(); ++j)
-    out[j] = region[j] == "head" || region[j] == "neck";
+    for (const char* name : names) out[j] = out[j] || region[j] == name;
   return out;
 }
 
