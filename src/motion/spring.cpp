@@ -170,9 +170,14 @@ SpringChain::SpringChain(const SpringRig& rig, const SpringParams& params)
   for (std::size_t i = 0; i < n && i < rig_.skin_radius.size(); ++i)
     skin_limit_[i] = skin_bend_limit(rig_.skin_radius[i], rig_.length[i == 0 ? 0 : i - 1],
                                      rig_.length[i], ratio);
-  if (ratio > 0 && ratio < 1)
-    for (std::size_t i = 0; i < n && i < rig_.weighted_limit.size(); ++i)
-      skin_limit_[i] = std::min(skin_limit_[i], rig_.weighted_limit[i].least);
+  // The weights' limits only tighten the radius model's, in every direction; off with it.
+  if (!(ratio > 0 && ratio < 1)) rig_.weighted_limit.clear();
+  for (std::size_t i = 0; i < n && i < rig_.weighted_limit.size(); ++i) {
+    JointBend& b = rig_.weighted_limit[i];
+    for (double& l : b.by_axis) l = std::min(l, skin_limit_[i]);
+    b.least = std::min(b.least, skin_limit_[i]);
+    skin_limit_[i] = b.least;
+  }
   cos_half_limit_ = std::cos(params_.bend_limit_deg * M_PI / 180 / 2);
   skin_cos_.assign(n, -2.0);
   contact_cos_.assign(n, -2.0);

@@ -83,7 +83,8 @@ struct SpringRig {
   /// Skin radius at each link's head joint, world units (0 or missing: no skin limit there).
   std::vector<double> skin_radius;
   /// Per link: the bend its skin's weights allow by direction (JointBend, in hips-local axes;
-  /// missing: none). The skin limit is the lesser of it and the radius's.
+  /// missing: none). The skin limit is the lesser of it and the radius's, in each direction;
+  /// ignored when the skin limit is off (min_skin_ratio 0).
   std::vector<JointBend> weighted_limit;
   /// The skin limit's ratio for this chain (SpringParams::min_skin_ratio's role), used when
   /// stricter than the params' (never looser); NaN: the params'. Must lie in [0, 1) when set.
