@@ -45,7 +45,9 @@ TEST_CASE("root band: harmonic weights on a path - by hand", "[root_band]") {
   retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {3, 4}});
   std::vector<bool> inside = {true, false, false, false, false};
   auto fixed = [](int w) { return retail::Influences{{w == 0 ? 10 : 20, 1.0}}; };
-  retail::RootBand band = retail::root_band(m, inside, 3.0, fixed, retail::RootBandParams{});
+  retail::RootBandParams params;
+  params.min_far_boundary = 0; // a path ends on one vertex: the cap rule is tested below
+  retail::RootBand band = retail::root_band(m, inside, 3.0, fixed, params);
   REQUIRE(band.vertices == std::vector<int>{1, 2, 3});
   CHECK(band.converged);
   CHECK(weight_on(band.influences[0], 10) == Approx(0.75).margin(1e-8));
@@ -55,7 +57,7 @@ TEST_CASE("root band: harmonic weights on a path - by hand", "[root_band]") {
   // Edge weights are 1 / length: one band vertex 1 from the piece and 2 from the body keeps
   // (1 x 1 + 0.5 x 0) / 1.5 = 2/3 of the piece's weight.
   retail::WeldedMesh u = graph({{0, 0, 0}, {1, 0, 0}, {3, 0, 0}}, {{0, 1}, {1, 2}});
-  retail::RootBand one = retail::root_band(u, {true, false, false}, 1.5, fixed, {});
+  retail::RootBand one = retail::root_band(u, {true, false, false}, 1.5, fixed, params);
   REQUIRE(one.vertices == std::vector<int>{1});
   CHECK(weight_on(one.influences[0], 10) == Approx(2.0 / 3).margin(1e-8));
   // Width 0: no band.
@@ -107,7 +109,9 @@ TEST_CASE("root band: a split seam next to the tail closes - weights stay in [0,
     if (x > 4) return retail::Influences{{4, 1.0}};
     return retail::Influences{{y == 0 ? 2 : 3, 1.0}};
   };
-  retail::RootBand band = retail::root_band(m, inside, 4.0, fixed, {});
+  retail::RootBandParams params;
+  params.min_far_boundary = 0; // the strip's far side is a rung of two: the cap rule is off
+  retail::RootBand band = retail::root_band(m, inside, 4.0, fixed, params);
   REQUIRE(band.vertices.size() == 8); // x = 1 .. 4, both rows
   for (std::size_t i = 0; i < band.vertices.size(); ++i) {
     double sum = 0;
@@ -153,6 +157,60 @@ TEST_CASE("root band: grows only over passable skin - by hand", "[root_band]") {
   // An unpassable start of the leg that the piece touches directly is never entered either.
   std::vector<bool> none = {true, false, false, false, false, false};
   CHECK(retail::band_vertices(m, inside, 3.0, none).empty());
+}
+
+TEST_CASE("root band: a band that ends on a cap's pole crosses it - by hand", "[root_band]") {
+  // A tube of three square rings along x (radius 0.5): the piece's ring A at x = 0, the cap
+  // ring B at x = 1, a pole P at x = 2 joined to every vertex of B, and the body's ring C at
+  // x = 3 joined to P alone. P's own weights are the rigger's (joint 20 0.7, thigh 21 0.3); the
+  // body past it is joint 20. |B - P| = |P - C| = sqrt(1.25).
+  std::vector<Eigen::Vector3d> p;
+  for (double x : {0.0, 1.0})
+    for (int k = 0; k < 4; ++k)
+      p.push_back(Eigen::Vector3d(x, 0.5 * std::cos(k * M_PI / 2), 0.5 * std::sin(k * M_PI / 2)));
+  p.push_back(Eigen::Vector3d(2, 0, 0)); // 8: the pole
+  for (int k = 0; k < 4; ++k)
+    p.push_back(Eigen::Vector3d(3, 0.5 * std::cos(k * M_PI / 2), 0.5 * std::sin(k * M_PI / 2)));
+  std::vector<std::pair<int, int>> e;
+  for (int k = 0; k < 4; ++k) {
+    e.push_back({k, 4 + k});               // A - B
+    e.push_back({k, (k + 1) % 4});         // ring A
+    e.push_back({4 + k, 4 + (k + 1) % 4}); // ring B
+    e.push_back({4 + k, 8});               // B - P
+    e.push_back({8, 9 + k});               // P - C
+    e.push_back({9 + k, 9 + (k + 1) % 4}); // ring C
+  }
+  retail::WeldedMesh m = graph(p, e);
+  std::vector<bool> inside(p.size(), false);
+  for (int k = 0; k < 4; ++k) inside[std::size_t(k)] = true;
+  auto fixed = [](int w) {
+    if (w < 4) return retail::Influences{{10, 1.0}};
+    if (w == 8) return retail::Influences{{20, 0.7}, {21, 0.3}};
+    return retail::Influences{{20, 1.0}};
+  };
+  // Width 1.5 reaches B (1) but not P (1 + sqrt(1.25)): the band's far side is P alone.
+  CHECK(retail::band_vertices(m, inside, 1.5) == std::vector<int>{4, 5, 6, 7});
+  retail::RootBandParams off;
+  off.min_far_boundary = 0;
+  retail::RootBand pole = retail::root_band(m, inside, 1.5, fixed, off);
+  REQUIRE(pole.vertices == std::vector<int>{4, 5, 6, 7});
+  // Each B vertex: hips x = 1 / (1 + 1 / sqrt(1.25)) (its ring neighbours are equal to it);
+  // the rest is P's weights, so the thigh gets 0.3 (1 - x) on every vertex of the ring.
+  const double x = 1 / (1 + 1 / std::sqrt(1.25));
+  for (const auto& inf : pole.influences) {
+    CHECK(weight_on(inf, 10) == Approx(x).margin(1e-8));
+    CHECK(weight_on(inf, 21) == Approx(0.3 * (1 - x)).margin(1e-8));
+  }
+  // With the rule (default 3 far vertices) the band is grown to 3.0: B and P, ending on ring
+  // C (at 1 + 2 sqrt(1.25) > 3). P is solved, not fixed, and the thigh is gone.
+  CHECK(retail::band_width(m, inside, 1.5, retail::RootBandParams{}) == Approx(3.0));
+  retail::RootBand cap = retail::root_band(m, inside, 1.5, fixed, retail::RootBandParams{});
+  CHECK(cap.width == Approx(3.0));
+  REQUIRE(cap.vertices == std::vector<int>{4, 5, 6, 7, 8});
+  for (const auto& inf : cap.influences) CHECK(weight_on(inf, 21) == 0);
+  // A band already ending on a ring of four keeps its width; none at all keeps it too.
+  CHECK(retail::band_width(m, inside, 3.0, retail::RootBandParams{}) == Approx(3.0));
+  CHECK(retail::band_width(m, inside, 0.5, retail::RootBandParams{}) == Approx(0.5));
 }
 
 TEST_CASE("root band: the seam blends over its width on both sides - by hand", "[root_band]") {

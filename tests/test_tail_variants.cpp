@@ -449,6 +449,25 @@ TEST_CASE("variants: a thin tail's slanted rings do not tear as it swings", "[va
   }
 }
 
+TEST_CASE("variants: a root band closing over a cap's pole crosses it", "[variants][heavy]") {
+  // A short tail on a horizontal body, its rings unsplit and coarse (6 around): the tube joins
+  // the body at its cap's pole, so a band of the usual width ends on that one vertex and spreads
+  // its weights (a thigh's share) over the tail's root (root_band.h's band_width).
+  RigOptions stub = variant(TailStyle::Short);
+  stub.horizontal_body = true;
+  stub.uv_seams = false;
+  stub.tube_segments = 6;
+  const Figures r = run_variant("short, coarse, on a horizontal body", stub);
+  INFO(r.summary);
+  check_clips_not_worse(check_kept_chain(r));
+  if (variants_bin() != nullptr) return; // the rule's own switch is a parameter of this build
+  retail::RunParams off;
+  off.rerig.root_band.min_far_boundary = 0;
+  const Figures pole = run_variant("the same, the band ending on the pole", stub, off);
+  INFO(pole.summary);
+  CHECK(pole.recall < 0.90);
+}
+
 // ---- The generator's variants are what they claim to be (these pass on any detection). ----
 
 TEST_CASE("generator variants: deterministic, and as described", "[generator][variants]") {

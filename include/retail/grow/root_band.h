@@ -33,6 +33,9 @@ struct RootBandParams {
   /// weights, falling linearly to none (blend_seam); 0: off (the band meets the piece with the
   /// hips alone).
   double seam_links = 0.25;
+  /// A band whose far side (the welded vertices just past it, outside the piece) has fewer
+  /// vertices than this is grown again at twice the width (band_width); 0: never.
+  int min_far_boundary = 3;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -41,12 +44,24 @@ struct RootBand {
   std::vector<Influences> influences; ///< per band vertex, summing to 1, nodes ascending
   int iterations = 0;
   bool converged = true;
+  double width = 0; ///< the width it was grown to (band_width), m
 };
 
 /// Welded vertices outside `inside` within `width` of it along welded edges that stay on
 /// `passable` vertices (empty: all), ascending.
 std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
                                double width, const std::vector<bool>& passable = {});
+
+/// The width a band is grown to: `width`, or twice it when fewer than
+/// params.min_far_boundary welded vertices outside `inside` border band_vertices(mesh, inside,
+/// width, passable). The harmonic blend takes the band's far values from those vertices alone:
+/// a band that closes over a cap whose pole is all that joins it to the rest of the body (a
+/// tail modelled as its own tube, welded at one vertex) would carry that one vertex's weights
+/// over the whole band; at twice the width it crosses the pole and ends on a ring of body
+/// skin. A band with no vertex, or one already ending on enough vertices, keeps `width`.
+/// Never fails.
+double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
+                  const RootBandParams& params, const std::vector<bool>& passable = {});
 
 /// The harmonic weights of `band` (welded ids) given `boundary`: the fixed influences of every
 /// vertex adjacent to the band and not in it. Gauss-Seidel sweeps in the order of `band`
@@ -74,17 +89,20 @@ std::vector<std::pair<int, Influences>>
 blend_seam(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
            const PieceInfluences& piece_influences, int max_influences, RootBand& band);
 
-/// The root band of a piece: band_vertices(mesh, inside, width), with boundary values
-/// `fixed(w)` for every neighbour outside the band (inside the piece: the hips;
-/// outside: the body's own).
+/// The root band of a piece: band_vertices(mesh, inside, band_width(mesh, inside, width,
+/// params, passable), passable), with boundary values `fixed(w)` for every neighbour outside
+/// the band (inside the piece: the hips; outside: the body's own).
 template <class Fixed>
 RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
                    const Fixed& fixed, const RootBandParams& params,
                    const std::vector<bool>& passable = {}) {
-  std::vector<int> band = band_vertices(mesh, inside, width, passable);
+  const double grown = band_width(mesh, inside, width, params, passable);
+  std::vector<int> band = band_vertices(mesh, inside, grown, passable);
   std::map<int, Influences> boundary;
   for (int n : welded_ring(mesh, band)) boundary[n] = fixed(n);
-  return solve_root_band(mesh, band, boundary, params);
+  RootBand out = solve_root_band(mesh, band, boundary, params);
+  out.width = grown;
+  return out;
 }
 
 /// Influences a and b blended: (1 - t) a + t b merged by node, the `most` largest kept (ties to
