@@ -45,8 +45,7 @@ TEST_CASE("root band: harmonic weights on a path - by hand", "[root_band]") {
   retail::WeldedMesh m = graph(p, {{0, 1}, {1, 2}, {2, 3}, {3, 4}});
   std::vector<bool> inside = {true, false, false, false, false};
   auto fixed = [](int w) { return retail::Influences{{w == 0 ? 10 : 20, 1.0}}; };
-  retail::RootBandParams params;
-  params.min_far_boundary = 0; // a path ends on one vertex: the cap rule is tested below
+  retail::RootBandParams params; // far side one vertex, as many as the near side: no regrowth
   retail::RootBand band = retail::root_band(m, inside, 3.0, fixed, params);
   REQUIRE(band.vertices == std::vector<int>{1, 2, 3});
   CHECK(band.converged);
@@ -109,9 +108,7 @@ TEST_CASE("root band: a split seam next to the tail closes - weights stay in [0,
     if (x > 4) return retail::Influences{{4, 1.0}};
     return retail::Influences{{y == 0 ? 2 : 3, 1.0}};
   };
-  retail::RootBandParams params;
-  params.min_far_boundary = 0; // the strip's far side is a rung of two: the cap rule is off
-  retail::RootBand band = retail::root_band(m, inside, 4.0, fixed, params);
+  retail::RootBand band = retail::root_band(m, inside, 4.0, fixed, {});
   REQUIRE(band.vertices.size() == 8); // x = 1 .. 4, both rows
   for (std::size_t i = 0; i < band.vertices.size(); ++i) {
     double sum = 0;
@@ -191,7 +188,7 @@ TEST_CASE("root band: a band that ends on a cap's pole crosses it - by hand", "[
   // Width 1.5 reaches B (1) but not P (1 + sqrt(1.25)): the band's far side is P alone.
   CHECK(retail::band_vertices(m, inside, 1.5) == std::vector<int>{4, 5, 6, 7});
   retail::RootBandParams off;
-  off.min_far_boundary = 0;
+  off.min_far_share = 0;
   retail::RootBand pole = retail::root_band(m, inside, 1.5, fixed, off);
   REQUIRE(pole.vertices == std::vector<int>{4, 5, 6, 7});
   // Each B vertex: hips x = 1 / (1 + 1 / sqrt(1.25)) (its ring neighbours are equal to it);
@@ -201,16 +198,21 @@ TEST_CASE("root band: a band that ends on a cap's pole crosses it - by hand", "[
     CHECK(weight_on(inf, 10) == Approx(x).margin(1e-8));
     CHECK(weight_on(inf, 21) == Approx(0.3 * (1 - x)).margin(1e-8));
   }
-  // With the rule (default 3 far vertices) the band is grown to 3.0: B and P, ending on ring
-  // C (at 1 + 2 sqrt(1.25) > 3). P is solved, not fixed, and the thigh is gone.
+  // With the rule (by default a far side under half the near side: 1 < 4 / 2) the band is
+  // grown to 3.0: B and P, ending on ring C (at 1 + 2 sqrt(1.25) > 3). P is solved, not
+  // fixed, and the thigh is gone.
   CHECK(retail::band_width(m, inside, 1.5, retail::RootBandParams{}) == Approx(3.0));
   retail::RootBand cap = retail::root_band(m, inside, 1.5, fixed, retail::RootBandParams{});
   CHECK(cap.width == Approx(3.0));
   REQUIRE(cap.vertices == std::vector<int>{4, 5, 6, 7, 8});
   for (const auto& inf : cap.influences) CHECK(weight_on(inf, 21) == 0);
-  // A band already ending on a ring of four keeps its width; none at all keeps it too.
+  // A band already ending on a ring of four (as many as its near side) keeps its width; none
+  // at all keeps it too; a share of 2 asks even that band to grow.
   CHECK(retail::band_width(m, inside, 3.0, retail::RootBandParams{}) == Approx(3.0));
   CHECK(retail::band_width(m, inside, 0.5, retail::RootBandParams{}) == Approx(0.5));
+  retail::RootBandParams twice;
+  twice.min_far_share = 2;
+  CHECK(retail::band_width(m, inside, 3.0, twice) == Approx(6.0));
 }
 
 TEST_CASE("root band: the seam blends over its width on both sides - by hand", "[root_band]") {

@@ -462,7 +462,7 @@ TEST_CASE("variants: a root band closing over a cap's pole crosses it", "[varian
   check_clips_not_worse(check_kept_chain(r));
   if (variants_bin() != nullptr) return; // the rule's own switch is a parameter of this build
   retail::RunParams off;
-  off.rerig.root_band.min_far_boundary = 0;
+  off.rerig.root_band.min_far_share = 0;
   const Figures pole = run_variant("the same, the band ending on the pole", stub, off);
   INFO(pole.summary);
   CHECK(pole.recall < 0.90);

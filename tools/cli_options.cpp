@@ -188,9 +188,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "blend the tail's own weights into its root band over this many first links "
                  "from the tail's skin, so the seam does not jump (0: off)")
       ->capture_default_str();
-  app.add_option("--root-band-ring", rp.root_band.min_far_boundary,
-                 "a root band ending on fewer body vertices than this (a cap's pole) is grown "
-                 "twice as wide (0: never; docs/detection.md section 6)")
+  app.add_option("--root-band-ring", rp.root_band.min_far_share,
+                 "a root band whose far side has fewer vertices than this share of its near side "
+                 "(it closes over a cap's pole) is grown twice as wide (0: never; "
+                 "docs/detection.md section 6)")
       ->capture_default_str()
       ->group(kGroupAdvanced);
   add_switch(app, "--root-band-legs", rp.root_band.lower_legs,

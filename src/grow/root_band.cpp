@@ -11,7 +11,8 @@ namespace retail {
 
 void RootBandParams::validate() const {
   if (!(width_radii >= 0) || !(seam_links >= 0) || !std::isfinite(seam_links) ||
-      max_influences < 1 || max_iterations < 1 || !(tolerance > 0) || min_far_boundary < 0)
+      max_influences < 1 || max_iterations < 1 || !(tolerance > 0) || !(min_far_share >= 0) ||
+      !std::isfinite(min_far_share))
     throw Error(ExitCode::Usage, "root band parameters out of range");
 }
 
@@ -33,12 +34,12 @@ std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& 
 
 double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
                   const RootBandParams& params, const std::vector<bool>& passable) {
-  if (params.min_far_boundary <= 0) return width;
+  if (!(params.min_far_share > 0)) return width;
   const std::vector<int> band = band_vertices(mesh, inside, width, passable);
   if (band.empty()) return width;
-  int far = 0;
-  for (int n : welded_ring(mesh, band)) far += !inside[std::size_t(n)];
-  return far < params.min_far_boundary ? 2 * width : width;
+  std::size_t far = 0, near = 0;
+  for (int n : welded_ring(mesh, band)) (inside[std::size_t(n)] ? near : far) += 1;
+  return double(far) < params.min_far_share * double(near) ? 2 * width : width;
 }
 
 namespace {

@@ -34,8 +34,9 @@ struct RootBandParams {
   /// hips alone).
   double seam_links = 0.25;
   /// A band whose far side (the welded vertices just past it, outside the piece) has fewer
-  /// vertices than this is grown again at twice the width (band_width); 0: never.
-  int min_far_boundary = 3;
+  /// vertices than this share of its near side (the piece's vertices beside it) is grown again
+  /// at twice the width (band_width); 0: never.
+  double min_far_share = 0.5;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -52,14 +53,14 @@ struct RootBand {
 std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
                                double width, const std::vector<bool>& passable = {});
 
-/// The width a band is grown to: `width`, or twice it when fewer than
-/// params.min_far_boundary welded vertices outside `inside` border band_vertices(mesh, inside,
-/// width, passable). The harmonic blend takes the band's far values from those vertices alone:
-/// a band that closes over a cap whose pole is all that joins it to the rest of the body (a
-/// tail modelled as its own tube, welded at one vertex) would carry that one vertex's weights
-/// over the whole band; at twice the width it crosses the pole and ends on a ring of body
-/// skin. A band with no vertex, or one already ending on enough vertices, keeps `width`.
-/// Never fails.
+/// The width a band is grown to: `width`, or twice it when the welded vertices outside
+/// `inside` that border band_vertices(mesh, inside, width, passable) (its far side) are fewer
+/// than params.min_far_share times the piece's vertices that border it (its near side). The
+/// harmonic blend takes the band's far values from its far side alone: a band that closes over
+/// a cap whose pole is all that joins it to the rest of the body (a tail modelled as its own
+/// tube, welded at one vertex), or that narrows to a neck of a few vertices, would carry those
+/// few vertices' weights over the whole band; at twice the width it crosses them and ends on
+/// the body's skin. A band with no vertex keeps `width`. Never fails.
 double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
                   const RootBandParams& params, const std::vector<bool>& passable = {});
 
