@@ -2,8 +2,9 @@
 // terminal a live line redrawn in place and cleared at the end; with -v one line per file; off a
 // terminal without -v no progress at all; at the end the files that need a look, each with why.
 // Three tiny generated files: a tail that grows a chain, a tail on a thick haunch that a strict
-// harm check (--harm-noise 0: a floor of 3 edge-samples, and no bending less:
-// --harm-skin-ratio 0) leaves as it came (its skin still tears), and a file that is not glTF.
+// harm check (--harm-noise 0: a floor of 3 edge-samples; no bending less: --harm-skin-ratio 0;
+// no skin limit on the spring: --min-skin-ratio 0) leaves as it came (its skin still tears),
+// and a file that is not glTF.
 #include "retail/app/batch_progress.h"
 #include "retail/base/document.h"
 #include "retail/base/files.h"
@@ -23,13 +24,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// IN_DIR with good.glb (a carried tail: one chain), haunch.glb (a tail grown from a thick
-/// haunch: run with --harm-noise 0 --harm-skin-ratio 0, the harm check leaves it as it was, its
+/// IN_DIR with good.glb (a hanging tail: one chain), haunch.glb (a tail grown from a thick
+/// haunch: run with --harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0, the harm check
+/// leaves it as it was, its
 /// skin left torn) and bad.glb (not glTF).
 std::string make_folder(const std::string& root) {
   const std::string in = root + "/in";
   fs::create_directories(in);
-  retail::RigOptions good;
+  retail::RigOptions good; // a hanging tail: one chain, kept as first planned by that judge
+  good.tail = retail::TailStyle::Hanging;
   test::write_bytes(in + "/good.glb", retail::serialize_document(retail::generate_rig(good).doc));
   retail::RigOptions haunch;
   haunch.tail = retail::TailStyle::Carried;
@@ -170,7 +173,7 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string got;
   REQUIRE(run_on_terminal({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
-                           "--harm-skin-ratio", "0", "-j", "2"},
+                           "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "2"},
                           got) == 5);
   INFO(got);
   // Drawn before the first file, after every file, each time over the last one.
@@ -185,7 +188,7 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
   check_summary(got);
   // With -v one line per file between the redraws: name, outcome, seconds.
   REQUIRE(run_on_terminal({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
-                           "--harm-skin-ratio", "0", "-j", "1", "-v"},
+                           "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "1", "-v"},
                           got) == 5);
   CHECK(has(got, "\r\033[Kretail: info: [1/3] bad.glb: failed (exit 2), "));
   CHECK(has(got, "[2/3] good.glb: ok, 1 tail chain, "));
@@ -198,14 +201,14 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string out, err;
   REQUIRE(test::run_retail({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0"},
                            &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
   CHECK_FALSE(has(err, "[1/3] "));
   check_summary(err);
   REQUIRE(test::run_retail({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "-j", "1", "-v"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "1", "-v"},
                            &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
@@ -215,7 +218,7 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
   check_summary(err);
   // -q: the error lines only.
   REQUIRE(test::run_retail({"batch", in, root + "/q", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "-q"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-q"},
                            &out, &err) == 5);
   CHECK(err == "error: bad.glb: not a glTF file (no GLB magic and no JSON object)\n");
 }

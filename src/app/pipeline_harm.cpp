@@ -2,6 +2,7 @@
 #include "app/pipeline_internal.h"
 
 #include "retail/qa/harm.h"
+#include "retail/qa/harm_ladder.h"
 
 #include <cmath>
 #include <cstdio>
@@ -55,57 +56,35 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
       PieceJudge pj = k < judge.size() && j < judge[k].size() ? judge[k][j] : PieceJudge{};
       pj.piece = ch.piece;
       const int worse = first_harmful_clip(pj, params);
-      std::string why;
-      std::size_t peel_count = 0;
-      bool legs_step = false, fewer_step = false, bend_step = false;
-      const bool bent = !std::isnan(o.min_skin_ratio);
+      std::string why, step;
       if (2 * ch.vertices > cr.source_vertices) {
         std::snprintf(buf, sizeof buf, "implausible for a tail (%zu of %zu vertices)", ch.vertices,
                       cr.source_vertices);
         why = buf;
         o.kind = PieceOverride::Kind::Leave;
+        step = ladder_step_text(LadderStep::Leave, o, 0);
       } else if (!ch.rigid && !(ch.distance_after < ch.distance_before)) {
         std::snprintf(buf, sizeof buf,
                       "the weighted bone distance does not drop (%.4g m -> %.4g m)",
                       ch.distance_before, ch.distance_after);
         why = buf;
         o.kind = PieceOverride::Kind::Leave;
+        step = ladder_step_text(LadderStep::Leave, o, 0);
       } else if (worse >= 0) {
         why = std::string(ch.rigid ? "rigid on the hips" : "the chain") + " in '" +
               pj.clips[std::size_t(worse)] + "': " + harm_figures(pj, std::size_t(worse), params);
-        const bool rigid_ok = !pj.rigid_flips.empty() && first_harmful_clip(pj, params, true) < 0;
-        const std::size_t harmed = harmed_vertices(pj);
-        if (ch.rigid)
-          o.kind = PieceOverride::Kind::Leave;
-        else if (!o.peel_tried && harmed > 0 && 2 * harmed <= ch.vertices)
-          o.peel = pj.vertex_net, o.peel_tried = true, peel_count = harmed;
-        else if (o.band_legs && o.max_bones == 0 && ch.chain.bones > 1) // one link fewer
-          o.max_bones = ch.chain.bones - 1, o.band_legs = false, fewer_step = true;
-        else if (o.band_legs || o.max_bones > 0) // the last chain step
-          o.kind = rigid_ok ? PieceOverride::Kind::Rigid : PieceOverride::Kind::Leave;
-        else if (o.band_scale < 2)
-          o.band_scale = 2, o.peel.clear();                // a peel that did not help is not kept
-        else if (!bent && params.bend_less_skin_ratio > 0) // bend less, and on from here
-          o.min_skin_ratio = params.bend_less_skin_ratio, bend_step = true;
-        else
-          o.band_legs = true, o.band_scale = 1, legs_step = true;
+        LadderInput in;
+        in.rigid = ch.rigid;
+        in.rigid_ok = !pj.rigid_flips.empty() && first_harmful_clip(pj, params, true) < 0;
+        in.harmed = harmed_vertices(pj);
+        in.vertices = ch.vertices;
+        in.bones = ch.chain.bones;
+        in.bend_less_ratio = params.bend_less_skin_ratio;
+        in.vertex_net = pj.vertex_net;
+        step = ladder_step_text(step_down(in, o), o, in.harmed);
       } else {
         continue;
       }
-      std::string step = o.kind == PieceOverride::Kind::Leave   ? "left as it was"
-                         : o.kind == PieceOverride::Kind::Rigid ? "rigid on the hips instead"
-                         : peel_count > 0 ? "the chain without the skin at its border it tore more "
-                                            "than it healed (up to " +
-                                                std::to_string(peel_count) +
-                                                " vertices; they keep their input weights)"
-                         : fewer_step ? "one link fewer (" + std::to_string(o.max_bones) + ")"
-                         : bend_step
-                             ? "a root band twice as wide and no joint bending past what keeps " +
-                                   std::to_string(std::lround(100 * o.min_skin_ratio)) +
-                                   "% of a tail edge's length"
-                         : legs_step ? "a root band over the lower legs too"
-                                     : "a root band and its seam twice as wide";
-      if (bent && o.kind == PieceOverride::Kind::Chain) step += ", bending less";
       o.reason = "harm check: " + why + ": " + step;
       pj.verdict = o.reason;
       verdicts[k][ch.piece] = pj;

@@ -10,6 +10,7 @@
 #include "retail/grow/rig_edit.h"
 #include "retail/motion/clip_pass.h"
 #include "retail/motion/spring_bake.h"
+#include "retail/qa/harm_ladder.h"
 #include "retail/record/html_page.h"
 #include "retail/vrm/vrm_spring_write.h"
 
@@ -52,22 +53,24 @@ void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunR
 std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBakeResult& springs);
 
 /// How many times plan_and_judge reviews a pass (harm_review): one for each chain it can plan
-/// (the first chain, the peel, the wider band, bending less, the band over the lower legs, one
-/// link fewer),
-/// so every chain it plans is judged; the pass after the last review can only hold a piece
-/// rigid (judged in the pass before) or left as it was.
-constexpr int kHarmReviews = 7;
+/// (the first chain, the peel, the wider band, the wider band over the lower legs, bending less,
+/// the band over the lower legs, one link fewer), so every chain it plans is judged; the pass
+/// after the last review can only hold a piece rigid (judged in the pass before) or left as it
+/// was.
+constexpr int kHarmReviews = kLadderRungs;
 
 /// The harm check (SPEC §13, harm.h): every grown piece must be harmless in every clip of the
 /// pass, lower the weighted bone distance, and hold at most half the character's vertices. A
 /// chain that is not steps down, one step a pass: the chain without the vertices it tore more
 /// than it healed (PieceJudge::vertex_net > 0, when at most half of it; they keep their input
-/// weights); then a root band and its seam twice as wide; then a root band that also crosses
-/// the lower legs' skin (PieceOverride::band_legs, the band as first planned); then one link
-/// fewer (PieceOverride::max_bones; from 2 links or more), everything else as first planned:
-/// longer links spread the weights' blends and the seam over more skin; then rigid on the hips when
-/// the pass found rigid harmless in every clip, else left as it was. Returns true when any piece
-/// stepped down (the job must run again); `verdicts` keeps each stepped piece's figures and reason.
+/// weights); then a root band and its seam twice as wide; then that band also crossing the
+/// lower legs' skin (PieceOverride::band_legs); then bending less (HarmParams::
+/// bend_less_skin_ratio) with the band twice as wide, off the legs; then the band as first
+/// planned over the lower legs, still bending less; then one link fewer (PieceOverride::
+/// max_bones; from 2 links or more), everything else as first planned: longer links spread the
+/// weights' blends and the seam over more skin; then rigid on the hips when the pass found rigid
+/// harmless in every clip, else left as it was. Returns true when any piece stepped down (the
+/// job must run again); `verdicts` keeps each stepped piece's figures and reason.
 bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
                  const std::vector<CharacterResult>& characters, const HarmParams& params,
                  std::vector<std::map<int, PieceOverride>>& overrides,

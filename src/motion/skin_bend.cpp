@@ -188,9 +188,8 @@ void weigh_tail_bend(const SkinSampler& skin, const std::vector<std::pair<int, i
     upper[i] = skin_bend_limit(spec.skin_radius[i],
                                (joints[i == 0 ? 1 : i] - joints[i == 0 ? 0 : i - 1]).norm(),
                                (joints[i + 1] - joints[i]).norm(), ratio);
-  SkinBendParams params;
+  SkinBendParams params; // every joint, the first too (its skin is the root band's)
   params.min_ratio = ratio;
-  params.first_joint = 1; // joint 0 bends the root band, which the harm check judges (spring.md)
   spec.weighted_limit = weighted_bend_limits(
       skin.bind(), edges, chain_skin(skin, spec.bones, vertices), joints, upper, params);
 }

@@ -58,9 +58,10 @@ struct DetectParams {
   /// it is weighted to the left and the right limb at once (limbs_mixed, evidence_mix): a shin's
   /// own skin is weighted to its own side only; a tail base between the hind legs mixes both.
   bool base_mixed_shin = false;
-  /// A base also grows over mixed-limb skin (BaseCues::limbs_mixed) anywhere in its zone; its
-  /// mirror is matched within this × H (0: the cue off).
-  double base_mixed_mirror_h = 0;
+  /// A base also grows over mixed-limb skin (BaseCues::limbs_mixed) anywhere in its zone, and
+  /// over skin whose mirror across the midline is such skin, matched within this × H (0: the
+  /// cue off; the sweep: docs/detection.md section 8).
+  double base_mixed_mirror_h = 0.02;
   double shell_fraction = 0.5; ///< a piece that is this much of its shell takes the shell, and
   /// so does one that is at least small_shell_far of a small shell (at most small_shell of the
   /// character's welded vertices): a thin tail modelled on its own, mostly near the leg bones.

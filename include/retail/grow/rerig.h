@@ -45,7 +45,9 @@ struct PieceOverride {
   /// piece and out of its root band. Empty: none.
   std::vector<std::pair<std::size_t, long long>> peel;
   bool peel_tried = false; ///< the harm check has tried a peel (kept or not)
-  std::string reason;      ///< why (written into the piece's reason)
+  /// the harm check has tried the root band twice as wide over the lower legs' skin too
+  bool legs_wide_tried = false;
+  std::string reason; ///< why (written into the piece's reason)
 };
 
 /// Selectors (selector.h) may name a piece, `piece:N`: the piece detection numbers N (Piece::id)

@@ -32,8 +32,8 @@ struct SkinBendParams {
   /// Bend axes read per joint: twice this many, evenly spread over a turn about the link. At
   /// least 1.
   int axes = 12;
-  /// Joints before this one keep `upper` (a tail's joint 0: its skin is the root band, which
-  /// the harm check judges and widens on its own; docs/spring.md). At least 0.
+  /// Joints before this one keep `upper` (0: every joint is read, a tail's joint 0 over its
+  /// root band's skin). At least 0.
   int first_joint = 0;
   void validate() const;
 };
