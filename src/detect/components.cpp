@@ -169,8 +169,8 @@ std::vector<char> mixed_base_skin(const WeldedMesh& m, const std::vector<double>
         for (long long dz = -1; dz <= 1 && !found; ++dz) {
           auto it = grid.find({k[0] + dx, k[1] + dy, k[2] + dz});
           if (it == grid.end()) continue;
-          for (int o : it->second)
-            if ((m.welded.row(Eigen::Index(o)).transpose() - q).norm() <= tolerance) found = true;
+          for (std::size_t i = 0; i < it->second.size() && !found; ++i)
+            found = (m.welded.row(Eigen::Index(it->second[i])).transpose() - q).norm() <= tolerance;
         }
     mirrored[w] = found;
   }
