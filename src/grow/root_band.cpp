@@ -32,14 +32,24 @@ std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& 
   return out;
 }
 
-double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
-                  const RootBandParams& params, const std::vector<bool>& passable) {
-  if (!(params.min_far_share > 0)) return width;
-  const std::vector<int> band = band_vertices(mesh, inside, width, passable);
-  if (band.empty()) return width;
+std::vector<int> grown_band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
+                                     double width, const RootBandParams& params,
+                                     const std::vector<bool>& passable, double& grown) {
+  grown = width;
+  std::vector<int> band = band_vertices(mesh, inside, width, passable);
+  if (!(params.min_far_share > 0) || band.empty()) return band;
   std::size_t far = 0, near = 0;
   for (int n : welded_ring(mesh, band)) (inside[std::size_t(n)] ? near : far) += 1;
-  return double(far) < params.min_far_share * double(near) ? 2 * width : width;
+  if (!(double(far) < params.min_far_share * double(near))) return band;
+  grown = 2 * width;
+  return band_vertices(mesh, inside, grown, passable);
+}
+
+double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
+                  const RootBandParams& params, const std::vector<bool>& passable) {
+  double grown = width;
+  grown_band_vertices(mesh, inside, width, params, passable, grown);
+  return grown;
 }
 
 namespace {

@@ -64,6 +64,12 @@ std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& 
 double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
                   const RootBandParams& params, const std::vector<bool>& passable = {});
 
+/// band_vertices(mesh, inside, band_width(...), passable), each band grown once; the width used
+/// in `grown`. Never fails.
+std::vector<int> grown_band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
+                                     double width, const RootBandParams& params,
+                                     const std::vector<bool>& passable, double& grown);
+
 /// The harmonic weights of `band` (welded ids) given `boundary`: the fixed influences of every
 /// vertex adjacent to the band and not in it. Gauss-Seidel sweeps in the order of `band`
 /// (deterministic) until no weight moves more than params.tolerance. Pre: every boundary list
@@ -90,15 +96,15 @@ std::vector<std::pair<int, Influences>>
 blend_seam(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
            const PieceInfluences& piece_influences, int max_influences, RootBand& band);
 
-/// The root band of a piece: band_vertices(mesh, inside, band_width(mesh, inside, width,
-/// params, passable), passable), with boundary values `fixed(w)` for every neighbour outside
-/// the band (inside the piece: the hips; outside: the body's own).
+/// The root band of a piece: grown_band_vertices(mesh, inside, width, params, passable), with
+/// boundary values `fixed(w)` for every neighbour outside the band (inside the piece: the hips;
+/// outside: the body's own).
 template <class Fixed>
 RootBand root_band(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
                    const Fixed& fixed, const RootBandParams& params,
                    const std::vector<bool>& passable = {}) {
-  const double grown = band_width(mesh, inside, width, params, passable);
-  std::vector<int> band = band_vertices(mesh, inside, grown, passable);
+  double grown = width;
+  std::vector<int> band = grown_band_vertices(mesh, inside, width, params, passable, grown);
   std::map<int, Influences> boundary;
   for (int n : welded_ring(mesh, band)) boundary[n] = fixed(n);
   RootBand out = solve_root_band(mesh, band, boundary, params);
