@@ -148,10 +148,14 @@ std::vector<char> mixed_base_skin(const WeldedMesh& m, const std::vector<double>
   axis.normalize();
   const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
   // Hash grid (cell = tolerance) of the mixed leg-weighted skin.
+  // Far-out points (a joint 1e30 away reflects the skin there) share the outermost cells, as in
+  // the weld: the distance test still decides, and index +-1 stays within a long long.
+  auto index = [&](double x) {
+    x /= tolerance;
+    return (long long)std::floor(std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0);
+  };
   auto cell = [&](const Eigen::Vector3d& p) {
-    return std::array<long long, 3>{std::llround(std::floor(p.x() / tolerance)),
-                                    std::llround(std::floor(p.y() / tolerance)),
-                                    std::llround(std::floor(p.z() / tolerance))};
+    return std::array<long long, 3>{index(p.x()), index(p.y()), index(p.z())};
   };
   std::map<std::array<long long, 3>, std::vector<int>> grid;
   for (std::size_t w = 0; w < m.size(); ++w)
