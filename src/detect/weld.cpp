@@ -287,7 +287,10 @@ void connect_triangles(const Document& doc, const Model& model, WeldedMesh& m) {
   for (const auto& src : m.sources) {
     const Primitive& prim =
         model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
-    for (const auto& t : triangles_of(doc, model, prim, src.count)) {
+    const auto tris = triangles_of(doc, model, prim, src.count);
+    edges.reserve(edges.size() + 3 * tris.size());
+    m.faces.reserve(m.faces.size() + tris.size());
+    for (const auto& t : tris) {
       ++m.triangles;
       std::array<int, 3> f = {m.weld_of[src.first + t[0]], m.weld_of[src.first + t[1]],
                               m.weld_of[src.first + t[2]]};

@@ -107,9 +107,17 @@ std::vector<PlannedSet> planned_weights(const Document& doc, const Model& model,
     std::uint32_t wmax = wa.component_type == kUnsignedByte    ? 255u
                          : wa.component_type == kUnsignedShort ? 65535u
                                                                : 0u;
+    if (wmax == 0)
+      ps.wf.reserve(4 * src.count);
+    else
+      ps.wq.reserve(4 * src.count);
+    std::vector<double> vals(4, 0.0);
+    // The edit's vertices in id order, walked beside v (a map keyed by id: ascending).
+    auto next = pw.vertices.lower_bound(src.first);
     for (std::size_t v = 0; v < src.count; ++v) {
-      auto it = pw.vertices.find(src.first + v);
-      std::vector<double> vals(4, 0.0);
+      auto it = pw.vertices.end();
+      if (next != pw.vertices.end() && next->first == src.first + v) it = next++;
+      std::fill(vals.begin(), vals.end(), 0.0);
       if (it == pw.vertices.end()) {
         for (int k = 0; k < 4; ++k) vals[std::size_t(k)] = w(Eigen::Index(v), k);
       } else {

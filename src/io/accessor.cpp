@@ -110,7 +110,9 @@ void decode_elements(const Accessor& a, const std::uint8_t* base, std::size_t st
 
 AccessorData read_accessor(const Document& doc, const Model& model, int index) {
   const Accessor& a = model.accessors[index];
-  AccessorData out = AccessorData::Zero(Eigen::Index(a.count), a.components);
+  // Every element of a view-backed accessor is decoded below: only one without a view is zeros.
+  AccessorData out(Eigen::Index(a.count), a.components);
+  if (a.buffer_view < 0) out.setZero();
   if (a.buffer_view >= 0) {
     const BufferView& bv = model.buffer_views[a.buffer_view];
     std::size_t stride =
@@ -162,8 +164,42 @@ std::int64_t first_non_finite(const Document& doc, const Model& model, int index
   return -1;
 }
 
+namespace {
+
+/// Dense unsigned integer components of `a` straight into `out` (no double in between).
+template <class T>
+void decode_uint(const Accessor& a, const std::uint8_t* base, std::size_t stride,
+                 std::vector<std::uint32_t>& out) {
+  const std::array<int, 16> off = component_offsets(a);
+  const std::size_t n = std::size_t(a.components);
+  for (std::uint64_t i = 0; i < a.count; ++i) {
+    const std::uint8_t* e = base + i * stride;
+    for (std::size_t c = 0; c < n; ++c) {
+      T v;
+      std::memcpy(&v, e + off[c], sizeof(T));
+      out[std::size_t(i) * n + c] = std::uint32_t(v);
+    }
+  }
+}
+
+} // namespace
+
 std::vector<std::uint32_t> read_accessor_uint(const Document& doc, const Model& model, int index) {
-  AccessorData d = read_accessor(doc, model, index);
+  const Accessor& a = model.accessors[std::size_t(index)];
+  const int t = a.component_type;
+  if (!a.sparse && a.buffer_view >= 0 && !a.normalized &&
+      (t == kUnsignedByte || t == kUnsignedShort || t == kUnsignedInt)) {
+    const BufferView& bv = model.buffer_views[std::size_t(a.buffer_view)];
+    const std::size_t stride =
+        bv.byte_stride ? std::size_t(bv.byte_stride) : std::size_t(element_size(a));
+    const std::uint8_t* base = view_data(doc, model, a.buffer_view, a.byte_offset);
+    std::vector<std::uint32_t> out(std::size_t(a.count) * std::size_t(a.components));
+    if (t == kUnsignedByte) decode_uint<std::uint8_t>(a, base, stride, out);
+    if (t == kUnsignedShort) decode_uint<std::uint16_t>(a, base, stride, out);
+    if (t == kUnsignedInt) decode_uint<std::uint32_t>(a, base, stride, out);
+    return out;
+  }
+  AccessorData d = read_accessor(doc, model, index); // sparse, normalized or other types
   std::vector<std::uint32_t> out(std::size_t(d.size()));
   for (Eigen::Index i = 0; i < d.size(); ++i) out[std::size_t(i)] = std::uint32_t(d.data()[i]);
   return out;

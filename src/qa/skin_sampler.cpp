@@ -94,6 +94,7 @@ SkinSampler::SkinSampler(const Document& doc, const Model& model, const Characte
   // Influences as (vertex, slot, weight) in the order for_each_influence gives them (vertex by
   // vertex within a weight set), then grouped by vertex.
   std::vector<RawInfluence> raw;
+  raw.reserve(4 * first); // one weight set's worth: most files have no second
   pinned_slot_.assign(first, -1);
   for (const auto& src : sources_) {
     const Primitive& prim =

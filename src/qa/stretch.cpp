@@ -157,6 +157,7 @@ std::vector<std::pair<int, int>> mesh_edges(const Document& doc, const Model& mo
       idx = read_accessor_uint(doc, model, p.indices);
     else
       for (std::size_t i = 0; i < src.count; ++i) idx.push_back(std::uint32_t(i));
+    edges.reserve(edges.size() + (p.mode == 4 ? idx.size() : 3 * idx.size()));
     auto add = [&](std::uint32_t a, std::uint32_t b) {
       if (a == b) return;
       int x = int(src.first + a), y = int(src.first + b);
