@@ -6,7 +6,6 @@
 #include "retail/grow/rerig.h"
 #include "support.h"
 
-#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -443,68 +442,6 @@ TEST_CASE("detect: a base grows over leg-weighted skin near the midline, not bes
   retail::DetectParams narrow;
   narrow.leg_midline_radii = 0.5; // within 0.25 units: neither row
   CHECK(strip_pieces(m, far, none, narrow, midline)[0].base_added == 0);
-}
-
-TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsewhere", "[detect]") {
-  // The generated rigs are symmetric about x = 0 (thighs at +-0.1 x the hip width, hips at 0):
-  // the midline plane is x = 0. Their tails are weighted to the thighs, their spines are not.
-  retail::RigOptions o;
-  o.tail = retail::TailStyle::Thin;
-  retail::GeneratedRig rig = test::make_rig(o);
-  retail::Model model = retail::parse_model(rig.doc);
-  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
-  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
-  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> d =
-      retail::leg_midline_distance(m, retail::leg_share(m, sw, retail::joint_regions(c)), c);
-  REQUIRE(d.size() == m.size());
-  std::size_t finite = 0, infinite = 0;
-  for (std::size_t v = 0; v < d.size(); ++v) {
-    if (std::isfinite(d[v])) {
-      ++finite;
-      CHECK(d[v] == Approx(std::abs(m.welded(Eigen::Index(v), 0))).margin(1e-9));
-    } else {
-      ++infinite;
-    }
-  }
-  CHECK(finite > 0);   // the legs and the tail
-  CHECK(infinite > 0); // the torso, arms, head
-}
-
-TEST_CASE("detect: mixed base skin and its mirror image, and a thigh joint far out", "[detect]") {
-  // The generated rigs are symmetric about x = 0: mark one leg-weighted vertex at x > 0 mixed;
-  // its mirror partner (same y, z, x negated) is found within the tolerance, nothing beside it.
-  retail::RigOptions o;
-  o.tail = retail::TailStyle::Thin;
-  retail::GeneratedRig rig = test::make_rig(o);
-  retail::Model model = retail::parse_model(rig.doc);
-  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
-  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
-  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> legs = retail::leg_share(m, sw, retail::joint_regions(c));
-  const double tol = 1e-6 * c.height;
-  int seed = -1, partner = -1;
-  for (std::size_t v = 0; v < m.size() && partner < 0; ++v) {
-    if (!(legs[v] >= 0.5) || !(m.welded(Eigen::Index(v), 0) > 0.01 * c.height)) continue;
-    Eigen::RowVector3d q = m.welded.row(Eigen::Index(v));
-    q.x() = -q.x();
-    for (std::size_t w = 0; w < m.size(); ++w)
-      if (legs[w] >= 0.5 && (m.welded.row(Eigen::Index(w)) - q).norm() <= tol)
-        seed = int(v), partner = int(w);
-  }
-  REQUIRE(partner >= 0);
-  std::vector<char> mixed(m.size(), 0);
-  mixed[std::size_t(seed)] = 1;
-  std::vector<char> out = retail::mixed_base_skin(m, legs, mixed, c, tol);
-  CHECK(out[std::size_t(seed)]);
-  CHECK(out[std::size_t(partner)]);
-  CHECK(std::count(out.begin(), out.end(), char(1)) == 2);
-  // A left thigh joint 1e30 away puts the midline there: every reflection lands far out (the
-  // grid's cell index must stay an integer: the sanitizer build checks it), nothing matches.
-  c.bind_world[std::size_t(c.joint_index(c.roles.upper_leg[0]))](0, 3) = 1e30;
-  out = retail::mixed_base_skin(m, legs, mixed, c, tol);
-  CHECK(out[std::size_t(seed)]);
-  CHECK(std::count(out.begin(), out.end(), char(1)) == 1);
 }
 
 TEST_CASE("detect: skin nearest a bone of a region - by hand", "[detect]") {

@@ -3,8 +3,8 @@
 #include "retail/detect/detect.h"
 #include "support.h"
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 
 TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsewhere", "[detect]") {
@@ -67,4 +67,27 @@ TEST_CASE("detect: mixed base skin and its mirror image, and a thigh joint far o
   out = retail::mixed_base_skin(m, legs, mixed, c, tol);
   CHECK(out[std::size_t(seed)]);
   CHECK(std::count(out.begin(), out.end(), char(1)) == 1);
+}
+
+TEST_CASE("detect: the mirror cue is the same on one worker or several", "[detect]") {
+  // Every leg-weighted vertex at x > 0 marked mixed: their mirror images are found whatever the
+  // number of workers looking them up.
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Thin;
+  retail::GeneratedRig rig = test::make_rig(o);
+  retail::Model model = retail::parse_model(rig.doc);
+  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
+  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
+  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
+  std::vector<double> legs = retail::leg_share(m, sw, retail::joint_regions(c));
+  std::vector<char> mixed(m.size(), 0);
+  std::size_t marked = 0;
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (legs[v] >= 0.5 && m.welded(Eigen::Index(v), 0) > 0) mixed[v] = 1, ++marked;
+  REQUIRE(marked > 0);
+  const double tol = 0.02 * c.height;
+  const std::vector<char> one = retail::mixed_base_skin(m, legs, mixed, c, tol, 1);
+  const std::vector<char> many = retail::mixed_base_skin(m, legs, mixed, c, tol, 3);
+  CHECK(one == many);
+  CHECK(std::size_t(std::count(one.begin(), one.end(), char(1))) > marked); // mirrors found
 }

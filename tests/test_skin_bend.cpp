@@ -149,3 +149,39 @@ TEST_CASE("skin bend: a ring edge tears sooner one way than another, each way as
   CHECK(b.least == lo);
   CHECK(hi > 2 * lo); // the direction matters
 }
+
+TEST_CASE("skin bend: every joint's table is the same on one worker or several", "[skin_bend]") {
+  // Five joints down the axis, each vertex blended over two neighbouring links, and ring edges
+  // at every depth: each joint reads its own table, so the worker count cannot change one.
+  Case c;
+  const int K = 5;
+  c.skin.weight = Eigen::MatrixXd::Zero(4 * K, K);
+  for (int v = 0; v < 4 * K; ++v) {
+    const double depth = 0.1 + 0.25 * v / 4.0, a = M_PI / 2 * (v % 4);
+    c.bind.push_back(depth * kDown + 0.05 * Eigen::Vector3d(std::cos(a), 0, std::sin(a)));
+    c.skin.vertices.push_back(v);
+    const int link = std::min(K - 1, v / 4);
+    c.skin.weight(v, link) = 0.7;
+    c.skin.weight(v, std::min(K - 1, link + 1)) += 0.3;
+    if (v % 4) c.edges.push_back({v - 1, v});
+    if (v >= 4) c.edges.push_back({v - 4, v});
+  }
+  std::vector<Eigen::Vector3d> joints;
+  for (int j = 0; j <= K; ++j) joints.push_back(0.25 * j * kDown);
+  const std::vector<double> upper(std::size_t(K), INFINITY);
+  retail::SkinBendParams one, many;
+  one.threads = 1;
+  many.threads = 3;
+  const auto a = retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, upper, one);
+  const auto b = retail::weighted_bend_limits(c.bind, c.edges, c.skin, joints, upper, many);
+  REQUIRE(a.size() == std::size_t(K));
+  REQUIRE(b.size() == a.size());
+  bool any_finite = false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].least == b[i].least);
+    CHECK(a[i].by_axis == b[i].by_axis);
+    CHECK(a[i].axis0 == b[i].axis0);
+    any_finite = any_finite || std::isfinite(a[i].least);
+  }
+  CHECK(any_finite); // some edge does tear within a half turn
+}

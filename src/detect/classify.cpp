@@ -431,7 +431,8 @@ BaseCues base_cues(const WeldedMesh& m, const SkinWeights& sw, const Character& 
   const std::vector<char> shin = nearest_in_region(det.field, det.segments, region, "leg");
   const std::vector<char> mixed = limbs_mixed(m, sw, c, params.evidence_mix);
   if (params.base_mixed_mirror_h > 0)
-    cues.limbs_mixed = mixed_base_skin(m, legs, mixed, c, params.base_mixed_mirror_h * c.height);
+    cues.limbs_mixed =
+        mixed_base_skin(m, legs, mixed, c, params.base_mixed_mirror_h * c.height, params.threads);
   for (std::size_t v = 0; v < cues.leg_midline.size(); ++v)
     if (shin[v] && !(params.base_mixed_shin && mixed[v])) cues.leg_midline[v] = INFINITY;
   cues.beyond_end.assign(m.size(), 0);

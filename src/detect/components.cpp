@@ -1,9 +1,12 @@
 // Far pieces: connected far skin, the junction split for thick bodies, separate shells.
 #include "detect/classify_internal.h"
 #include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/geodesic.h"
 #include "retail/detect/graph.h"
+
+#include <Eigen/Geometry>
 
 #include <algorithm>
 #include <array>
@@ -136,9 +139,43 @@ std::vector<double> leg_midline_distance(const WeldedMesh& m, const std::vector<
   return out;
 }
 
+namespace {
+
+using Cell = std::array<long long, 3>;
+using CellMap = std::map<Cell, std::vector<int>>;
+
+/// The cell (`size` wide) of p. Far-out points (a joint 1e30 away reflects the skin there) share
+/// the outermost cells, as in the weld: the distance test still decides, and index +-1 stays
+/// within a long long.
+Cell cell_of(const Eigen::Vector3d& p, double size) {
+  Cell c;
+  for (int k = 0; k < 3; ++k) {
+    const double x = p[k] / size;
+    c[std::size_t(k)] = (long long)std::floor(std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0);
+  }
+  return c;
+}
+
+/// Is a vertex of `grid` (cells `tolerance` wide) within `tolerance` of q? Stops at the first.
+bool near_any(const WeldedMesh& m, const CellMap& grid, const Eigen::Vector3d& q,
+              double tolerance) {
+  const Cell k = cell_of(q, tolerance);
+  for (long long dx = -1; dx <= 1; ++dx)
+    for (long long dy = -1; dy <= 1; ++dy)
+      for (long long dz = -1; dz <= 1; ++dz) {
+        auto it = grid.find({k[0] + dx, k[1] + dy, k[2] + dz});
+        if (it == grid.end()) continue;
+        for (int v : it->second)
+          if ((m.welded.row(Eigen::Index(v)).transpose() - q).norm() <= tolerance) return true;
+      }
+  return false;
+}
+
+} // namespace
+
 std::vector<char> mixed_base_skin(const WeldedMesh& m, const std::vector<double>& legs,
                                   const std::vector<char>& mixed, const Character& c,
-                                  double tolerance) {
+                                  double tolerance, int threads) {
   std::vector<char> out(m.size(), 0);
   for (std::size_t w = 0; w < m.size(); ++w) out[w] = legs[w] >= 0.5 && mixed[w];
   int l = c.joint_index(c.roles.upper_leg[0]), r = c.joint_index(c.roles.upper_leg[1]);
@@ -147,37 +184,29 @@ std::vector<char> mixed_base_skin(const WeldedMesh& m, const std::vector<double>
   if (!(axis.norm() > 0)) return out;
   axis.normalize();
   const double mid = 0.5 * (c.bind_position(l) + c.bind_position(r)).dot(axis);
-  // Hash grid (cell = tolerance) of the mixed leg-weighted skin.
-  // Far-out points (a joint 1e30 away reflects the skin there) share the outermost cells, as in
-  // the weld: the distance test still decides, and index +-1 stays within a long long.
-  auto index = [&](double x) {
-    x /= tolerance;
-    return (long long)std::floor(std::isfinite(x) ? std::clamp(x, -4e18, 4e18) : 0.0);
-  };
-  auto cell = [&](const Eigen::Vector3d& p) {
-    return std::array<long long, 3>{index(p.x()), index(p.y()), index(p.z())};
-  };
-  std::map<std::array<long long, 3>, std::vector<int>> grid;
+  // Hash grid (cell = tolerance) of the mixed leg-weighted skin, and its box grown by the
+  // tolerance: a reflection outside the box matches nothing.
+  CellMap grid;
+  Eigen::AlignedBox3d box;
   for (std::size_t w = 0; w < m.size(); ++w)
-    if (out[w]) grid[cell(m.welded.row(Eigen::Index(w)).transpose())].push_back(int(w));
+    if (out[w]) {
+      grid[cell_of(m.welded.row(Eigen::Index(w)).transpose(), tolerance)].push_back(int(w));
+      box.extend(m.welded.row(Eigen::Index(w)).transpose());
+    }
   if (grid.empty()) return out;
+  box.min().array() -= tolerance;
+  box.max().array() += tolerance;
+  // Each vertex writes its own entry: the same on any number of workers.
   std::vector<char> mirrored = out;
-  for (std::size_t w = 0; w < m.size(); ++w) {
-    if (out[w] || !(legs[w] >= 0.5)) continue;
-    const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
-    const Eigen::Vector3d q = p - 2 * (p.dot(axis) - mid) * axis; // reflected across the midline
-    const auto k = cell(q);
-    bool found = false;
-    for (long long dx = -1; dx <= 1 && !found; ++dx)
-      for (long long dy = -1; dy <= 1 && !found; ++dy)
-        for (long long dz = -1; dz <= 1 && !found; ++dz) {
-          auto it = grid.find({k[0] + dx, k[1] + dy, k[2] + dz});
-          if (it == grid.end()) continue;
-          for (std::size_t i = 0; i < it->second.size() && !found; ++i)
-            found = (m.welded.row(Eigen::Index(it->second[i])).transpose() - q).norm() <= tolerance;
-        }
-    mirrored[w] = found;
-  }
+  constexpr std::size_t kBlock = 4096;
+  parallel_for((m.size() + kBlock - 1) / kBlock, threads, [&](std::size_t b) {
+    for (std::size_t w = b * kBlock; w < std::min(m.size(), (b + 1) * kBlock); ++w) {
+      if (out[w] || !(legs[w] >= 0.5)) continue;
+      const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
+      const Eigen::Vector3d q = p - 2 * (p.dot(axis) - mid) * axis; // reflected across the midline
+      if (box.contains(q)) mirrored[w] = near_any(m, grid, q, tolerance);
+    }
+  });
   return mirrored;
 }
 

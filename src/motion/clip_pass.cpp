@@ -227,11 +227,9 @@ CharacterWork prepare_input_rigs(const ClipPassInput& in, std::size_t k,
   return w;
 }
 
-/// The result rig and the springs of w's character, from the plan held in memory.
-void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const HeldSkins& held,
-                        const Character& rigged, const ClipPassParams& params, CharacterWork& w) {
-  const CharacterResult& cr = (*in.results)[w.character];
-  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged, &held);
+/// The meters of w's result rig (w.result): the whole rig and each judged tier's edges.
+void prepare_output_meters(const Model& rigged_model, const ClipPassParams& params,
+                           CharacterWork& w) {
   bool shared = false;
   for (const auto& tiers : w.judge) shared = shared || tiers[0].shared;
   w.output_rig = std::make_unique<StretchMeter>(
@@ -243,28 +241,45 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
         t.output = std::make_unique<StretchMeter>(
             std::vector<StretchRig>{{&rigged_model, w.result.get(), false, true, false}}, t.edges,
             t.ends, params.stretch);
-  if (params.bake) {
-    w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
-                                                        : body_floor(*w.result, rigged, cr);
-    std::vector<ChainSpec> grown; // chains with bones (a rigid fallback has none)
-    std::vector<int> leg_joints;
-    const std::vector<RestObstacle> at_bind = leg_capsules(*w.result, rigged, {}, &leg_joints);
-    std::vector<RestObstacle> legs =
-        swept_capsules(*in.doc, rigged_model, rigged, rigged.roles.hips, at_bind, leg_joints,
-                       in.clips, params.stretch.samples);
-    legs.insert(legs.end(), at_bind.begin(), at_bind.end());
-    for (const auto& ch : cr.chains)
-      if (!ch.nodes.empty()) {
-        grown.push_back(tail_chain_spec(rigged, ch));
-        weigh_tail_bend(*w.result, w.edges(), rigged, ch, params.bake_params.spring.min_skin_ratio,
-                        grown.back());
-        grown.back().clear_of = legs;
-        grown.back().limb_colliders = at_bind;
-        grown.back().limb_collider_joints = leg_joints;
-        grown.back().collider_skin_share = params.bake_params.collider_skin_share;
-      }
-    w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
-  }
+}
+
+/// The springs of w's character (w.floor, w.chains) on its result rig (w.result).
+void prepare_springs(const ClipPassInput& in, const Model& rigged_model, const Character& rigged,
+                     const ClipPassParams& params, CharacterWork& w) {
+  const CharacterResult& cr = (*in.results)[w.character];
+  w.floor = std::isfinite(params.bake_params.floor_y) ? params.bake_params.floor_y
+                                                      : body_floor(*w.result, rigged, cr);
+  std::vector<ChainSpec> grown; // chains with bones (a rigid fallback has none)
+  std::vector<int> leg_joints;
+  const std::vector<RestObstacle> at_bind = leg_capsules(*w.result, rigged, {}, &leg_joints);
+  std::vector<RestObstacle> legs =
+      swept_capsules(*in.doc, rigged_model, rigged, rigged.roles.hips, at_bind, leg_joints,
+                     in.clips, params.stretch.samples);
+  legs.insert(legs.end(), at_bind.begin(), at_bind.end());
+  for (const auto& ch : cr.chains)
+    if (!ch.nodes.empty()) {
+      grown.push_back(tail_chain_spec(rigged, ch));
+      weigh_tail_bend(*w.result, w.edges(), rigged, ch, params.bake_params.spring.min_skin_ratio,
+                      grown.back(), params.threads);
+      grown.back().clear_of = legs;
+      grown.back().limb_colliders = at_bind;
+      grown.back().limb_collider_joints = leg_joints;
+      grown.back().collider_skin_share = params.bake_params.collider_skin_share;
+    }
+  w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
+}
+
+/// The result rig and the springs of w's character, from the plan held in memory. The meters
+/// and the springs read the result rig and write fields of their own: built side by side.
+void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, const HeldSkins& held,
+                        const Character& rigged, const ClipPassParams& params, CharacterWork& w) {
+  w.result = std::make_unique<SkinSampler>(*in.doc, rigged_model, rigged, &held);
+  parallel_for(params.bake ? 2 : 1, params.threads, [&](std::size_t task) {
+    if (task == 0)
+      prepare_output_meters(rigged_model, params, w);
+    else
+      prepare_springs(in, rigged_model, rigged, params, w);
+  });
 }
 
 /// One character's hair chains, ready to bake.

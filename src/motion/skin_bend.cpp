@@ -2,6 +2,7 @@
 #include "retail/motion/skin_bend.h"
 
 #include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "retail/motion/spring.h"
 
 #include <Eigen/Geometry>
@@ -32,7 +33,7 @@ ChainSkin chain_skin(const SkinSampler& skin, const std::vector<int>& links,
 }
 
 void SkinBendParams::validate() const {
-  if (!(min_ratio > 0 && min_ratio < 1) || axes < 1 || first_joint < 0)
+  if (!(min_ratio > 0 && min_ratio < 1) || axes < 1 || first_joint < 0 || threads < 0)
     throw Error(ExitCode::Usage, "skin bend parameters out of range");
 }
 
@@ -159,18 +160,23 @@ std::vector<JointBend> weighted_bend_limits(const std::vector<Eigen::Vector3d>& 
     const int ra = row[std::size_t(edges[k].first)], rb = row[std::size_t(edges[k].second)];
     if (ra >= 0 || rb >= 0) on.push_back({ra, rb}), which.push_back(k);
   }
-  for (Eigen::Index i = std::max(0, params.first_joint); i < K; ++i) {
-    const Eigen::Vector3d& J = joints[std::size_t(i)];
-    const Eigen::Vector3d d = joints[std::size_t(i) + 1] - J;
-    if (!(d.norm() > 0)) continue;
-    read_joint(bind, edges, on, which, share, i, J, d.normalized(), params, limit[std::size_t(i)]);
-  }
+  // Each joint reads its own table into its own entry: the same on any number of workers.
+  const std::size_t first = std::size_t(std::max(0, params.first_joint));
+  parallel_for(std::size_t(K) - std::min(first, std::size_t(K)), params.threads,
+               [&](std::size_t item) {
+                 const Eigen::Index i = Eigen::Index(first + item);
+                 const Eigen::Vector3d& J = joints[std::size_t(i)];
+                 const Eigen::Vector3d d = joints[std::size_t(i) + 1] - J;
+                 if (!(d.norm() > 0)) return;
+                 read_joint(bind, edges, on, which, share, i, J, d.normalized(), params,
+                            limit[std::size_t(i)]);
+               });
   return limit;
 }
 
 void weigh_tail_bend(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
                      const Character& c, const ChainResult& chain, double run_ratio,
-                     ChainSpec& spec) {
+                     ChainSpec& spec, int threads) {
   const double ratio =
       std::isnan(spec.min_skin_ratio) ? run_ratio : std::max(spec.min_skin_ratio, run_ratio);
   if (!(ratio > 0 && ratio < 1) || spec.bones.empty() || spec.end < 0) return;
@@ -190,6 +196,7 @@ void weigh_tail_bend(const SkinSampler& skin, const std::vector<std::pair<int, i
                                (joints[i + 1] - joints[i]).norm(), ratio);
   SkinBendParams params; // every joint, the first too (its skin is the root band's)
   params.min_ratio = ratio;
+  params.threads = threads;
   spec.weighted_limit = weighted_bend_limits(
       skin.bind(), edges, chain_skin(skin, spec.bones, vertices), joints, upper, params);
 }

@@ -117,8 +117,8 @@ struct DetectParams {
   double hair_length_heads = 1.0;
   double hair_drop_heads = 0.3;
   double hair_head_weight = 0.2;
-  /// Worker threads for the per-vertex skeleton distance (0: one per core); detection does not
-  /// depend on it.
+  /// Worker threads for the per-vertex skeleton distance and the mirror cue (0: one per core);
+  /// detection does not depend on it.
   int threads = 0;
   void validate() const; ///< Failure: Error(Usage)
 };
@@ -288,10 +288,11 @@ struct BaseCues {
 /// Per welded vertex: weighted at least half to the legs (`legs`) and `mixed` (limbs_mixed), or
 /// leg-weighted and within `tolerance` of the mirror image (across the midline plane of
 /// leg_midline_distance) of such a vertex: an auto-rigger splits a symmetric base's weights
-/// unevenly between the sides.
+/// unevenly between the sides. Looked up on `threads` workers (0: one per core); the result
+/// does not depend on their number.
 std::vector<char> mixed_base_skin(const WeldedMesh& mesh, const std::vector<double>& legs,
                                   const std::vector<char>& mixed, const Character& character,
-                                  double tolerance);
+                                  double tolerance, int threads = 1);
 
 /// Raw pieces of far skin before classification: connected far components; a protrusion split
 /// off where it meets a body (find_junction), its base grown past the cut over connected

@@ -35,6 +35,9 @@ struct SkinBendParams {
   /// Joints before this one keep `upper` (0: every joint is read, a tail's joint 0 over its
   /// root band's skin). At least 0.
   int first_joint = 0;
+  /// Worker threads for the joints (0: one per hardware thread); the result does not depend on
+  /// it. At least 0.
+  int threads = 0;
   void validate() const;
 };
 
@@ -63,9 +66,9 @@ std::vector<JointBend> weighted_bend_limits(const std::vector<Eigen::Vector3d>& 
 /// `edges` its mesh edges): the bend each link's weights allow (skin_bend.h) at the ratio its
 /// spring uses (spec.min_skin_ratio when stricter than `run_ratio`, SpringParams::
 /// min_skin_ratio), never past the radius model's limit. Left empty when the limit is off
-/// (ratio 0) or the chain's joints are not the character's.
+/// (ratio 0) or the chain's joints are not the character's. `threads`: as SkinBendParams'.
 void weigh_tail_bend(const SkinSampler& skin, const std::vector<std::pair<int, int>>& edges,
                      const Character& c, const ChainResult& chain, double run_ratio,
-                     ChainSpec& spec);
+                     ChainSpec& spec, int threads = 0);
 
 } // namespace retail
