@@ -12,17 +12,63 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <map>
 #include <memory>
+#include <system_error>
 
 namespace retail {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Per input character, its skin and mesh edges once the tear probe has built them (null:
-/// not yet), for the clip pass's input rigs.
-using InputSkins = std::vector<std::shared_ptr<const SkinEdges>>;
+using SkinList = std::vector<std::shared_ptr<const SkinEdges>>;
+
+/// Per input character, its skin and mesh edges (SkinEdges) for the tear probe and the clip
+/// pass's input rigs. When there are clips to measure by they are built on a thread of their
+/// own from the start of planning (the weld and detection read none of them); `get` and `all`
+/// wait for that thread. A character whose build failed there (or every one, when no thread
+/// could be started) is built where it is first read, failing as it did before.
+class InputSkins {
+public:
+  InputSkins(const Input& in, bool wanted) : in_(in), built_(in.characters.size()) {
+    if (!wanted) return;
+    try {
+      pending_ = std::async(std::launch::async, [&in] {
+        SkinList out(in.characters.size());
+        for (std::size_t k = 0; k < out.size(); ++k) try {
+            out[k] = std::make_shared<const SkinEdges>(in.doc, in.model, in.characters[k]);
+          } catch (...) { // left null: built again, and failing, where it is read
+          }
+        return out;
+      });
+    } catch (const std::system_error&) { // no thread to be had: built where read
+    }
+  }
+  /// Character k's (its build's failure is thrown here).
+  const std::shared_ptr<const SkinEdges>& get(std::size_t k) {
+    collect();
+    if (!built_[k])
+      built_[k] = std::make_shared<const SkinEdges>(in_.doc, in_.model, in_.characters[k]);
+    return built_[k];
+  }
+  /// Every character's that was built (null where a build failed: the clip pass builds it).
+  const SkinList& all() {
+    collect();
+    return built_;
+  }
+
+private:
+  void collect() {
+    if (!pending_.valid()) return;
+    SkinList done = pending_.get();
+    for (std::size_t k = 0; k < done.size(); ++k)
+      if (!built_[k]) built_[k] = std::move(done[k]);
+  }
+  const Input& in_;
+  SkinList built_;
+  std::future<SkinList> pending_;
+};
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -45,7 +91,7 @@ void clear_clip_results(std::size_t characters, RunResult& result) {
 /// result's stretch, bakes, floors, rests, hair bakes, --fail-on failures and the stage line.
 ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
                              const RunParams& params, const RigEdit& plans, bool hair,
-                             const InputSkins& skins, RunResult& result) {
+                             InputSkins& skins, RunResult& result) {
   const auto t0 = Clock::now();
   ClipPassInput pin;
   pin.doc = &in.doc;
@@ -54,7 +100,7 @@ ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
   pin.input_characters = &in.characters;
   pin.results = &result.characters;
   pin.hair = hair ? &result.hair : nullptr;
-  pin.input_skins = &skins;
+  pin.input_skins = &skins.all();
   pin.clips = clips;
   ClipPassParams pp;
   pp.bind = params.bind;
@@ -93,7 +139,7 @@ ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
 ClipPassResult rerig_and_measure(const Input& in, const std::vector<int>& clips,
                                  const RunParams& params,
                                  const std::vector<std::map<int, PieceOverride>>& overrides,
-                                 const std::vector<TearProbe>& tears, const InputSkins& skins,
+                                 const std::vector<TearProbe>& tears, InputSkins& skins,
                                  RigEdit& plans, RunResult& result) {
   auto t0 = Clock::now();
   std::size_t chains = 0, pieces = 0, hair_chains = 0;
@@ -204,14 +250,18 @@ void check_selectors(const RerigParams& p, const std::vector<CharacterResult>& c
   }
 }
 
+/// Are there clips for the tear probe (and later the clip pass) to measure the input by?
+bool probed(const std::vector<int>& clips, const RunParams& params) {
+  return !clips.empty() && params.rerig.mode != Mode::Detect;
+}
+
 /// Per character of the input: a probe of where it tears under the clips (tear_map.h) for the
 /// planner's evidence, measuring each focus once (the harm check re-plans with the same one).
 /// Empty probes when there is no clip to measure by.
 std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clips,
                                    const RunParams& params, InputSkins& skins, RunResult& result) {
   std::vector<TearProbe> out(in.characters.size());
-  skins.assign(in.characters.size(), nullptr);
-  if (clips.empty() || params.rerig.mode == Mode::Detect) return out;
+  if (!probed(clips, params)) return out;
   struct Cache {
     std::vector<char> focus;
     TearEvidence tears;
@@ -222,11 +272,9 @@ std::vector<TearProbe> tear_probes(const Input& in, const std::vector<int>& clip
     out[k] = [&in, &params, &skins, &result, clips, k, cache](const std::vector<char>& focus) {
       if (cache->filled && cache->focus == focus) return cache->tears;
       const auto t0 = Clock::now();
-      if (!skins[k])
-        skins[k] = std::make_shared<const SkinEdges>(in.doc, in.model, in.characters[k]);
       const std::vector<bool> marked(focus.begin(), focus.end());
-      const TearMap map =
-          measure_tears(in.doc, in.model, *skins[k], clips, marked, params.stretch, params.threads);
+      const TearMap map = measure_tears(in.doc, in.model, *skins.get(k), clips, marked,
+                                        params.stretch, params.threads);
       TearEvidence e;
       e.rest = map.rest_share();
       e.share.assign(map.samples.size(), NAN);
@@ -246,7 +294,7 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
                       RunResult& result) {
   std::vector<std::map<int, PieceOverride>> overrides(in.characters.size());
   std::vector<std::map<int, PieceJudge>> verdicts(in.characters.size());
-  InputSkins skins;
+  InputSkins skins(in, probed(clips, params));
   const std::vector<TearProbe> tears = tear_probes(in, clips, params, skins, result);
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
   const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
