@@ -11,9 +11,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <map>
+#include <cstdint>
 #include <numeric>
 #include <queue>
+#include <unordered_map>
 
 namespace retail {
 
@@ -142,7 +143,21 @@ std::vector<double> leg_midline_distance(const WeldedMesh& m, const std::vector<
 namespace {
 
 using Cell = std::array<long long, 3>;
-using CellMap = std::map<Cell, std::vector<int>>;
+/// splitmix64's finaliser over the three indices: lookups only test membership, so the map's
+/// order (and the hash) never reaches a result.
+struct CellHash {
+  std::size_t operator()(const Cell& c) const {
+    std::uint64_t h = 0;
+    for (long long x : c) {
+      std::uint64_t z = (h ^ std::uint64_t(x)) + 0x9e3779b97f4a7c15ULL;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      h = z ^ (z >> 31);
+    }
+    return std::size_t(h);
+  }
+};
+using CellMap = std::unordered_map<Cell, std::vector<int>, CellHash>;
 
 /// The cell (`size` wide) of p. Far-out points (a joint 1e30 away reflects the skin there) share
 /// the outermost cells, as in the weld: the distance test still decides, and index +-1 stays
