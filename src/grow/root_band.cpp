@@ -45,13 +45,6 @@ std::vector<int> grown_band_vertices(const WeldedMesh& mesh, const std::vector<b
   return band_vertices(mesh, inside, grown, passable);
 }
 
-double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
-                  const RootBandParams& params, const std::vector<bool>& passable) {
-  double grown = width;
-  grown_band_vertices(mesh, inside, width, params, passable, grown);
-  return grown;
-}
-
 namespace {
 
 /// Keeps the `most` largest influences (ties: lower node first), renormalised, nodes ascending.

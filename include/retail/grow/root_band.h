@@ -35,7 +35,7 @@ struct RootBandParams {
   double seam_links = 0.25;
   /// A band whose far side (the welded vertices just past it, outside the piece) has fewer
   /// vertices than this share of its near side (the piece's vertices beside it) is grown again
-  /// at twice the width (band_width); 0: never.
+  /// at twice the width (grown_band_vertices); 0: never.
   double min_far_share = 0.5;
   void validate() const; ///< Failure: Error(Usage)
 };
@@ -45,7 +45,7 @@ struct RootBand {
   std::vector<Influences> influences; ///< per band vertex, summing to 1, nodes ascending
   int iterations = 0;
   bool converged = true;
-  double width = 0; ///< the width it was grown to (band_width), m
+  double width = 0; ///< the width it was grown to (grown_band_vertices), m
 };
 
 /// Welded vertices outside `inside` within `width` of it along welded edges that stay on
@@ -53,19 +53,15 @@ struct RootBand {
 std::vector<int> band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
                                double width, const std::vector<bool>& passable = {});
 
-/// The width a band is grown to: `width`, or twice it when the welded vertices outside
-/// `inside` that border band_vertices(mesh, inside, width, passable) (its far side) are fewer
-/// than params.min_far_share times the piece's vertices that border it (its near side). The
-/// harmonic blend takes the band's far values from its far side alone: a band that closes over
-/// a cap whose pole is all that joins it to the rest of the body (a tail modelled as its own
-/// tube, welded at one vertex), or that narrows to a neck of a few vertices, would carry those
-/// few vertices' weights over the whole band; at twice the width it crosses them and ends on
-/// the body's skin. A band with no vertex keeps `width`. Never fails.
-double band_width(const WeldedMesh& mesh, const std::vector<bool>& inside, double width,
-                  const RootBandParams& params, const std::vector<bool>& passable = {});
-
-/// band_vertices(mesh, inside, band_width(...), passable), each band grown once; the width used
-/// in `grown`. Never fails.
+/// The band a piece's root gets: band_vertices(mesh, inside, grown, passable), where `grown` is
+/// `width`, or twice it when the welded vertices outside `inside` that border the band at
+/// `width` (its far side) are fewer than params.min_far_share times the piece's vertices that
+/// border it (its near side). The harmonic blend takes the band's far values from its far side
+/// alone: a band that closes over a cap whose pole is all that joins it to the rest of the body
+/// (a tail modelled as its own tube, welded at one vertex), or that narrows to a neck of a few
+/// vertices, would carry those few vertices' weights over the whole band; at twice the width it
+/// crosses them and ends on the body's skin. A band with no vertex keeps `width`. Each band is
+/// grown once. Never fails.
 std::vector<int> grown_band_vertices(const WeldedMesh& mesh, const std::vector<bool>& inside,
                                      double width, const RootBandParams& params,
                                      const std::vector<bool>& passable, double& grown);
