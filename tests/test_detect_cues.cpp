@@ -7,18 +7,40 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace {
+
+/// A generated thin-tailed rig (symmetric about x = 0) as detection reads it, with each welded
+/// vertex's share on the legs (leg_share).
+struct ThinRig {
+  retail::GeneratedRig rig;
+  retail::Model model;
+  retail::Character c;
+  retail::WeldedMesh m;
+  std::vector<double> legs;
+};
+
+ThinRig thin_rig() {
+  ThinRig t;
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Thin;
+  t.rig = test::make_rig(o);
+  t.model = retail::parse_model(t.rig.doc);
+  t.c = retail::build_characters(t.rig.doc, t.model, {})[0];
+  t.m = retail::weld_character(t.rig.doc, t.model, t.c, {});
+  const retail::SkinWeights sw = retail::read_skin_weights(t.rig.doc, t.model, t.c, t.m);
+  t.legs = retail::leg_share(t.m, sw, retail::joint_regions(t.c));
+  return t;
+}
+
+} // namespace
+
 TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsewhere", "[detect]") {
   // The generated rigs are symmetric about x = 0 (thighs at +-0.1 x the hip width, hips at 0):
   // the midline plane is x = 0. Their tails are weighted to the thighs, their spines are not.
-  retail::RigOptions o;
-  o.tail = retail::TailStyle::Thin;
-  retail::GeneratedRig rig = test::make_rig(o);
-  retail::Model model = retail::parse_model(rig.doc);
-  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
-  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
-  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> d =
-      retail::leg_midline_distance(m, retail::leg_share(m, sw, retail::joint_regions(c)), c);
+  ThinRig t = thin_rig();
+  const retail::Character& c = t.c;
+  const retail::WeldedMesh& m = t.m;
+  std::vector<double> d = retail::leg_midline_distance(m, t.legs, c);
   REQUIRE(d.size() == m.size());
   std::size_t finite = 0, infinite = 0;
   for (std::size_t v = 0; v < d.size(); ++v) {
@@ -36,14 +58,10 @@ TEST_CASE("detect: leg-weighted skin's distance from the midline, infinite elsew
 TEST_CASE("detect: mixed base skin and its mirror image, and a thigh joint far out", "[detect]") {
   // The generated rigs are symmetric about x = 0: mark one leg-weighted vertex at x > 0 mixed;
   // its mirror partner (same y, z, x negated) is found within the tolerance, nothing beside it.
-  retail::RigOptions o;
-  o.tail = retail::TailStyle::Thin;
-  retail::GeneratedRig rig = test::make_rig(o);
-  retail::Model model = retail::parse_model(rig.doc);
-  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
-  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
-  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> legs = retail::leg_share(m, sw, retail::joint_regions(c));
+  ThinRig t = thin_rig();
+  retail::Character& c = t.c;
+  const retail::WeldedMesh& m = t.m;
+  const std::vector<double>& legs = t.legs;
   const double tol = 1e-6 * c.height;
   int seed = -1, partner = -1;
   for (std::size_t v = 0; v < m.size() && partner < 0; ++v) {
@@ -72,14 +90,10 @@ TEST_CASE("detect: mixed base skin and its mirror image, and a thigh joint far o
 TEST_CASE("detect: the mirror cue is the same on one worker or several", "[detect]") {
   // Every leg-weighted vertex at x > 0 marked mixed: their mirror images are found whatever the
   // number of workers looking them up.
-  retail::RigOptions o;
-  o.tail = retail::TailStyle::Thin;
-  retail::GeneratedRig rig = test::make_rig(o);
-  retail::Model model = retail::parse_model(rig.doc);
-  retail::Character c = retail::build_characters(rig.doc, model, {})[0];
-  retail::WeldedMesh m = retail::weld_character(rig.doc, model, c, {});
-  retail::SkinWeights sw = retail::read_skin_weights(rig.doc, model, c, m);
-  std::vector<double> legs = retail::leg_share(m, sw, retail::joint_regions(c));
+  ThinRig t = thin_rig();
+  const retail::Character& c = t.c;
+  const retail::WeldedMesh& m = t.m;
+  const std::vector<double>& legs = t.legs;
   std::vector<char> mixed(m.size(), 0);
   std::size_t marked = 0;
   for (std::size_t v = 0; v < m.size(); ++v)
