@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
 
 namespace retail {
 
@@ -70,17 +69,22 @@ double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
 double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
   std::vector<bool> in(m.size(), false);
   for (int v : vertices) in[std::size_t(v)] = true;
-  std::map<std::pair<int, int>, int> uses;
+  std::vector<std::pair<int, int>> edges; // every use of an edge, (low, high)
   for (const auto& f : m.faces) {
     if (!in[std::size_t(f[0])] || !in[std::size_t(f[1])] || !in[std::size_t(f[2])]) continue;
     for (int e = 0; e < 3; ++e) {
       int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
-      ++uses[{std::min(a, b), std::max(a, b)}];
+      edges.push_back({std::min(a, b), std::max(a, b)});
     }
   }
+  std::sort(edges.begin(), edges.end()); // summed in ascending edge order
   double length = 0;
-  for (const auto& [edge, n] : uses)
-    if (n == 1) length += (m.welded.row(edge.first) - m.welded.row(edge.second)).norm();
+  for (std::size_t i = 0; i < edges.size();) {
+    std::size_t j = i + 1;
+    while (j < edges.size() && edges[j] == edges[i]) ++j;
+    if (j - i == 1) length += (m.welded.row(edges[i].first) - m.welded.row(edges[i].second)).norm();
+    i = j;
+  }
   return length;
 }
 

@@ -39,7 +39,12 @@ std::vector<int> one_place(const WeldedMesh& m, const std::vector<int>& shell,
   std::vector<bool> allowed(m.size(), false);
   for (int v : shell) allowed[std::size_t(v)] = true;
   const int first = nearest.front();
-  std::vector<double> g = geodesic_distance(m, {first}, allowed, INFINITY);
+  // Only distances up to the largest detour allowed are compared: the walk stops there (every
+  // vertex within it still gets its exact distance).
+  double limit = 0;
+  for (int v : nearest)
+    limit = std::max(limit, kCollarDetour * (m.welded.row(v) - m.welded.row(first)).norm());
+  std::vector<double> g = geodesic_distance(m, {first}, allowed, limit);
   std::vector<int> out, rest;
   for (int v : nearest) {
     const double straight = (m.welded.row(v) - m.welded.row(first)).norm();

@@ -7,16 +7,24 @@ namespace retail {
 
 std::vector<std::vector<int>> welded_components(const WeldedMesh& m,
                                                 const std::vector<bool>& member) {
+  // Label each part by flooding from its lowest vertex, then list every part's vertices in one
+  // ascending sweep (each part comes out sorted without a sort).
   std::vector<bool> seen(m.size(), false);
-  std::vector<std::vector<int>> out;
+  std::vector<int> label(m.size(), -1);
+  std::vector<std::size_t> sizes;
   auto admit = [&](int v) { return bool(member[std::size_t(v)]); };
   for (std::size_t s = 0; s < m.size(); ++s) {
     if (!member[s] || seen[s]) continue;
-    std::vector<int> comp = flood_welded(m, {int(s)}, seen, admit);
-    comp.push_back(int(s));
-    std::sort(comp.begin(), comp.end());
-    out.push_back(std::move(comp));
+    const int part = int(sizes.size());
+    const std::vector<int> comp = flood_welded(m, {int(s)}, seen, admit);
+    label[s] = part;
+    for (int v : comp) label[std::size_t(v)] = part;
+    sizes.push_back(comp.size() + 1);
   }
+  std::vector<std::vector<int>> out(sizes.size());
+  for (std::size_t k = 0; k < sizes.size(); ++k) out[k].reserve(sizes[k]);
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (label[v] >= 0) out[std::size_t(label[v])].push_back(int(v));
   return out;
 }
 
