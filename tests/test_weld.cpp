@@ -232,3 +232,24 @@ TEST_CASE("graph: floods depth-first from the seeds in order, components and rin
   CHECK(retail::welded_ring(m, {1, 0}) == std::vector<int>{2, 3});
   CHECK(retail::welded_ring(m, {5, 6, 7}).empty());
 }
+
+TEST_CASE("graph: open border of a square, a triangle of it, a closed tetrahedron", "[weld]") {
+  // Unit square 0-1-2-3 as two triangles; 4 the apex of a tetrahedron over 0, 1, 2.
+  const std::vector<Eigen::Vector3d> pts = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {1, 0, 1}};
+  WeldedMesh square = test::mesh_from(pts, {{0, 1, 2}, {0, 2, 3}});
+  WeldedMesh tetra = test::mesh_from(pts, {{0, 2, 1}, {0, 1, 4}, {1, 2, 4}, {2, 0, 4}});
+  for (bool graph : {true, false}) { // false: no adjacency, every use sorted and counted
+    if (!graph)
+      for (WeldedMesh* m : {&square, &tetra}) {
+        m->adjacency_start.assign(m->size() + 1, 0);
+        m->adjacency.clear();
+        m->edge_length.clear();
+      }
+    CHECK(retail::open_border(square, {0, 1, 2, 3}) == Approx(4.0)); // the diagonal is shared
+    CHECK(retail::open_border(square, {0, 1, 2}) == Approx(2 + std::sqrt(2.0)));
+    CHECK(retail::open_border(square, {0, 1}) == 0.0); // no face has all its corners
+    CHECK(retail::open_border(tetra, {0, 1, 2, 4}) == 0.0);
+    CHECK(retail::open_border(tetra, {0, 1, 2, 3, 4}) == 0.0);
+    CHECK(retail::open_border(tetra, {0, 1, 4}) == Approx(2 + std::sqrt(2.0))); // 1, 1, sqrt 2
+  }
+}

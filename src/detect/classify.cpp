@@ -63,31 +63,6 @@ double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
   return vol(li, hi) / std::min(vol(la, ha), vol(lb, hb));
 }
 
-/// Length of the piece's open border: edges of its triangles (all three corners in the piece)
-/// that only one such triangle has. A tube is closed but for its root ring; a sheet (a cape, a
-/// skirt) is open all round.
-double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
-  std::vector<bool> in(m.size(), false);
-  for (int v : vertices) in[std::size_t(v)] = true;
-  std::vector<std::pair<int, int>> edges; // every use of an edge, (low, high)
-  for (const auto& f : m.faces) {
-    if (!in[std::size_t(f[0])] || !in[std::size_t(f[1])] || !in[std::size_t(f[2])]) continue;
-    for (int e = 0; e < 3; ++e) {
-      int a = f[std::size_t(e)], b = f[std::size_t((e + 1) % 3)];
-      edges.push_back({std::min(a, b), std::max(a, b)});
-    }
-  }
-  std::sort(edges.begin(), edges.end()); // summed in ascending edge order
-  double length = 0;
-  for (std::size_t i = 0; i < edges.size();) {
-    std::size_t j = i + 1;
-    while (j < edges.size() && edges[j] == edges[i]) ++j;
-    if (j - i == 1) length += (m.welded.row(edges[i].first) - m.welded.row(edges[i].second)).norm();
-    i = j;
-  }
-  return length;
-}
-
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
              const std::vector<double>& areas, Piece& p) {
   p.reach = 0;

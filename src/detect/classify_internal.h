@@ -3,6 +3,7 @@
 #pragma once
 
 #include "retail/detect/detect.h"
+#include "retail/detect/graph.h"
 
 #include <Eigen/Core>
 #include <initializer_list>
@@ -129,10 +130,6 @@ void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& l
 
 /// Volume of the two pieces' boxes' intersection over the smaller box's (0..1; 0 when apart).
 double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b);
-
-/// Length of the open border of welded `vertices`: edges of their triangles (all three corners
-/// among them) that only one such triangle has (0: a closed shell). O(faces).
-double open_border(const WeldedMesh& m, const std::vector<int>& vertices);
 
 /// A piece's measures from its vertices: reach, centroid distance, elongation, geodesic and L,
 /// area, slenderness, open border (the Piece fields of those names).

@@ -45,4 +45,12 @@ std::vector<std::vector<int>> welded_components(const WeldedMesh& mesh,
 /// it, ascending, each once. Empty when nothing borders the set. Never fails.
 std::vector<int> welded_ring(const WeldedMesh& mesh, const std::vector<int>& set);
 
+/// Length of the open border of the welded vertices `vertices`: the edges of faces with all
+/// three corners among them that only one such face has (a tube: its root ring; a sheet: all
+/// round; a closed shell: 0), in metres of the welded positions. Uses are counted on each
+/// edge's slot in its lower end's adjacency; where a face edge has none (a hand-built graph),
+/// every use is listed, sorted and counted instead. Summed in ascending (low, high) order
+/// either way, so both give the same bits. Never fails.
+double open_border(const WeldedMesh& mesh, const std::vector<int>& vertices);
+
 } // namespace retail
