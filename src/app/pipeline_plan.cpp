@@ -168,14 +168,14 @@ ClipPassResult rerig_and_measure(const Input& in, const std::vector<int>& clips,
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
       HairPlan h = plan_hair(in.doc, in.model, in.characters[k], merge_rig_edits(plans, plan.edit),
                              hp, plan.result.piece_originals, found);
-      plan.edit = merge_rig_edits(std::move(plan.edit), h.edit);
+      plan.edit = merge_rig_edits(std::move(plan.edit), std::move(h.edit));
       hair_chains += h.result.chains.size();
       for (const auto& w : h.result.warnings) result.warnings.push_back(w);
       hair[k] = std::move(h.result);
     } else if (!params.hair.hair.empty()) {
       hair[k].matched.assign(params.hair.hair.size(), true); // detect: not planned
     }
-    plans = merge_rig_edits(std::move(plans), plan.edit);
+    plans = merge_rig_edits(std::move(plans), std::move(plan.edit));
     result.characters.push_back(std::move(plan.result));
     const CharacterResult& r = result.characters.back();
     chains += r.chains.size();

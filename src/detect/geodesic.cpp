@@ -125,12 +125,18 @@ double isoline_radius(const WeldedMesh& m, const std::vector<double>& u, double 
 }
 
 std::vector<double> vertex_areas(const WeldedMesh& m) {
+  return vertex_areas(m, std::vector<bool>(m.size(), true));
+}
+
+std::vector<double> vertex_areas(const WeldedMesh& m, const std::vector<bool>& only) {
   std::vector<double> area(m.size(), 0.0);
   for (const auto& f : m.faces) {
+    if (!only[std::size_t(f[0])] && !only[std::size_t(f[1])] && !only[std::size_t(f[2])]) continue;
     Eigen::Vector3d a = m.welded.row(f[0]).transpose(), b = m.welded.row(f[1]).transpose(),
                     c = m.welded.row(f[2]).transpose();
     double third = (b - a).cross(c - a).norm() / 6.0;
-    for (int v : f) area[std::size_t(v)] += third;
+    for (int v : f)
+      if (only[std::size_t(v)]) area[std::size_t(v)] += third;
   }
   return area;
 }

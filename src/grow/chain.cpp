@@ -121,7 +121,10 @@ Chain grow_chain(const WeldedMesh& m, const Piece& piece, double height,
   chain.bones = K;
   // Centroids of the skin: each vertex stands for a third of the area of its triangles, so a
   // band's centroid does not lean towards where the mesh happens to be densely tessellated.
-  std::vector<double> area = vertex_areas(m);
+  std::vector<bool> banded(m.size(), false); // the collar and the piece: the areas read below
+  for (const auto* list : {&piece.collar, &piece.vertices})
+    for (int v : *list) banded[std::size_t(v)] = true;
+  const std::vector<double> area = vertex_areas(m, banded);
   std::vector<Eigen::Vector3d> sum(std::size_t(K) + 1, Eigen::Vector3d::Zero());
   std::vector<double> mass(std::size_t(K) + 1, 0.0);
   std::vector<int> count(std::size_t(K) + 1, 0);

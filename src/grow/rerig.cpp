@@ -478,14 +478,14 @@ plan_skins(const Model& model, const Character& c, int hips, const RigEdit& prio
 /// Weights: each touched primitive once (a mesh drawn by several skinned nodes must agree).
 void plan_weights(const WeldedMesh& mesh, const Character& c,
                   const std::map<int, std::map<int, int>>& skin_index,
-                  const std::map<std::size_t, NodeInfluences>& changed, RigEdit& edit,
+                  std::map<std::size_t, NodeInfluences> changed, RigEdit& edit,
                   std::vector<std::string>& warnings) {
   std::map<std::pair<int, int>, const SourcePrimitive*> done;
   for (const auto& src : mesh.sources) {
-    std::map<std::size_t, NodeInfluences> mine;
+    std::map<std::size_t, NodeInfluences> mine; // the source's entries, moved (not copied)
     for (auto it = changed.lower_bound(src.first);
-         it != changed.end() && it->first < src.first + src.count; ++it)
-      mine.insert(*it);
+         it != changed.end() && it->first < src.first + src.count;)
+      mine.insert(mine.end(), changed.extract(it++));
     if (mine.empty()) continue;
     auto key = std::make_pair(src.where.mesh, src.where.primitive);
     if (done.count(key)) {
@@ -585,7 +585,7 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   }
   if (changed.empty()) return plan;
   auto skin_index = plan_skins(model, c, x.hips, prior, new_joints, edit);
-  plan_weights(mesh, c, skin_index, changed, edit, out.warnings);
+  plan_weights(mesh, c, skin_index, std::move(changed), edit, out.warnings);
   return plan;
 }
 

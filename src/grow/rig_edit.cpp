@@ -180,31 +180,32 @@ void add_nodes(Document& doc, const RigEdit& edit) {
 
 } // namespace
 
-RigEdit merge_rig_edits(RigEdit first, const RigEdit& later) {
+RigEdit merge_rig_edits(RigEdit first, RigEdit later) {
   if (later.empty()) return first;
   if (later.first_node != first.first_node + int(first.nodes.size()))
     throw Error(ExitCode::InvalidInput, "a later re-rig plan is not numbered after the first");
-  first.nodes.insert(first.nodes.end(), later.nodes.begin(), later.nodes.end());
-  for (const SkinJoints& s : later.skins) {
+  first.nodes.insert(first.nodes.end(), std::make_move_iterator(later.nodes.begin()),
+                     std::make_move_iterator(later.nodes.end()));
+  for (SkinJoints& s : later.skins) {
     auto it = std::find_if(first.skins.begin(), first.skins.end(),
                            [&](const SkinJoints& f) { return f.skin == s.skin; });
     if (it == first.skins.end())
-      first.skins.push_back(s);
+      first.skins.push_back(std::move(s));
     else
       it->add.insert(it->add.end(), s.add.begin(), s.add.end());
   }
-  for (const PrimitiveWeights& p : later.primitives) {
+  for (PrimitiveWeights& p : later.primitives) {
     auto it = std::find_if(first.primitives.begin(), first.primitives.end(),
                            [&](const PrimitiveWeights& f) {
                              return f.source.where.mesh == p.source.where.mesh &&
                                     f.source.where.primitive == p.source.where.primitive;
                            });
     if (it == first.primitives.end()) {
-      first.primitives.push_back(p);
+      first.primitives.push_back(std::move(p));
       continue;
     }
     it->skin_index = p.skin_index;
-    for (const auto& [v, inf] : p.vertices) it->vertices[v] = inf;
+    for (auto& [v, inf] : p.vertices) it->vertices[v] = std::move(inf);
   }
   return first;
 }

@@ -45,4 +45,8 @@ double isoline_radius(const WeldedMesh& mesh, const std::vector<double>& u, doub
 /// Area each welded vertex stands for: a third of the area of its triangles (#W).
 std::vector<double> vertex_areas(const WeldedMesh& mesh);
 
+/// vertex_areas for the welded vertices `only` marks (#W), bit for bit the same there (the
+/// faces summed in the same order), 0 elsewhere: only the faces touching them are measured.
+std::vector<double> vertex_areas(const WeldedMesh& mesh, const std::vector<bool>& only);
+
 } // namespace retail

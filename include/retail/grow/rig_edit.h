@@ -104,8 +104,9 @@ PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& e
 /// numbered from first.first_node + first.nodes.size(), its skin indices counting first's
 /// joints): nodes concatenated; per skin, first's joints then later's; per primitive, later's
 /// skin index (it includes first's joints) and both vertex maps, later's influences winning.
-/// Failure: Error(InvalidInput) when later is not numbered after first.
-RigEdit merge_rig_edits(RigEdit first, const RigEdit& later);
+/// Both are taken by value: pass a plan with std::move when it is not needed after (its parts
+/// are moved, not copied). Failure: Error(InvalidInput) when later is not numbered after first.
+RigEdit merge_rig_edits(RigEdit first, RigEdit later);
 
 /// Splits weights into integers in [0, max] that sum exactly to `max` (largest remainder;
 /// ties to the lower index). Pre: weights >= 0 with a positive sum.
