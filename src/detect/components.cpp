@@ -80,6 +80,31 @@ double find_junction(const WeldedMesh& m, const std::vector<double>& u, double h
   return -1;
 }
 
+namespace {
+
+/// misweighted_skin's test for welded vertex w (first original vertex `first`, skeleton distance
+/// `distance`).
+char misweighted_vertex(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
+                        const std::vector<Segment>& segments,
+                        const std::vector<std::vector<int>>& of_joint, int first, std::size_t w,
+                        double distance, const DetectParams& params) {
+  if (first < 0 || std::size_t(first) >= sw.joint.size()) return 0;
+  const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
+  double weighted = 0;
+  for (int k = 0; k < SkinWeights::kMax; ++k) {
+    int j = sw.joint[std::size_t(first)][std::size_t(k)];
+    double wt = sw.weight[std::size_t(first)][std::size_t(k)];
+    if (j < 0 || !(wt > 0)) continue;
+    double d = INFINITY;
+    for (int s : of_joint[std::size_t(j)])
+      d = std::min(d, segment_distance(p, segments[std::size_t(s)].a, segments[std::size_t(s)].b));
+    weighted += wt * (std::isfinite(d) ? d : (p - c.bind_position(j)).norm());
+  }
+  return weighted > params.misweight_ratio * distance + params.misweight_slack_h * c.height;
+}
+
+} // namespace
+
 std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, const Character& c,
                                    const std::vector<Segment>& segments, const DistanceField& f,
                                    const DetectParams& params) {
@@ -88,23 +113,11 @@ std::vector<char> misweighted_skin(const WeldedMesh& m, const SkinWeights& sw, c
     if (segments[s].joint >= 0) of_joint[std::size_t(segments[s].joint)].push_back(int(s));
   const std::vector<int> first = first_originals(m);
   std::vector<char> out(m.size(), 0);
-  for (std::size_t w = 0; w < m.size(); ++w) {
-    if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
-    const Eigen::Vector3d p = m.welded.row(Eigen::Index(w)).transpose();
-    double weighted = 0;
-    for (int k = 0; k < SkinWeights::kMax; ++k) {
-      int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
-      double wt = sw.weight[std::size_t(first[w])][std::size_t(k)];
-      if (j < 0 || !(wt > 0)) continue;
-      double d = INFINITY;
-      for (int s : of_joint[std::size_t(j)])
-        d = std::min(d,
-                     segment_distance(p, segments[std::size_t(s)].a, segments[std::size_t(s)].b));
-      weighted += wt * (std::isfinite(d) ? d : (p - c.bind_position(j)).norm());
-    }
-    out[w] =
-        weighted > params.misweight_ratio * f.distance[w] + params.misweight_slack_h * c.height;
-  }
+  constexpr std::size_t kBlock = 1 << 14; // vertices per worker item; each writes its own
+  parallel_for((m.size() + kBlock - 1) / kBlock, params.threads, [&](std::size_t b) {
+    for (std::size_t w = b * kBlock; w < std::min(m.size(), (b + 1) * kBlock); ++w)
+      out[w] = misweighted_vertex(m, sw, c, segments, of_joint, first[w], w, f.distance[w], params);
+  });
   return out;
 }
 
@@ -112,13 +125,15 @@ std::vector<double> leg_share(const WeldedMesh& m, const SkinWeights& sw,
                               const std::vector<std::string>& region) {
   std::vector<double> out(m.size(), NAN);
   const std::vector<int> first = first_originals(m);
+  std::vector<char> leg(region.size()); // per joint: in region "thigh" or "leg"
+  for (std::size_t j = 0; j < region.size(); ++j)
+    leg[j] = region[j] == "thigh" || region[j] == "leg";
   for (std::size_t w = 0; w < m.size(); ++w) {
     if (first[w] < 0 || std::size_t(first[w]) >= sw.joint.size()) continue;
     double legs = 0;
     for (int k = 0; k < SkinWeights::kMax; ++k) {
       int j = sw.joint[std::size_t(first[w])][std::size_t(k)];
-      if (j >= 0 && (region[std::size_t(j)] == "thigh" || region[std::size_t(j)] == "leg"))
-        legs += sw.weight[std::size_t(first[w])][std::size_t(k)];
+      if (j >= 0 && leg[std::size_t(j)]) legs += sw.weight[std::size_t(first[w])][std::size_t(k)];
     }
     out[w] = legs;
   }

@@ -243,6 +243,7 @@ double find_junction(const WeldedMesh& mesh, const std::vector<double>& u, doubl
 
 /// Per welded vertex: is its skin mis-weighted (DetectParams::misweight_ratio)? Judged on the
 /// weights of its first original vertex, against `segments` and `field` (its skeleton distance).
+/// Vertices are judged in blocks on params.threads workers (the result does not depend on it).
 std::vector<char> misweighted_skin(const WeldedMesh& mesh, const SkinWeights& weights,
                                    const Character& character, const std::vector<Segment>& segments,
                                    const DistanceField& field, const DetectParams& params);
