@@ -227,3 +227,63 @@ TEST_CASE("rig edit: a plan made against a prior one comes after it", "[rig_edit
   CHECK_THROWS_AS(retail::plan_character(r.rig.doc, r.model, r.c, {}, {}, elsewhere),
                   retail::Error);
 }
+
+TEST_CASE("rig edit: every vertex of a dense rig is written as planned, on any worker count",
+          "[rig_edit]") {
+  // Several blocks of 16k vertices: each block finds its own place in the plan.
+  retail::RigOptions o;
+  o.tube_segments = 48;
+  o.ring_subdivision = 11;
+  Rig r;
+  r.rig = test::make_rig(o);
+  r.model = retail::parse_model(r.rig.doc);
+  r.c = retail::build_characters(r.rig.doc, r.model, {})[0];
+  retail::CharacterPlan plan = retail::plan_character(r.rig.doc, r.model, r.c, {});
+  REQUIRE(plan.edit.primitives.size() == 1);
+  const retail::PrimitiveWeights& pw = plan.edit.primitives[0];
+  REQUIRE(pw.source.count > 3 * (1u << 14));
+  INFO("planned vertices " << pw.vertices.begin()->first << ".." << pw.vertices.rbegin()->first);
+  REQUIRE(pw.vertices.begin()->first >> 14 < pw.vertices.rbegin()->first >> 14); // spans blocks
+  retail::Document one = r.rig.doc, three = r.rig.doc;
+  retail::apply_rig_edit(one, r.model, plan.edit, 1);
+  retail::apply_rig_edit(three, r.model, plan.edit, 3);
+  CHECK(retail::serialize_document(one) == retail::serialize_document(three));
+  // Read back: a planned vertex weighs on its planned nodes only, the largest share on the
+  // planned largest; every other vertex keeps its weights and joints exactly.
+  const retail::Model read = retail::parse_model(three);
+  const auto& attrs = read.meshes[std::size_t(pw.source.where.mesh)]
+                          .primitives[std::size_t(pw.source.where.primitive)]
+                          .attributes;
+  const auto& old_attrs = r.model.meshes[std::size_t(pw.source.where.mesh)]
+                              .primitives[std::size_t(pw.source.where.primitive)]
+                              .attributes;
+  const auto joints = retail::read_accessor_uint(three, read, attrs.at("JOINTS_0"));
+  const auto old_joints = retail::read_accessor_uint(r.rig.doc, r.model, old_attrs.at("JOINTS_0"));
+  const auto w = retail::read_accessor(three, read, attrs.at("WEIGHTS_0"));
+  const auto old_w = retail::read_accessor(r.rig.doc, r.model, old_attrs.at("WEIGHTS_0"));
+  const std::vector<int>& skin = read.skins[std::size_t(pw.source.where.skin)].joints;
+  std::size_t wrong = 0, changed = 0;
+  for (std::size_t v = 0; v < pw.source.count; ++v) {
+    auto it = pw.vertices.find(pw.source.first + v);
+    if (it == pw.vertices.end()) {
+      for (std::size_t k = 0; k < 4; ++k)
+        wrong += joints[v * 4 + k] != old_joints[v * 4 + k] ||
+                 w(Eigen::Index(v), Eigen::Index(k)) != old_w(Eigen::Index(v), Eigen::Index(k));
+      continue;
+    }
+    ++changed;
+    const retail::NodeInfluences& inf = it->second;
+    auto top = std::max_element(inf.begin(), inf.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
+    bool top_found = false;
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (!(w(Eigen::Index(v), Eigen::Index(k)) > 0)) continue;
+      const int node = skin[joints[v * 4 + k]];
+      wrong += std::none_of(inf.begin(), inf.end(), [&](const auto& e) { return e.first == node; });
+      top_found = top_found || node == top->first;
+    }
+    wrong += !top_found;
+  }
+  CHECK(changed == pw.vertices.size());
+  CHECK(wrong == 0);
+}

@@ -343,7 +343,7 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   const bool html = !params.html_path.empty(); // every key to be written, for the page
   const std::vector<RotationTrack> tracks =
       html ? written_tracks(judged, result.spring_bake) : std::vector<RotationTrack>{};
-  apply_rerig(in, judged, vrm, result); // the one write
+  apply_rerig(in, judged, vrm, params.threads, result); // the one write
   t0 = Clock::now();
   if (html) page_output_view(in, judged, tracks, clips, params, result, page);
   result.page_ms += ms_since(t0);

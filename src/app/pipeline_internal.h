@@ -45,8 +45,9 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
 /// (apply_rig_edit), the clip pass's keys (write_clip_pass), the input's springs' keys
 /// (write_spring_bake, from result.spring_bake, which keeps their figures) and the VRM spring
 /// entries (apply_vrm_spring_plan); its stage line "apply" (none when there is nothing to
-/// write).
-void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunResult& result);
+/// write). `threads`: apply_rig_edit's workers.
+void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, int threads,
+                 RunResult& result);
 
 /// The keys apply_rerig writes, as values (bake.h's append_baked_tracks), in its order: the
 /// clip pass's, then the spring bake's (`springs`).

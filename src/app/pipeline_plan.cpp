@@ -315,7 +315,7 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
     bool hair = false; // a stage after the clip pass reads the rig: hold it once for them all
     for (const HairResult& h : result.hair) hair = hair || !h.chains.empty();
     if (hair || !vrm_spring_target(in.doc).empty() || !params.html_path.empty())
-      out.rig = planned_rig(in.doc, in.model, out.plans);
+      out.rig = planned_rig(in.doc, in.model, out.plans, params.threads);
     return out;
   }
 }
@@ -332,7 +332,8 @@ std::vector<RotationTrack> written_tracks(const Judged& judged, const SpringBake
   return out;
 }
 
-void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunResult& result) {
+void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, int threads,
+                 RunResult& result) {
   std::size_t keyed = 0, spring_keyed = 0;
   for (const auto& character : judged.pass.chains)
     for (const ChainRecord& chain : character) keyed += chain.keys.size();
@@ -342,7 +343,7 @@ void apply_rerig(Input& in, const Judged& judged, const VrmSpringPlan& vrm, RunR
   const bool springs = !vrm.target.empty() && !vrm.entries.empty();
   if (judged.plans.empty() && keyed + spring_keyed == 0 && !springs) return;
   const auto t0 = Clock::now();
-  apply_rig_edit(in.doc, in.model, judged.plans);
+  apply_rig_edit(in.doc, in.model, judged.plans, threads);
   write_clip_pass(in.doc, judged.pass);
   write_spring_bake(in.doc, result.spring_bake);
   apply_vrm_spring_plan(in.doc, vrm);

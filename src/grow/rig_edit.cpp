@@ -2,6 +2,7 @@
 #include "retail/grow/rig_edit.h"
 
 #include "retail/base/error.h"
+#include "retail/base/parallel.h"
 #include "retail/io/accessor.h"
 #include "retail/io/builder.h"
 
@@ -89,9 +90,49 @@ void planned_vertex(const NodeInfluences& influences, const std::map<int, int>& 
     joints[0] = std::uint32_t(skin_index.at(hips_node)), vals[0] = 1;
 }
 
-/// JOINTS_n/WEIGHTS_n of one primitive with `changed` vertices replaced, as written.
+/// Vertices [lo, hi) of one weight set: `joints` (4 a vertex) rewritten in place where the edit
+/// changes a vertex, ps.wf or ps.wq (sized 4 a vertex) filled. `vals` is scratch.
+void planned_block(const PrimitiveWeights& pw, int set, const AccessorData& w, std::size_t lo,
+                   std::size_t hi, std::vector<std::uint32_t>& joints, PlannedSet& ps) {
+  const std::size_t first = pw.source.first;
+  std::vector<double> vals(4, 0.0);
+  // The edit's vertices in id order, walked beside v (a map keyed by id: ascending).
+  auto next = pw.vertices.lower_bound(first + lo);
+  for (std::size_t v = lo; v < hi; ++v) {
+    auto it = pw.vertices.end();
+    if (next != pw.vertices.end() && next->first == first + v) it = next++;
+    std::fill(vals.begin(), vals.end(), 0.0);
+    if (it == pw.vertices.end()) {
+      for (int k = 0; k < 4; ++k) vals[std::size_t(k)] = w(Eigen::Index(v), k);
+    } else {
+      for (int k = 0; k < 4; ++k) joints[v * 4 + std::size_t(k)] = 0;
+      if (set == 0) planned_vertex(it->second, pw.skin_index, pw.hips_node, &joints[v * 4], vals);
+    }
+    if (ps.wmax == 0) {
+      for (std::size_t k = 0; k < 4; ++k) {
+        if (it != pw.vertices.end() && float(vals[k]) == 0) joints[v * 4 + k] = 0;
+        ps.wf[v * 4 + k] = float(vals[k]);
+      }
+    } else if (it == pw.vertices.end()) {
+      for (std::size_t k = 0; k < 4; ++k) // exact for stored values
+        ps.wq[v * 4 + k] = std::uint32_t(std::lround(vals[k] * ps.wmax));
+    } else {
+      std::vector<std::uint32_t> q =
+          set == 0 ? quantize_weights(vals, ps.wmax) : std::vector<std::uint32_t>(4, 0);
+      // A weight that quantises to nothing names no joint (glTF-Validator's
+      // ACCESSOR_JOINTS_USED_ZERO_WEIGHT): the slot is unused, joint 0 as any empty one.
+      for (std::size_t k = 0; k < 4; ++k) {
+        if (q[k] == 0) joints[v * 4 + k] = 0;
+        ps.wq[v * 4 + k] = q[k];
+      }
+    }
+  }
+}
+
+/// JOINTS_n/WEIGHTS_n of one primitive with `changed` vertices replaced, as written. Blocks of
+/// vertices run on `threads` workers, each writing its own (the result does not depend on it).
 std::vector<PlannedSet> planned_weights(const Document& doc, const Model& model,
-                                        const PrimitiveWeights& pw) {
+                                        const PrimitiveWeights& pw, int threads) {
   const SourcePrimitive& src = pw.source;
   const Primitive& prim =
       model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
@@ -104,57 +145,26 @@ std::vector<PlannedSet> planned_weights(const Document& doc, const Model& model,
     const Accessor& wa = model.accessors[std::size_t(prim.attributes.at(ws))];
     std::vector<std::uint32_t> joints = read_accessor_uint(doc, model, prim.attributes.at(js));
     AccessorData w = read_accessor(doc, model, prim.attributes.at(ws));
-    std::uint32_t wmax = wa.component_type == kUnsignedByte    ? 255u
-                         : wa.component_type == kUnsignedShort ? 65535u
-                                                               : 0u;
-    if (wmax == 0)
-      ps.wf.reserve(4 * src.count);
-    else
-      ps.wq.reserve(4 * src.count);
-    std::vector<double> vals(4, 0.0);
-    // The edit's vertices in id order, walked beside v (a map keyed by id: ascending).
-    auto next = pw.vertices.lower_bound(src.first);
-    for (std::size_t v = 0; v < src.count; ++v) {
-      auto it = pw.vertices.end();
-      if (next != pw.vertices.end() && next->first == src.first + v) it = next++;
-      std::fill(vals.begin(), vals.end(), 0.0);
-      if (it == pw.vertices.end()) {
-        for (int k = 0; k < 4; ++k) vals[std::size_t(k)] = w(Eigen::Index(v), k);
-      } else {
-        for (int k = 0; k < 4; ++k) joints[v * 4 + std::size_t(k)] = 0;
-        if (set == 0) planned_vertex(it->second, pw.skin_index, pw.hips_node, &joints[v * 4], vals);
-      }
-      if (wmax == 0) {
-        for (std::size_t k = 0; k < 4; ++k) {
-          if (it != pw.vertices.end() && float(vals[k]) == 0) joints[v * 4 + k] = 0;
-          ps.wf.push_back(float(vals[k]));
-        }
-      } else if (it == pw.vertices.end()) {
-        for (double x : vals)
-          ps.wq.push_back(std::uint32_t(std::lround(x * wmax))); // exact for stored values
-      } else {
-        std::vector<std::uint32_t> q =
-            set == 0 ? quantize_weights(vals, wmax) : std::vector<std::uint32_t>(4, 0);
-        // A weight that quantises to nothing names no joint (glTF-Validator's
-        // ACCESSOR_JOINTS_USED_ZERO_WEIGHT): the slot is unused, joint 0 as any empty one.
-        for (std::size_t k = 0; k < 4; ++k)
-          if (q[k] == 0) joints[v * 4 + k] = 0;
-        ps.wq.insert(ps.wq.end(), q.begin(), q.end());
-      }
-    }
+    ps.wmax = wa.component_type == kUnsignedByte    ? 255u
+              : wa.component_type == kUnsignedShort ? 65535u
+                                                    : 0u;
+    (ps.wmax == 0 ? ps.wf.resize(4 * src.count) : ps.wq.resize(4 * src.count));
+    constexpr std::size_t kBlock = 1 << 14;
+    parallel_for((src.count + kBlock - 1) / kBlock, threads, [&](std::size_t b) {
+      planned_block(pw, set, w, b * kBlock, std::min(src.count, (b + 1) * kBlock), joints, ps);
+    });
     std::uint32_t max_joint = joints.empty() ? 0 : *std::max_element(joints.begin(), joints.end());
     ps.joint_type = ja.component_type == kUnsignedByte && max_joint > 255 ? int(kUnsignedShort)
                                                                           : ja.component_type;
     ps.joints = std::move(joints);
-    ps.wmax = wmax;
     ps.weight_type = wa.component_type;
   }
   return out;
 }
 
 /// Rewrites JOINTS_n/WEIGHTS_n of one primitive with the edit's vertices replaced.
-void write_weights(Document& doc, const Model& model, const PrimitiveWeights& pw) {
-  const std::vector<PlannedSet> sets = planned_weights(doc, model, pw);
+void write_weights(Document& doc, const Model& model, const PrimitiveWeights& pw, int threads) {
+  const std::vector<PlannedSet> sets = planned_weights(doc, model, pw, threads);
   Json& attrs = doc.gltf["meshes"][std::size_t(pw.source.where.mesh)]["primitives"]
                         [std::size_t(pw.source.where.primitive)]["attributes"];
   for (std::size_t set = 0; set < sets.size(); ++set) {
@@ -234,16 +244,16 @@ std::vector<int> plan_chain_nodes(const Character& c, int anchor, const Chain& c
   return nodes;
 }
 
-void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit) {
+void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit, int threads) {
   if (edit.empty()) return;
   if (doc.gltf["nodes"].size() != std::size_t(edit.first_node))
     throw Error(ExitCode::InvalidInput, "the document changed since its re-rig was planned");
   add_nodes(doc, edit);
   for (const SkinJoints& s : edit.skins) extend_skin(doc, model, s.skin, s.skin_to_world, s.add);
-  for (const PrimitiveWeights& p : edit.primitives) write_weights(doc, model, p);
+  for (const PrimitiveWeights& p : edit.primitives) write_weights(doc, model, p, threads);
 }
 
-PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& edit) {
+PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& edit, int threads) {
   PlannedRig out;
   out.model = model;
   if (edit.empty()) return out;
@@ -269,7 +279,7 @@ PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& e
       out.model.skins[std::size_t(s.skin)].joints.push_back(add_joint.first);
   }
   for (const PrimitiveWeights& p : edit.primitives) {
-    const std::vector<PlannedSet> sets = planned_weights(doc, model, p);
+    const std::vector<PlannedSet> sets = planned_weights(doc, model, p, threads);
     HeldInfluences& held = out.held.influences[{p.source.where.mesh, p.source.where.primitive}];
     for (std::size_t set = 0; set < sets.size(); ++set) {
       const PlannedSet& ps = sets[set];

@@ -79,7 +79,9 @@ std::vector<int> plan_chain_nodes(const Character& character, int anchor, const 
 /// is edit.first_node; every node, skin and primitive the edit names exists. Deterministic:
 /// the same edit on the same document writes the same bytes. Failure: Error(InvalidInput) when
 /// the document no longer matches the plan (node count), from the accessor reads otherwise.
-void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit);
+/// `threads` workers plan a primitive's weights in blocks of vertices (0: one per core); the
+/// bytes do not depend on it.
+void apply_rig_edit(Document& doc, const Model& model, const RigEdit& edit, int threads = 1);
 
 /// The rig an edit makes, held in memory: what parse_model would read from the document with
 /// the edit applied, as far as the rig goes. `model` is the input model with the edit's nodes
@@ -97,8 +99,9 @@ struct PlannedRig {
 /// The rig `edit` makes (see PlannedRig), without touching `doc`. Pre: as apply_rig_edit, with
 /// `doc` holding the input's accessors (before the edit, or after it: apply only appends).
 /// Failure: Error(InvalidInput) when model's node count is not edit.first_node; from the
-/// accessor reads otherwise.
-PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& edit);
+/// accessor reads otherwise. `threads` as apply_rig_edit's.
+PlannedRig planned_rig(const Document& doc, const Model& model, const RigEdit& edit,
+                       int threads = 1);
 
 /// One edit from two planned for the same document, `later` planned after `first` (its nodes
 /// numbered from first.first_node + first.nodes.size(), its skin indices counting first's
