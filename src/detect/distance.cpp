@@ -8,18 +8,36 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
 
 namespace retail {
 
 SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& c,
                               const WeldedMesh& mesh) {
+  return read_skin_weights(doc, model, c, mesh.sources);
+}
+
+std::pair<WeldedMesh, SkinWeights> weld_and_weigh(const Document& doc, const Model& model,
+                                                  const Character& c, const WeldParams& params) {
+  const std::vector<SourcePrimitive> sources = character_sources(c);
+  std::future<SkinWeights> weights;
+  if (worker_count(params.threads) > 1)
+    weights =
+        std::async(std::launch::async, [&] { return read_skin_weights(doc, model, c, sources); });
+  WeldedMesh mesh = weld_character(doc, model, c, params); // its error first (then joined)
+  SkinWeights sw = weights.valid() ? weights.get() : read_skin_weights(doc, model, c, sources);
+  return {std::move(mesh), std::move(sw)};
+}
+
+SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& c,
+                              const std::vector<SourcePrimitive>& sources) {
   SkinWeights sw;
-  std::size_t n = std::size_t(mesh.positions.rows());
+  const std::size_t n = sources.empty() ? 0 : sources.back().first + sources.back().count;
   std::array<int, SkinWeights::kMax> none;
   none.fill(-1);
   sw.joint.assign(n, none);
   sw.weight.assign(n, std::array<double, SkinWeights::kMax>{});
-  for (const auto& src : mesh.sources) {
+  for (const auto& src : sources) {
     const Primitive& prim =
         model.meshes[std::size_t(src.where.mesh)].primitives[std::size_t(src.where.primitive)];
     const Skin& skin = model.skins[std::size_t(src.where.skin)];

@@ -136,6 +136,16 @@ void WeldParams::validate() const {
   if (threads < 0) throw Error(ExitCode::Usage, "weld threads must not be negative");
 }
 
+std::vector<SourcePrimitive> character_sources(const Character& c) {
+  std::vector<SourcePrimitive> out;
+  std::size_t total = 0;
+  for (const auto& sp : c.primitives) {
+    out.push_back({sp, total, sp.vertex_count});
+    total += sp.vertex_count;
+  }
+  return out;
+}
+
 std::vector<int> first_originals(const WeldedMesh& m) {
   std::vector<int> first(m.size(), -1);
   for (std::size_t v = m.weld_of.size(); v-- > 0;) first[std::size_t(m.weld_of[v])] = int(v);
@@ -147,11 +157,8 @@ namespace {
 /// `m.sources` and `m.positions`: every skinned vertex of the character in world space at bind.
 void gather_world_positions(const Document& doc, const Model& model, const Character& c,
                             WeldedMesh& m) {
-  std::size_t total = 0;
-  for (const auto& sp : c.primitives) {
-    m.sources.push_back({sp, total, sp.vertex_count});
-    total += sp.vertex_count;
-  }
+  m.sources = character_sources(c);
+  const std::size_t total = m.sources.empty() ? 0 : m.sources.back().first + m.sources.back().count;
   m.positions.resize(Eigen::Index(total), 3);
   for (const auto& src : m.sources) {
     const Primitive& prim =

@@ -293,7 +293,7 @@ TrunkSkin trunk_skin(const Document& doc, const Model& model, const Character& c
   const int top = r.neck >= 0 ? r.neck : r.head;
   t.neck = c.bind_position(c.joint_index(top));
   t.carrier = trunk_carrier(r);
-  SkinWeights sw = read_skin_weights(doc, model, c, mesh);
+  SkinWeights sw = read_skin_weights(doc, model, c, mesh.sources);
   for (std::size_t v = 0; v < sw.joint.size(); ++v) {
     if (changed.count(v)) continue;
     double w = 0;

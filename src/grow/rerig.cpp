@@ -521,8 +521,9 @@ CharacterPlan plan_character(const Document& doc, const Model& model, const Char
   if (!prior.empty() && prior.first_node != doc_nodes)
     throw Error(ExitCode::InvalidInput, "the prior re-rig was planned for another document");
   edit.first_node = doc_nodes + int(prior.nodes.size());
-  WeldedMesh mesh = weld_character(doc, model, c, params.weld);
-  SkinWeights sw = read_skin_weights(doc, model, c, mesh);
+  std::pair<WeldedMesh, SkinWeights> weighed = weld_and_weigh(doc, model, c, params.weld);
+  const WeldedMesh& mesh = weighed.first;
+  const SkinWeights& sw = weighed.second;
   out.welded_vertices = mesh.size();
   out.source_vertices = std::size_t(mesh.positions.rows());
   TearProbe welded_tear; // the probe on welded ids: a welded vertex tears as its worst original

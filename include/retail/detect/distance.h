@@ -3,11 +3,13 @@
 
 #include "retail/base/document.h"
 #include "retail/base/model.h"
+#include "retail/detect/weld.h"
 #include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 
 #include <Eigen/Core>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace retail {
@@ -28,7 +30,18 @@ struct SkinWeights {
 /// joints. Weights are normalised to sum 1 (a zero-sum vertex keeps zeros). `deforming`: the
 /// joints whose weights summed over the vertices reach kLeastHeld.
 SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& character,
+                              const std::vector<SourcePrimitive>& sources);
+/// The same for a welded mesh's sources (mesh.sources).
+SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& character,
                               const WeldedMesh& mesh);
+
+/// weld_character and read_skin_weights of one character. The weights need only the sources,
+/// so with more than one worker (params.threads) they are read on a thread of their own beside
+/// the weld; the results do not depend on it. Failure: the weld's error first, then the
+/// weights', as when run one after the other.
+std::pair<WeldedMesh, SkinWeights> weld_and_weigh(const Document& doc, const Model& model,
+                                                  const Character& character,
+                                                  const WeldParams& params);
 
 /// Per joint 0..joints-1: do its weights, summed over every vertex of `sw`, reach
 /// SkinWeights::kLeastHeld? Joint ids outside [0, joints) are ignored.

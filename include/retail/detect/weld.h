@@ -36,6 +36,10 @@ std::vector<int> first_originals(const WeldedMesh& mesh);
 /// std::unique.
 void sort_unique_edges(std::vector<std::pair<int, int>>& edges, std::size_t vertices);
 
+/// The character's skinned primitives as weld_character concatenates them (mesh.sources): in
+/// the character's primitive order, each numbered after the ones before. Never fails.
+std::vector<SourcePrimitive> character_sources(const Character& character);
+
 /// Gathers, welds and connects the character's skinned primitives. Deterministic: welded ids
 /// are assigned in primitive, then vertex order; a vertex joins the first earlier welded vertex
 /// within tolerance. Pre: model from parse_model(doc); character from build_characters.
