@@ -231,6 +231,27 @@ TEST_CASE("graph: floods depth-first from the seeds in order, components and rin
   CHECK(retail::welded_ring(m, {2}) == std::vector<int>{0, 1, 3, 4});
   CHECK(retail::welded_ring(m, {1, 0}) == std::vector<int>{2, 3});
   CHECK(retail::welded_ring(m, {5, 6, 7}).empty());
+
+  // A strip of 40: parts of a sixteenth of the graph or less are sorted, larger ones swept.
+  std::vector<Eigen::Vector3d> strip(40, Eigen::Vector3d::Zero());
+  std::vector<std::array<int, 3>> tris;
+  for (int i = 0; i + 2 < 40; ++i) {
+    strip[std::size_t(i)].x() = double(i);
+    tris.push_back({i, i + 1, i + 2});
+  }
+  WeldedMesh long_strip = test::mesh_from(strip, tris);
+  std::vector<bool> some(40, false);
+  some[6] = some[5] = some[30] = true; // small parts (flood from 5 reaches 6 first)
+  CHECK(retail::welded_components(long_strip, some) == std::vector<std::vector<int>>{{5, 6}, {30}});
+  some.assign(40, true);
+  some[20] = some[21] = false; // two large parts
+  const auto parts = retail::welded_components(long_strip, some);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0].size() == 20);
+  CHECK(parts[1].size() == 18);
+  CHECK(std::is_sorted(parts[0].begin(), parts[0].end()));
+  CHECK(std::is_sorted(parts[1].begin(), parts[1].end()));
+  CHECK(parts[1].front() == 22);
 }
 
 TEST_CASE("graph: open border of a square, a triangle of it, a closed tetrahedron", "[weld]") {

@@ -44,24 +44,26 @@ int adjacency_slot(const WeldedMesh& m, int a, int b) {
 
 std::vector<std::vector<int>> welded_components(const WeldedMesh& m,
                                                 const std::vector<bool>& member) {
-  // Label each part by flooding from its lowest vertex, then list every part's vertices in one
-  // ascending sweep (each part comes out sorted without a sort).
-  std::vector<bool> seen(m.size(), false);
-  std::vector<int> label(m.size(), -1);
-  std::vector<std::size_t> sizes;
+  std::vector<bool> seen(m.size(), false), mark;
+  std::vector<std::vector<int>> out;
   auto admit = [&](int v) { return bool(member[std::size_t(v)]); };
   for (std::size_t s = 0; s < m.size(); ++s) {
     if (!member[s] || seen[s]) continue;
-    const int part = int(sizes.size());
-    const std::vector<int> comp = flood_welded(m, {int(s)}, seen, admit);
-    label[s] = part;
-    for (int v : comp) label[std::size_t(v)] = part;
-    sizes.push_back(comp.size() + 1);
+    std::vector<int> comp = flood_welded(m, {int(s)}, seen, admit);
+    comp.push_back(int(s));
+    // A large part (over 1/16 of the graph, so at most 16 a call) is put in order by one sweep
+    // over a marked copy, a small one by sorting: either way linear in the graph per call.
+    if (comp.size() * 16 > m.size()) {
+      mark.assign(m.size(), false);
+      for (int v : comp) mark[std::size_t(v)] = true;
+      comp.clear();
+      for (std::size_t v = 0; v < m.size(); ++v)
+        if (mark[v]) comp.push_back(int(v));
+    } else {
+      std::sort(comp.begin(), comp.end());
+    }
+    out.push_back(std::move(comp));
   }
-  std::vector<std::vector<int>> out(sizes.size());
-  for (std::size_t k = 0; k < sizes.size(); ++k) out[k].reserve(sizes[k]);
-  for (std::size_t v = 0; v < m.size(); ++v)
-    if (label[v] >= 0) out[std::size_t(label[v])].push_back(int(v));
   return out;
 }
 
@@ -93,11 +95,14 @@ double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
   if (!whole)
     each_face_edge(m, in, [&](int a, int b) { edges.push_back({a, b}); });
   else
-    for (std::size_t a = 0; a < m.size(); ++a)
-      for (int e = m.adjacency_start[a]; in[a] && e < m.adjacency_start[a + 1]; ++e)
-        if (uses[std::size_t(e)] == 1 && m.adjacency[std::size_t(e)] > int(a))
-          edges.push_back({int(a), m.adjacency[std::size_t(e)]});
-  return single_edges_length(m, edges);
+    for (int a : vertices) // each border edge once: its slot is cleared when taken
+      for (int e = m.adjacency_start[std::size_t(a)]; e < m.adjacency_start[std::size_t(a) + 1];
+           ++e)
+        if (uses[std::size_t(e)] == 1 && m.adjacency[std::size_t(e)] > a) {
+          edges.push_back({a, m.adjacency[std::size_t(e)]});
+          uses[std::size_t(e)] = 0;
+        }
+  return single_edges_length(m, edges); // sorted there: summed in ascending order
 }
 
 } // namespace retail
