@@ -91,7 +91,7 @@ void planned_vertex(const NodeInfluences& influences, const std::map<int, int>& 
 }
 
 /// Vertices [lo, hi) of one weight set: `joints` (4 a vertex) rewritten in place where the edit
-/// changes a vertex, ps.wf or ps.wq (sized 4 a vertex) filled. `vals` is scratch.
+/// changes a vertex, ps.wf or ps.wq (sized 4 a vertex, by ps.wmax) filled for each.
 void planned_block(const PrimitiveWeights& pw, int set, const AccessorData& w, std::size_t lo,
                    std::size_t hi, std::vector<std::uint32_t>& joints, PlannedSet& ps) {
   const std::size_t first = pw.source.first;
