@@ -32,7 +32,7 @@ std::pair<WeldedMesh, SkinWeights> weld_and_weigh(const Document& doc, const Mod
 SkinWeights read_skin_weights(const Document& doc, const Model& model, const Character& c,
                               const std::vector<SourcePrimitive>& sources) {
   SkinWeights sw;
-  const std::size_t n = sources.empty() ? 0 : sources.back().first + sources.back().count;
+  const std::size_t n = source_vertices(sources);
   std::array<int, SkinWeights::kMax> none;
   none.fill(-1);
   sw.joint.assign(n, none);

@@ -158,7 +158,7 @@ namespace {
 void gather_world_positions(const Document& doc, const Model& model, const Character& c,
                             WeldedMesh& m) {
   m.sources = character_sources(c);
-  const std::size_t total = m.sources.empty() ? 0 : m.sources.back().first + m.sources.back().count;
+  const std::size_t total = source_vertices(m.sources);
   m.positions.resize(Eigen::Index(total), 3);
   for (const auto& src : m.sources) {
     const Primitive& prim =

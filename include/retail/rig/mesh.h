@@ -28,6 +28,12 @@ struct SourcePrimitive {
   std::size_t count = 0;
 };
 
+/// Vertices in all of `sources` together (laid out as SourcePrimitive::first numbers them):
+/// the last one's first + count, 0 when there is none. Pre: sources in ascending `first`.
+inline std::size_t source_vertices(const std::vector<SourcePrimitive>& sources) {
+  return sources.empty() ? 0 : sources.back().first + sources.back().count;
+}
+
 struct WeldedMesh {
   std::vector<SourcePrimitive> sources;
   Eigen::MatrixX3d positions;            ///< #N by 3: all original vertices, world space at bind
