@@ -502,6 +502,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     }
   }
   ride_along(m, det.field, det.segments, x.areas, params, selection.excluded, pieces);
+  drop_ridden_evidence(pieces, m.size(), det.evidence_left);
   det.pieces = std::move(pieces);
   return det;
 }

@@ -124,6 +124,12 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
                      const std::vector<bool>& excluded, TearCache& tear, std::vector<Piece>& pieces,
                      std::vector<Piece>& left);
 
+/// Drops from `left` (evidence_pieces' parts not kept) every part whose welded vertices a tail
+/// chain piece of `pieces` all holds: shells that rode along with a tail (ride_along) after the
+/// parts were cut are re-weighted with it, not left as they were. `n`: welded vertices.
+void drop_ridden_evidence(const std::vector<Piece>& pieces, std::size_t n,
+                          std::vector<Piece>& left);
+
 /// The axis-aligned box of welded `ids` (world units at bind); lo +inf, hi -inf when empty.
 void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& lo,
             Eigen::Vector3d& hi);

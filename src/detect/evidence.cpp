@@ -275,6 +275,21 @@ void evidence_pieces(const Classifier& x, const std::vector<char>& ev,
   }
 }
 
+void drop_ridden_evidence(const std::vector<Piece>& pieces, std::size_t n,
+                          std::vector<Piece>& left) {
+  std::vector<bool> held(n, false);
+  for (const Piece& p : pieces)
+    if (p.decision == Decision::TailChain)
+      for (int v : p.vertices) held[std::size_t(v)] = true;
+  left.erase(std::remove_if(left.begin(), left.end(),
+                            [&](const Piece& p) {
+                              return !p.vertices.empty() &&
+                                     std::all_of(p.vertices.begin(), p.vertices.end(),
+                                                 [&](int v) { return held[std::size_t(v)]; });
+                            }),
+             left.end());
+}
+
 std::vector<bool> region_joints(const std::vector<std::string>& region,
                                 std::initializer_list<const char*> names) {
   std::vector<bool> out(region.size(), false);

@@ -50,14 +50,30 @@ Eigen::MatrixX3d vertex_normals(const WeldedMesh& m) {
   return n;
 }
 
+/// Is point `p` behind the tail's surface (`tail_ids`) at its nearest tail vertex (`normal`,
+/// every welded vertex's, from vertex_normals)? Ties: the first nearest in `tail_ids`' order.
+/// False when the tail is empty.
+bool behind_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
+                 const Eigen::MatrixX3d& normal, const Eigen::Vector3d& p) {
+  double best = INFINITY;
+  int at = -1;
+  for (int w : tail_ids) {
+    const double d = (p - m.welded.row(w).transpose()).squaredNorm();
+    if (d < best) best = d, at = w;
+  }
+  return at >= 0 && (p - m.welded.row(at).transpose()).dot(normal.row(at).transpose()) < 0;
+}
+
 /// How welded `shell` lies against the tail (`tail_ids`; `normal`, every welded vertex's, from
 /// vertex_normals): `inside`, one of its vertices lies behind the tail's surface at its nearest
 /// tail vertex; `clear`, besides, no vertex outside the tail (`in_tail`, #welded), the shell and
 /// the other candidate shells (`skip`, #welded) lies nearer to a vertex of the shell than the
-/// nearest tail vertex does with that vertex behind its surface there. A spike sunk into a tail
-/// is inside it and in front of the rump beside its root; a sheath beside it is outside it; a
-/// button sunk into the rump by the tail's root is behind the rump. `by_x`: every welded vertex as
-/// (x, id), ascending, for the scan. Neither when the tail is empty.
+/// nearest tail vertex does with that vertex behind its surface there, other than one buried in
+/// the tail itself (behind_tail: the body's skin the tail's root is sunk into, hidden by it). A
+/// spike sunk into a tail is inside it and in front of the rump beside its root; a sheath beside
+/// it is outside it; a button sunk into the rump by the tail's root is behind the rump where the
+/// rump shows. `by_x`: every welded vertex as (x, id), ascending, for the scan. Neither when the
+/// tail is empty.
 struct Sunk {
   bool inside = false, clear = false;
 };
@@ -95,7 +111,10 @@ Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
       continue;
     for (int v : shell) {
       const Eigen::Vector3d to = m.welded.row(v).transpose() - q;
-      if (to.squaredNorm() < d2 && !(to.dot(normal.row(it->second).transpose()) > 0)) return out;
+      if (to.squaredNorm() < d2 && !(to.dot(normal.row(it->second).transpose()) > 0)) {
+        if (behind_tail(m, tail_ids, normal, q)) break; // buried in the tail: no surface there
+        return out;
+      }
     }
   }
   out.clear = true;
