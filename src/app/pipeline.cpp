@@ -25,12 +25,6 @@ namespace fs = std::filesystem;
 namespace retail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 /// Bytes held in the document's buffers.
 std::size_t buffer_bytes(const Document& doc) {
   std::size_t bytes = 0;

@@ -14,15 +14,6 @@
 #include <cstdio>
 
 namespace retail {
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-} // namespace
 
 void hair_qa_stage(const Input& in, const Judged& judged, const RunParams& params,
                    RunResult& result) {

@@ -14,12 +14,20 @@
 #include "retail/record/html_page.h"
 #include "retail/vrm/vrm_spring_write.h"
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace retail {
+
+using Clock = std::chrono::steady_clock;
+
+/// Wall milliseconds from `t0` to now.
+inline double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
 
 /// The re-rig as judged: every character's plan, the clip pass on the rig they make, and that
 /// rig (rig_edit.h's planned_rig) held for the stages after the clip pass that read it (the

@@ -20,8 +20,6 @@
 namespace retail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 using SkinList = std::vector<std::shared_ptr<const SkinEdges>>;
 
 /// Per input character, its skin and mesh edges (SkinEdges) for the tear probe and the clip
@@ -69,10 +67,6 @@ private:
   SkinList built_;
   std::future<SkinList> pending_;
 };
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 /// The clip pass's share of `result` emptied for `characters` characters (before a pass).
 void clear_clip_results(std::size_t characters, RunResult& result) {
