@@ -72,15 +72,16 @@ bool behind_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
 /// the tail itself (behind_tail: the body's skin the tail's root is sunk into, hidden by it). A
 /// spike sunk into a tail is inside it and in front of the rump beside its root; a sheath beside
 /// it is outside it; a button sunk into the rump by the tail's root is behind the rump where the
-/// rump shows. `by_x`: every welded vertex as (x, id), ascending, for the scan. Neither when the
-/// tail is empty.
+/// rump shows. `by_x`: every welded vertex as (x, id), ascending, for the scan; `buried`
+/// (#welded): behind_tail of each vertex asked so far (-1 not yet), shared by the tail's
+/// candidates. Neither when the tail is empty.
 struct Sunk {
   bool inside = false, clear = false;
 };
 Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
                     const Eigen::MatrixX3d& normal, const std::vector<bool>& in_tail,
                     const std::vector<bool>& skip, const std::vector<std::pair<double, int>>& by_x,
-                    const std::vector<int>& shell) {
+                    const std::vector<int>& shell, std::vector<signed char>& buried) {
   Sunk out;
   Eigen::Vector3d lo, hi, tail_lo, tail_hi;
   box_of(m, shell, lo, hi);
@@ -112,7 +113,9 @@ Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
     for (int v : shell) {
       const Eigen::Vector3d to = m.welded.row(v).transpose() - q;
       if (to.squaredNorm() < d2 && !(to.dot(normal.row(it->second).transpose()) > 0)) {
-        if (behind_tail(m, tail_ids, normal, q)) break; // buried in the tail: no surface there
+        signed char& b = buried[u];
+        if (b < 0) b = behind_tail(m, tail_ids, normal, q) ? 1 : 0;
+        if (b) break; // buried in the tail: no surface there
         return out;
       }
     }
@@ -292,8 +295,10 @@ std::vector<Sunk> sunk(const WeldedMesh& m, const Piece& tail,
     std::sort(scan.by_x.begin(), scan.by_x.end());
     scan.normal = vertex_normals(m);
   }
+  std::vector<signed char> buried(m.size(), -1); // behind_tail per vertex, asked once
   for (std::size_t c = 0; c < candidates.size(); ++c)
-    out[c] = sunk_into_tail(m, tail.vertices, scan.normal, in_tail, skip, scan.by_x, candidates[c]);
+    out[c] = sunk_into_tail(m, tail.vertices, scan.normal, in_tail, skip, scan.by_x, candidates[c],
+                            buried);
   return out;
 }
 
