@@ -176,7 +176,8 @@ TailShape tail_shape(const RigOptions& o, double k) {
 }
 
 /// Spikes along the top: flattened closed cones (plates), alternately tilted +-12 degrees about
-/// the tail (a double row), their bases sunk halfway into the tail skin.
+/// the tail (a double row), their bases sunk halfway into the tail skin (on a flat tube, whose
+/// rings reach TailShape::flatten of their radius along the top, halfway into that).
 void add_spikes(MeshBuild& m, const Skeleton& sk, const TailShape& s, int count, WeightFn weight,
                 const void* ctx) {
   const int n = int(s.centre.size()), ring = 8;
@@ -190,7 +191,7 @@ void add_spikes(MeshBuild& m, const Skeleton& sk, const TailShape& s, int count,
     double r = s.radius[std::size_t(a)] * (1 - f) + s.radius[std::size_t(a + 1)] * f;
     up = Eigen::AngleAxisd((i % 2 ? -12 : 12) * M_PI / 180, tan) * (up - up.dot(tan) * tan);
     up.normalize();
-    Vector3d side = tan.cross(up), base = p + 0.5 * r * up, apex = p + 2.4 * r * up;
+    Vector3d side = tan.cross(up), base = p + 0.5 * s.flatten * r * up, apex = p + 2.4 * r * up;
     int first = int(m.pos.size()), ring_no = int(std::lround(at));
     for (int k = 0; k < ring; ++k) {
       double ang = 2 * M_PI * k / ring;
