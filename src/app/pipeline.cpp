@@ -13,7 +13,6 @@
 #include "retail/record/report.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <future>

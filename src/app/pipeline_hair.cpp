@@ -10,7 +10,6 @@
 #include "retail/motion/vrm_spring_export.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 
 namespace retail {

@@ -9,7 +9,6 @@
 #include "retail/motion/clip_pass.h"
 #include "retail/qa/tear_map.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <future>

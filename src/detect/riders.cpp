@@ -50,17 +50,23 @@ Eigen::MatrixX3d vertex_normals(const WeldedMesh& m) {
   return n;
 }
 
-/// Is point `p` behind the tail's surface (`tail_ids`) at its nearest tail vertex (`normal`,
-/// every welded vertex's, from vertex_normals)? Ties: the first nearest in `tail_ids`' order.
-/// False when the tail is empty.
-bool behind_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
-                 const Eigen::MatrixX3d& normal, const Eigen::Vector3d& p) {
+/// The tail vertex (of `tail_ids`) nearest point `p`, and its squared distance; (-1, inf) when
+/// the tail is empty. Ties: the first in `tail_ids`' order.
+std::pair<int, double> nearest_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
+                                    const Eigen::Vector3d& p) {
   double best = INFINITY;
   int at = -1;
   for (int w : tail_ids) {
     const double d = (p - m.welded.row(w).transpose()).squaredNorm();
     if (d < best) best = d, at = w;
   }
+  return {at, best};
+}
+
+/// Is point `p` behind the tail's surface at tail vertex `at` (`normal`, every welded vertex's,
+/// from vertex_normals)? False when `at` is -1.
+bool behind_at(const WeldedMesh& m, const Eigen::MatrixX3d& normal, const Eigen::Vector3d& p,
+               int at) {
   return at >= 0 && (p - m.welded.row(at).transpose()).dot(normal.row(at).transpose()) < 0;
 }
 
@@ -69,11 +75,12 @@ bool behind_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
 /// tail vertex; `clear`, besides, no vertex outside the tail (`in_tail`, #welded), the shell and
 /// the other candidate shells (`skip`, #welded) lies nearer to a vertex of the shell than the
 /// nearest tail vertex does with that vertex behind its surface there, other than one buried in
-/// the tail itself (behind_tail: the body's skin the tail's root is sunk into, hidden by it). A
-/// spike sunk into a tail is inside it and in front of the rump beside its root; a sheath beside
-/// it is outside it; a button sunk into the rump by the tail's root is behind the rump where the
-/// rump shows. `by_x`: every welded vertex as (x, id), ascending, for the scan; `buried`
-/// (#welded): behind_tail of each vertex asked so far (-1 not yet), shared by the tail's
+/// the tail itself (behind its surface at its nearest tail vertex: the body's skin the tail's root
+/// is sunk into, hidden by it). A spike sunk into a tail is inside it and in front of the rump
+/// beside its root; a sheath beside it is outside it; a button sunk into the rump by the tail's
+/// root is behind the rump where the rump shows. `by_x`: every welded vertex as (x, id), ascending,
+/// for the scan; `buried`
+/// (#welded): whether each vertex asked so far is buried so (-1 not yet), shared by the tail's
 /// candidates. Neither when the tail is empty.
 struct Sunk {
   bool inside = false, clear = false;
@@ -91,14 +98,10 @@ Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
   double d2 = INFINITY;
   bool inside = false;
   for (int v : shell) {
-    double best = INFINITY;
-    int at = -1;
-    for (int w : tail_ids) {
-      const double d = (m.welded.row(v) - m.welded.row(w)).squaredNorm();
-      if (d < best) best = d, at = w;
-    }
+    const Eigen::Vector3d p = m.welded.row(v).transpose();
+    const auto [at, best] = nearest_tail(m, tail_ids, p);
     d2 = std::min(d2, best);
-    inside = inside || (at >= 0 && (m.welded.row(v) - m.welded.row(at)).dot(normal.row(at)) < 0);
+    inside = inside || behind_at(m, normal, p, at);
   }
   if (!std::isfinite(d2) || !inside) return out;
   out.inside = true;
@@ -114,7 +117,7 @@ Sunk sunk_into_tail(const WeldedMesh& m, const std::vector<int>& tail_ids,
       const Eigen::Vector3d to = m.welded.row(v).transpose() - q;
       if (to.squaredNorm() < d2 && !(to.dot(normal.row(it->second).transpose()) > 0)) {
         signed char& b = buried[u];
-        if (b < 0) b = behind_tail(m, tail_ids, normal, q) ? 1 : 0;
+        if (b < 0) b = behind_at(m, normal, q, nearest_tail(m, tail_ids, q).first) ? 1 : 0;
         if (b) break; // buried in the tail: no surface there
         return out;
       }
@@ -295,7 +298,7 @@ std::vector<Sunk> sunk(const WeldedMesh& m, const Piece& tail,
     std::sort(scan.by_x.begin(), scan.by_x.end());
     scan.normal = vertex_normals(m);
   }
-  std::vector<signed char> buried(m.size(), -1); // behind_tail per vertex, asked once
+  std::vector<signed char> buried(m.size(), -1); // buried in the tail, per vertex asked
   for (std::size_t c = 0; c < candidates.size(); ++c)
     out[c] = sunk_into_tail(m, tail.vertices, scan.normal, in_tail, skip, scan.by_x, candidates[c],
                             buried);
