@@ -182,6 +182,61 @@ TEST_CASE("detect: generated humanoids - the tail is found and the rest is left 
   }
 }
 
+TEST_CASE("detect: a border's reach along a piece - by hand", "[detect]") {
+  retail::Piece p; // five vertices 0.5 apart along the piece from its collar: L = 2
+  p.vertices = {4, 0, 3, 1, 2};
+  p.geodesic = {2.0, 0.0, 1.5, 0.5, 1.0};
+  p.length = 2;
+  CHECK(retail::border_reach(p, {}) == 0.0);              // closed
+  CHECK(retail::border_reach(p, {0, 1}) == Approx(0.25)); // a ring at the root
+  CHECK(retail::border_reach(p, {0, 4}) == Approx(1.0));  // down the side to the hem
+  CHECK(retail::border_reach(p, {7}) == 0.0);             // not the piece's: ignored
+  p.length = 0;
+  CHECK(retail::border_reach(p, {4}) == 0.0);
+}
+
+TEST_CASE("detect: a short fat curl whose root ring outmeasures it is a tube, a cape is not",
+          "[detect]") {
+  // A curl 0.6 of the default's size, eight vertices a ring, on a horizontal body: its root ring
+  // is longer than the piece (the rule before tube_border_reach called it broad), but it lies at
+  // the root; the cape's and the skirt's borders run down to their hems.
+  retail::RigOptions o;
+  o.horizontal_body = true;
+  o.hips_ahead = 0.35;
+  o.tail = retail::TailStyle::Curled;
+  o.tail_length_scale = 0.6;
+  o.tube_segments = 8;
+  Analysed a = analyse(o);
+  const std::vector<bool> tail = truth_piece(a.truth, 1);
+  CHECK(iou(originals_in(a, retail::Decision::TailChain), tail) >= 0.95);
+  for (const auto& p : a.detection.pieces)
+    if (p.decision == retail::Decision::TailChain) {
+      INFO(p.reason);
+      CHECK(p.open_border >= p.length); // not a tube by its border's length
+      CHECK(p.border_reach <= retail::DetectParams{}.tube_border_reach);
+    }
+  retail::DetectParams by_length; // the border's length alone: the curl is broad, no chain
+  by_length.tube_border_reach = 0;
+  Analysed b = analyse(o, by_length);
+  CHECK(iou(originals_in(b, retail::Decision::TailChain), tail) < 0.1);
+
+  retail::RigOptions garments; // an upright humanoid: cape and skirt reach their hems
+  garments.cape = garments.skirt = true;
+  garments.tail = retail::TailStyle::None;
+  Analysed g = analyse(garments);
+  int sheets = 0; // the cape: as slender as a tail, broad by its border's reach
+  for (const auto& p : g.detection.pieces)
+    if (p.decision == retail::Decision::Broad && p.slenderness >= 2) {
+      ++sheets;
+      CHECK(p.open_border >= p.length);
+      CHECK(p.border_reach > 0.9);
+    }
+  CHECK(sheets >= 1);
+  CHECK(std::none_of(
+      g.detection.pieces.begin(), g.detection.pieces.end(),
+      [](const retail::Piece& p) { return p.decision == retail::Decision::TailChain; }));
+}
+
 TEST_CASE("detect: a tube shell off the hips - whole shell - collar nearest the torso - one chain",
           "[detect]") {
   // Hips at the origin with a spine bone up +Y (H = 1, far > 0.07). A closed tube of radius

@@ -272,5 +272,10 @@ TEST_CASE("graph: open border of a square, a triangle of it, a closed tetrahedro
     CHECK(retail::open_border(tetra, {0, 1, 2, 4}) == 0.0);
     CHECK(retail::open_border(tetra, {0, 1, 2, 3, 4}) == 0.0);
     CHECK(retail::open_border(tetra, {0, 1, 4}) == Approx(2 + std::sqrt(2.0))); // 1, 1, sqrt 2
+    std::vector<int> ends = {9}; // replaced, not appended to
+    CHECK(retail::open_border(square, {0, 1, 2}, &ends) == Approx(2 + std::sqrt(2.0)));
+    CHECK(ends == std::vector<int>{0, 1, 2});
+    CHECK(retail::open_border(tetra, {0, 1, 2, 4}, &ends) == 0.0);
+    CHECK(ends.empty());
   }
 }

@@ -139,6 +139,10 @@ void bind_detect(CLI::App& app, Cli& cli) {
   app.add_option("--slenderness", dp.slenderness_min,
                  "also long: pi L^2 / area >= this (curled tails; 0: off, sheets pass it too)")
       ->capture_default_str();
+  app.add_option("--tube-border-reach", dp.tube_border_reach,
+                 "a slender piece is a tube when its open border is shorter than it or lies "
+                 "within this share of its length from its root (0: by its length alone)")
+      ->capture_default_str();
   app.add_option("--misweight-ratio", dp.misweight_ratio,
                  "mis-weighted skin: weighted bone distance > this x skeleton distance (+0.02 H)")
       ->capture_default_str();

@@ -63,6 +63,19 @@ double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
   return vol(li, hi) / std::min(vol(la, ha), vol(lb, hb));
 }
 
+double border_reach(const Piece& p, const std::vector<int>& border) {
+  if (border.empty() || !(p.length > 0) || p.geodesic.size() != p.vertices.size()) return 0;
+  std::vector<std::pair<int, double>> g(p.vertices.size()); // (vertex, geodesic), by vertex
+  for (std::size_t k = 0; k < g.size(); ++k) g[k] = {p.vertices[k], p.geodesic[k]};
+  std::sort(g.begin(), g.end());
+  double reach = 0;
+  for (int v : border) {
+    const auto it = std::lower_bound(g.begin(), g.end(), std::pair<int, double>(v, -INFINITY));
+    if (it != g.end() && it->first == v) reach = std::max(reach, it->second);
+  }
+  return reach / p.length;
+}
+
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
              const std::vector<double>& areas, Piece& p) {
   p.reach = 0;
@@ -81,7 +94,9 @@ void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segm
   for (int v : p.vertices) area += areas[std::size_t(v)];
   p.slenderness = area > 0 ? M_PI * p.length * p.length / area : 0;
   p.area = area;
-  p.open_border = open_border(m, p.vertices);
+  std::vector<int> border;
+  p.open_border = open_border(m, p.vertices, &border);
+  p.border_reach = border_reach(p, border);
 }
 
 namespace {
@@ -125,13 +140,21 @@ double leg_weight(const std::vector<double>& share, const Piece& p) {
   return n ? sum / double(n) : 0;
 }
 
+/// Open like a tube (DetectParams::tube_border_reach): a border shorter than the piece, or
+/// one within the root share of it.
+bool tube_open(const DetectParams& params, const Piece& p) {
+  return p.open_border < p.length || p.border_reach <= params.tube_border_reach;
+}
+
 /// Why a piece is broad: its elongation, and either its slenderness below the minimum or, when
-/// slender enough, an open border at least as long as the piece (a sleeve, not a tail).
+/// slender enough, an open border as long as the piece and reaching along it (a sheet).
 std::string broad_reason(const DetectParams& params, const Piece& p) {
   if (params.slenderness_min > 0 && p.slenderness >= params.slenderness_min)
     return fmt("broad (elongation %.2f < %.2f; slenderness %.2f, but its open border %.3g is no "
-               "shorter than the piece, %.3g): garment or body, left alone",
-               p.elongation, params.elongation_min, p.slenderness, p.open_border, p.length);
+               "shorter than the piece, %.3g, and reaches %.2f of its length > %.2f): garment "
+               "or body, left alone",
+               p.elongation, params.elongation_min, p.slenderness, p.open_border, p.length,
+               p.border_reach, params.tube_border_reach);
   return fmt("broad (elongation %.2f < %.2f, slenderness %.2f < %.2f): garment or body, "
              "left alone",
              p.elongation, params.elongation_min, p.slenderness, params.slenderness_min);
@@ -153,7 +176,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
                    params.centroid_ratio);
   } else if (!p.evidence && p.elongation < params.elongation_min &&
              !(params.slenderness_min > 0 && p.slenderness >= params.slenderness_min &&
-               p.open_border < p.length) &&
+               tube_open(params, p)) &&
              !is_stub(params, p)) {
     p.decision = Decision::Broad;
     p.reason = broad_reason(params, p);
@@ -185,7 +208,7 @@ void decide(const DetectParams& params, double height, Piece& p) {
         fmt("on bones of its own (%.0f%% of its weight >= %.0f%%): rigged already, left alone",
             100 * p.own_bones, 100 * params.evidence_own_bones);
   } else if ((p.region == "hips" || p.region == "thigh") && p.elongation < params.elongation_min &&
-             !(p.slenderness >= params.slenderness_min && p.open_border < p.length)) {
+             !(p.slenderness >= params.slenderness_min && tube_open(params, p))) {
     p.decision = Decision::TailChain;
     p.reason = fmt("a closed stub (border^2 / 4 pi area %.2f <= %.2f) weighted %.0f%% to the legs, "
                    "sticks out (centroid %.2f of reach), hangs from the hips: tail chain",
@@ -214,8 +237,8 @@ void DetectParams::validate() const {
   if (!(centroid_ratio >= 0) || !(elongation_min >= 1) || !(attach_bias >= 1) ||
       !(merge_overlap >= 0) || !(junction_slope > 0) || !(junction_growth >= 0) ||
       !(junction_window_h > 0) || !(level_step_h > 0) || !(min_protrusion_h >= 0) ||
-      !(slenderness_min >= 0) || !(misweight_ratio >= 1) || !(misweight_slack_h >= 0) ||
-      !(base_zone_radii >= 0) || !(base_collar_reach >= 0) ||
+      !(slenderness_min >= 0) || !(tube_border_reach >= 0) || !(misweight_ratio >= 1) ||
+      !(misweight_slack_h >= 0) || !(base_zone_radii >= 0) || !(base_collar_reach >= 0) ||
       !(shell_fraction > 0 && shell_fraction <= 1) || !(small_shell >= 0 && small_shell <= 1) ||
       !(small_shell_far > 0 && small_shell_far <= 1) || !(stub_closure >= 0) ||
       !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||

@@ -138,7 +138,7 @@ void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& l
 double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b);
 
 /// A piece's measures from its vertices: reach, centroid distance, elongation, geodesic and L,
-/// area, slenderness, open border (the Piece fields of those names).
+/// area, slenderness, open border and its reach (the Piece fields of those names).
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
              const std::vector<double>& areas, Piece& p);
 

@@ -8,15 +8,23 @@ namespace retail {
 namespace {
 
 /// Sum of the lengths of `edges` ((low, high) welded ids) that occur exactly once, in ascending
-/// order. Sorts `edges`.
-double single_edges_length(const WeldedMesh& m, std::vector<std::pair<int, int>>& edges) {
+/// order; their ends into `ends` when given (each once, ascending). Sorts `edges`.
+double single_edges_length(const WeldedMesh& m, std::vector<std::pair<int, int>>& edges,
+                           std::vector<int>* ends) {
   std::sort(edges.begin(), edges.end());
   double length = 0;
   for (std::size_t i = 0; i < edges.size();) {
     std::size_t j = i + 1;
     while (j < edges.size() && edges[j] == edges[i]) ++j;
-    if (j - i == 1) length += (m.welded.row(edges[i].first) - m.welded.row(edges[i].second)).norm();
+    if (j - i == 1) {
+      length += (m.welded.row(edges[i].first) - m.welded.row(edges[i].second)).norm();
+      if (ends) ends->insert(ends->end(), {edges[i].first, edges[i].second});
+    }
     i = j;
+  }
+  if (ends) {
+    std::sort(ends->begin(), ends->end());
+    ends->erase(std::unique(ends->begin(), ends->end()), ends->end());
   }
   return length;
 }
@@ -79,7 +87,7 @@ std::vector<int> welded_ring(const WeldedMesh& m, const std::vector<int>& set) {
   return out;
 }
 
-double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
+double open_border(const WeldedMesh& m, const std::vector<int>& vertices, std::vector<int>* ends) {
   std::vector<bool> in(m.size(), false);
   for (int v : vertices) in[std::size_t(v)] = true;
   std::vector<std::uint8_t> uses(m.adjacency.size(), 0); // per slot: 0, 1, 2 (or more)
@@ -102,7 +110,8 @@ double open_border(const WeldedMesh& m, const std::vector<int>& vertices) {
           edges.push_back({a, m.adjacency[std::size_t(e)]});
           uses[std::size_t(e)] = 0;
         }
-  return single_edges_length(m, edges); // sorted there: summed in ascending order
+  if (ends) ends->clear();
+  return single_edges_length(m, edges, ends); // sorted there: summed in ascending order
 }
 
 } // namespace retail

@@ -30,6 +30,7 @@ Json piece_json(const CharacterFacts& c, const Piece& p) {
   j["length"] = r6(p.length);
   j["slenderness"] = std::isfinite(p.slenderness) ? Json(r6(p.slenderness)) : Json(nullptr);
   j["open_border"] = r6(p.open_border);
+  j["border_reach"] = r6(p.border_reach);
   j["junction"] = p.junction >= 0 ? Json(r6(p.junction)) : Json(nullptr);
   j["base_added"] = p.base_added;
   j["crosses_midline"] = p.crosses_midline;

@@ -27,9 +27,14 @@ struct DetectParams {
   DistanceParams distance;
   double centroid_ratio = 0.375; ///< appendage: centroid distance >= this × reach
   double elongation_min = 1.6;   ///< long: sqrt(l1/l2) >= this, or
-  /// Also long (curled tails, whose elongation is low): pi L^2 / area >= this and an open border
-  /// shorter than L (a tube, not a sheet). 0: off.
+  /// Also long (curled tails, whose elongation is low): pi L^2 / area >= this and open like a
+  /// tube, not a sheet (see tube_border_reach). 0: off.
   double slenderness_min = 2.0;
+  /// A slender piece is open like a tube when its open border is shorter than L, or lies within
+  /// this share of L from its collar (Piece::border_reach: a short fat tube's root ring may be
+  /// longer than the tube; a sheet's border runs down to its hem, near 1). 0: the border's
+  /// length alone.
+  double tube_border_reach = 0.5;
   double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
   double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
   double junction_slope = 2.5;     ///< isoline growth (length per length) where a body begins
@@ -161,7 +166,11 @@ struct Piece {
   double elongation = 0;
   double slenderness = 0; ///< pi L^2 / A: its length over its mean girth diameter (A its area)
   double open_border = 0; ///< length of its open border (tube: its root ring; sheet: all round)
-  double area = 0;        ///< surface area (model units squared)
+  /// How far along the piece its open border reaches: the largest geodesic distance from the
+  /// collar of a border vertex, over L (a tube's border is its root ring, near 0; a cape's or
+  /// skirt's runs down its sides to its hem, near 1). 0 for a closed shell or L = 0.
+  double border_reach = 0;
+  double area = 0; ///< surface area (model units squared)
   /// Share of its vertices' weight on leg joints (regions "thigh" and "leg"), mean over them.
   double leg_weight = 0;
   bool crosses_midline = false; ///< spans the hips' left-right position (a tail does)
@@ -315,6 +324,12 @@ std::vector<std::string> joint_regions(const Character& character);
 /// edges, restricted to the piece and its collar. Returns g per piece vertex (in `vertices`
 /// order) and L = P99(g) (nearest-rank percentile).
 std::vector<double> piece_geodesic(const WeldedMesh& mesh, const Piece& piece, double& length);
+
+/// How far along piece p the welded vertices `border` reach (Piece::border_reach): the largest
+/// p.geodesic of those among p.vertices, over p.length; vertices not in the piece are ignored.
+/// Pre: p.geodesic aligned with p.vertices (piece_geodesic). 0 when none is in the piece, when L
+/// is not positive, or when the geodesic is not aligned. Never fails.
+double border_reach(const Piece& p, const std::vector<int>& border);
 
 /// Per character joint: a bone of its own (a tail's, an ear's, a helper's): no role, and not of
 /// a limb (evidence.cpp's limb sides: a joint between the hips and one side's limb top is the

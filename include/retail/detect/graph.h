@@ -50,7 +50,9 @@ std::vector<int> welded_ring(const WeldedMesh& mesh, const std::vector<int>& set
 /// round; a closed shell: 0), in metres of the welded positions. Uses are counted on each
 /// edge's slot in its lower end's adjacency; where a face edge has none (a hand-built graph),
 /// every use is listed, sorted and counted instead. Summed in ascending (low, high) order
-/// either way, so both give the same bits. Never fails.
-double open_border(const WeldedMesh& mesh, const std::vector<int>& vertices);
+/// either way, so both give the same bits. When `ends` is given it receives the border edges'
+/// ends (welded ids, each once, ascending; empty for a closed shell). Never fails.
+double open_border(const WeldedMesh& mesh, const std::vector<int>& vertices,
+                   std::vector<int>* ends = nullptr);
 
 } // namespace retail
