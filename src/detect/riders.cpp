@@ -37,8 +37,37 @@ bool touches_tail(const WeldedMesh& m, const DistanceField& f, const Piece& tail
   return false;
 }
 
+/// Per welded vertex, +1 or -1: the sign of the volume its connected part of the welded graph
+/// encloses as its triangles are wound (each face's signed tetrahedron from the part's centroid,
+/// summed; a face counts for its first corner's part). -1 where that volume is negative (a part
+/// wound inside out, or mirrored by its node); +1 where it is positive or zero (a flat card).
+std::vector<signed char> outward_sign(const WeldedMesh& m) {
+  std::vector<int> part(m.size(), -1);
+  std::vector<Eigen::Vector3d> centre;
+  for (const auto& comp : welded_components(m, std::vector<bool>(m.size(), true))) {
+    Eigen::Vector3d c = Eigen::Vector3d::Zero();
+    for (int v : comp) part[std::size_t(v)] = int(centre.size()), c += m.welded.row(v).transpose();
+    centre.push_back(c / double(comp.size()));
+  }
+  std::vector<double> volume(centre.size(), 0.0);
+  for (const auto& t : m.faces) {
+    const int k = part[std::size_t(t[0])];
+    if (k < 0) continue;
+    const Eigen::Vector3d& o = centre[std::size_t(k)];
+    const Eigen::Vector3d a = m.welded.row(t[0]).transpose() - o,
+                          b = m.welded.row(t[1]).transpose() - o,
+                          c = m.welded.row(t[2]).transpose() - o;
+    volume[std::size_t(k)] += a.dot(b.cross(c));
+  }
+  std::vector<signed char> sign(m.size(), 1);
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (part[v] >= 0 && volume[std::size_t(part[v])] < 0) sign[v] = -1;
+  return sign;
+}
+
 /// Area-weighted normals (#welded by 3, unnormalised) of every welded vertex, from its
-/// triangles as wound (zero on a vertex of none).
+/// triangles, pointing out of its part (outward_sign: a part wound inside out is read the right
+/// way round); zero on a vertex of no triangle.
 Eigen::MatrixX3d vertex_normals(const WeldedMesh& m) {
   Eigen::MatrixX3d n = Eigen::MatrixX3d::Zero(Eigen::Index(m.size()), 3);
   for (const auto& t : m.faces) {
@@ -47,6 +76,9 @@ Eigen::MatrixX3d vertex_normals(const WeldedMesh& m) {
     const Eigen::Vector3d face = (b - a).cross(c - a);
     for (int k : t) n.row(k) += face.transpose();
   }
+  const std::vector<signed char> sign = outward_sign(m);
+  for (std::size_t v = 0; v < m.size(); ++v)
+    if (sign[v] < 0) n.row(Eigen::Index(v)) *= -1;
   return n;
 }
 
