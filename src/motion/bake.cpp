@@ -203,11 +203,7 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
     rig.authored.push_back(len > 0 ? Eigen::Vector3d(rt * seg / len)
                                    : Eigen::Vector3d(rt * Eigen::Vector3d(0, -1, 0)));
   }
-  Eigen::Vector3d left = Eigen::Vector3d::UnitX();
-  int l = c.joint_index(c.roles.upper_leg[0]), rr = c.joint_index(c.roles.upper_leg[1]);
-  if (l >= 0 && rr >= 0 && (c.bind_position(l) - c.bind_position(rr)).norm() > 0)
-    left = (c.bind_position(l) - c.bind_position(rr)).normalized();
-  rig.left_local = rt * left;
+  rig.left_local = rt * bake_detail::character_left(c, joints);
   rig.up_local = rt * Eigen::Vector3d::UnitY();
   rig.scale = c.scale;
   rig.floor_y = floor_y;

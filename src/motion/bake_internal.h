@@ -12,6 +12,14 @@
 
 namespace retail::bake_detail {
 
+/// The character's left at bind (world, unit): right thigh -> left thigh by their roles, turned
+/// round where the forward it gives (left x up) faces against the body: the first decisive of
+/// the head's horizontal offset from the hips, the toes' from the feet, and the tail's bind joints
+/// below its root (`joints`, world, root first), which hang behind it. A mirrored model, or one
+/// whose joints are named from the viewer's side, has its "left" thigh on its right. +X without
+/// two distinct thighs. Never fails.
+Eigen::Vector3d character_left(const Character& c, const std::vector<Eigen::Vector3d>& joints);
+
 /// One substep's poses: the chain's anchor and the nodes its proxies ride (hair only).
 struct SubstepPose {
   AnchorPose anchor;
