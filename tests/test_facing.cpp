@@ -42,3 +42,22 @@ TEST_CASE("facing: a rig whose sides are named from the viewer's side bakes the 
   REQUIRE(da.buffers.size() == db.buffers.size());
   for (std::size_t i = 0; i < da.buffers.size(); ++i) CHECK(da.buffers[i] == db.buffers[i]);
 }
+
+TEST_CASE("facing: an armature mirrored by its root node keeps its chain", "[facing]") {
+  // Every root of the scene under a node scaled -1 in X: the "left" thigh lies on the right and
+  // the hips' frame is a mirror, which the spring's frames carry; read as named, the tail keeps
+  // its chain (turned round as a viewer-named rig is, it went rigid).
+  std::string dir = test::temp_dir();
+  retail::Document doc = retail::generate_rig(retail::RigOptions{}).doc;
+  retail::Json& scene = doc.gltf["scenes"][std::size_t(doc.gltf.value("scene", 0))];
+  retail::Json mirror = {{"name", "Mirror"}, {"scale", {-1.0, 1.0, 1.0}}};
+  mirror["children"] = scene["nodes"];
+  doc.gltf["nodes"].push_back(mirror);
+  scene["nodes"] = retail::Json::array({int(doc.gltf["nodes"].size()) - 1});
+  retail::write_document(doc, dir + "/mirrored.glb");
+  retail::RunParams params;
+  params.clips = {"Walk", "HipSwing"};
+  retail::RunResult r = retail::run(dir + "/mirrored.glb", dir + "/out.glb", params);
+  REQUIRE(r.bakes.size() == 1);
+  CHECK(r.bakes[0].size() == 2);
+}

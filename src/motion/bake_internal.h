@@ -16,7 +16,8 @@ namespace retail::bake_detail {
 /// round where the forward it gives (left x up) faces against the body: the first decisive of
 /// the head's horizontal offset from the hips, the toes' from the feet, and the tail's bind joints
 /// below its root (`joints`, world, root first), which hang behind it. A mirrored model, or one
-/// whose joints are named from the viewer's side, has its "left" thigh on its right. +X without
+/// whose joints are named from the viewer's side, has its "left" thigh on its right. As named
+/// when the hips' bind frame is a mirror (docs/spring.md, "Which way is forward"); +X without
 /// two distinct thighs. Never fails.
 Eigen::Vector3d character_left(const Character& c, const std::vector<Eigen::Vector3d>& joints);
 
