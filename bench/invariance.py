@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Invariance probes: what retail decides on a model should not depend on how its file says it.
+
+Each GLB given is rewritten in ways that leave the character the same (or mirror it), retail runs
+on the original and on every rewrite, and one line per model and rewrite compares the tail
+decisions, each chain's vertices and the left-torn count with the original's:
+
+  winding   every triangle's last two indices swapped (a file wound inside out)
+  turn37    every scene root under a node turned 37 degrees about Y
+  scale100  every scene root under a node scaled 100
+  mirror    every scene root under a node scaled -1 in X
+  sides     Left and Right swapped in every joint name (named from the viewer's side)
+  anon      every joint renamed joint_N (no name says a role: roles from topology)
+
+For 'sides' it also says whether the output's binary chunk (animation and weights) is byte for
+byte the original's. Standard library only.
+
+  bench/invariance.py RETAIL_BIN OUT_DIR MODEL.glb...   (docs/robustness.md quotes a run)
+"""
+import json
+import math
+import os
+import re
+import struct
+import subprocess
+import sys
+from array import array
+
+
+def read_glb(path):
+    b = open(path, 'rb').read()
+    jl = struct.unpack('<I', b[12:16])[0]
+    return json.loads(b[20:20 + jl]), b[20 + jl:]
+
+
+def write_glb(path, j, rest):
+    js = json.dumps(j, separators=(',', ':')).encode()
+    js += b' ' * ((4 - len(js) % 4) % 4)
+    head = struct.pack('<4sII', b'glTF', 2, 12 + 8 + len(js) + len(rest))
+    open(path, 'wb').write(head + struct.pack('<I4s', len(js), b'JSON') + js + rest)
+
+
+def under_root(j, node):
+    scene = j['scenes'][j.get('scene', 0)]
+    node['children'] = list(scene['nodes'])
+    j['nodes'].append(node)
+    scene['nodes'] = [len(j['nodes']) - 1]
+
+
+def winding(j, rest):
+    bl = struct.unpack('<I', rest[:4])[0]
+    buf = bytearray(rest[8:8 + bl])
+    codes = {5121: 'B', 5123: 'H', 5125: 'I'}
+    done = set()
+    for m in j['meshes']:
+        for p in m['primitives']:
+            if 'indices' not in p or p['indices'] in done or p.get('mode', 4) != 4:
+                continue
+            done.add(p['indices'])
+            a = j['accessors'][p['indices']]
+            bv = j['bufferViews'][a['bufferView']]
+            off = bv.get('byteOffset', 0) + a.get('byteOffset', 0)
+            idx = array(codes[a['componentType']])
+            size = idx.itemsize * a['count']
+            idx.frombytes(bytes(buf[off:off + size]))
+            for t in range(0, len(idx) - 2, 3):
+                idx[t + 1], idx[t + 2] = idx[t + 2], idx[t + 1]
+            buf[off:off + size] = idx.tobytes()
+    return j, rest[:8] + bytes(buf) + rest[8 + bl:]
+
+
+def joints_of(j):
+    return {n for s in j.get('skins', []) for n in s['joints']}
+
+
+def sides(name):
+    """Left <-> Right, .L/_L <-> .R/_R at the end, _L_ <-> _R_."""
+    name = name.replace('Left', '\0').replace('Right', 'Left').replace('\0', 'Right')
+    name = re.sub(r'([._])L$', '\\1\0', name)
+    name = re.sub(r'([._])R$', r'\1L', name).replace('\0', 'R')
+    return name.replace('_L_', '\0').replace('_R_', '_L_').replace('\0', '_R_')
+
+
+def rewrite(kind, j, rest):
+    if kind == 'winding':
+        return winding(j, rest)
+    if kind == 'turn37':
+        a = math.radians(37) / 2
+        under_root(j, {'name': 'Turn', 'rotation': [0, math.sin(a), 0, math.cos(a)]})
+    elif kind == 'scale100':
+        under_root(j, {'name': 'Scale', 'scale': [100, 100, 100]})
+    elif kind == 'mirror':
+        under_root(j, {'name': 'Mirror', 'scale': [-1, 1, 1]})
+    elif kind == 'sides':
+        for n in j['nodes']:
+            if 'name' in n:
+                n['name'] = sides(n['name'])
+    elif kind == 'anon':
+        for i in joints_of(j):
+            j['nodes'][i]['name'] = 'joint_%d' % i
+    return j, rest
+
+
+def summary(report_path):
+    if not os.path.exists(report_path):
+        return None
+    c = json.load(open(report_path))['characters'][0]
+    tails = [p['decision'] for p in c['pieces'] if p['decision'].startswith('tail_')]
+    return tails, [ch.get('vertices') for ch in c['chains']], len(c.get('left_torn', []))
+
+
+def run(retail, src, out):
+    rc = subprocess.run([retail, '-q', src, out], stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL).returncode
+    return rc, summary(out[:-4] + '.report.json')
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    retail, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    kinds = ['winding', 'turn37', 'scale100', 'mirror', 'sides', 'anon']
+    print('model | rewrite | same as the original | original -> rewritten')
+    for path in sys.argv[3:]:
+        name = os.path.basename(path)[:-4]
+        _, base = run(retail, path, os.path.join(out, name + '.glb'))
+        for kind in kinds:
+            j, rest = read_glb(path)
+            j, rest = rewrite(kind, j, rest)
+            src = os.path.join(out, '%s.%s.in.glb' % (name, kind))
+            dst = os.path.join(out, '%s.%s.glb' % (name, kind))
+            write_glb(src, j, rest)
+            rc, got = run(retail, src, dst)
+            same = 'same' if got == base else 'DIFFERS'
+            if kind == 'sides' and got is not None:
+                a = read_glb(os.path.join(out, name + '.glb'))[1]
+                b = read_glb(dst)[1]
+                same += ', binary chunk ' + ('identical' if a == b else 'differs')
+            print('%s | %s | %s | %s -> %s' % (name, kind, same, base,
+                                                got if got is not None else 'exit %d' % rc))
+
+
+if __name__ == '__main__':
+    main()
