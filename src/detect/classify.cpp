@@ -141,9 +141,10 @@ double leg_weight(const std::vector<double>& share, const Piece& p) {
 }
 
 /// Open like a tube (DetectParams::tube_border_reach): a border shorter than the piece, or
-/// one within the root share of it.
+/// one within the root share of it (unless that share is 0: off).
 bool tube_open(const DetectParams& params, const Piece& p) {
-  return p.open_border < p.length || p.border_reach <= params.tube_border_reach;
+  return p.open_border < p.length ||
+         (params.tube_border_reach > 0 && p.border_reach <= params.tube_border_reach);
 }
 
 /// Why a piece is broad: its elongation, and either its slenderness below the minimum or, when

@@ -32,8 +32,8 @@ struct DetectParams {
   double slenderness_min = 2.0;
   /// A slender piece is open like a tube when its open border is shorter than L, or lies within
   /// this share of L from its collar (Piece::border_reach: a short fat tube's root ring may be
-  /// longer than the tube; a sheet's border runs down to its hem, near 1). 0: the border's
-  /// length alone.
+  /// longer than the tube; a sheet's border runs down to its hem, near 1). 0: off (the
+  /// border's length alone).
   double tube_border_reach = 0.5;
   double attach_bias = 1.5;        ///< torso/thigh joints within this × nearest distance win
   double merge_overlap = 0.5;      ///< merge pieces whose box overlap / smaller box > this
