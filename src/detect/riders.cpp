@@ -111,9 +111,8 @@ bool behind_at(const WeldedMesh& m, const Eigen::MatrixX3d& normal, const Eigen:
 /// is sunk into, hidden by it). A spike sunk into a tail is inside it and in front of the rump
 /// beside its root; a sheath beside it is outside it; a button sunk into the rump by the tail's
 /// root is behind the rump where the rump shows. `by_x`: every welded vertex as (x, id), ascending,
-/// for the scan; `buried`
-/// (#welded): whether each vertex asked so far is buried so (-1 not yet), shared by the tail's
-/// candidates. Neither when the tail is empty.
+/// for the scan; `buried` (#welded): whether each vertex asked so far is buried so (-1 not yet),
+/// shared by the tail's candidates. Neither when the tail is empty.
 struct Sunk {
   bool inside = false, clear = false;
 };
