@@ -9,14 +9,22 @@
 // shallowest candidate, then the lowest node index.
 #include "retail/base/error.h"
 #include "retail/rig/skeleton.h"
+#include "roles_internal.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace retail {
 namespace {
+
+using roles_detail::LimbPair;
+using roles_detail::SkinReach;
+using roles_detail::Tree;
+using roles_detail::Work;
 
 enum class Cls {
   None,
@@ -111,60 +119,6 @@ NameInfo classify(const std::string& name) {
   return info;
 }
 
-/// The character's joint tree in joint-index space.
-struct Tree {
-  const Character& c;
-  std::vector<std::vector<int>> children;
-  std::vector<int> depth, size;
-  explicit Tree(const Character& ch)
-      : c(ch), children(ch.joints.size()), depth(ch.joints.size(), 0), size(ch.joints.size(), 1) {
-    for (std::size_t j = 0; j < c.joints.size(); ++j)
-      if (c.parent[j] >= 0) children[std::size_t(c.parent[j])].push_back(int(j));
-    for (std::size_t j = 0; j < c.joints.size(); ++j)
-      for (int p = c.parent[j]; p >= 0; p = c.parent[std::size_t(p)]) {
-        ++depth[j];
-        ++size[std::size_t(p)];
-      }
-  }
-  bool is_descendant(int j, int of) const {
-    for (int p = c.parent[std::size_t(j)]; p >= 0; p = c.parent[std::size_t(p)])
-      if (p == of) return true;
-    return false;
-  }
-  /// Shallowest joint satisfying `pred` (ties: lowest node index); -1 if none.
-  template <class Pred> int shallowest(Pred pred) const {
-    int best = -1;
-    for (std::size_t j = 0; j < c.joints.size(); ++j) {
-      if (!pred(int(j))) continue;
-      if (best < 0 || depth[j] < depth[std::size_t(best)] ||
-          (depth[j] == depth[std::size_t(best)] && c.joints[j] < c.joints[std::size_t(best)]))
-        best = int(j);
-    }
-    return best;
-  }
-  int heaviest_child(int j) const {
-    int best = -1;
-    for (int ch : children[std::size_t(j)])
-      if (best < 0 || size[std::size_t(ch)] > size[std::size_t(best)]) best = ch;
-    return best;
-  }
-  int lca(int a, int b) const {
-    std::set<int> up;
-    for (int p = a; p >= 0; p = c.parent[std::size_t(p)]) up.insert(p);
-    for (int p = b; p >= 0; p = c.parent[std::size_t(p)])
-      if (up.count(p)) return p;
-    return -1;
-  }
-};
-
-/// Joint-index roles while resolving (-1 unknown); converted to node indices at the end.
-struct Work {
-  int hips = -1, chest = -1, neck = -1, head = -1;
-  int upper_leg[2] = {-1, -1}, lower_leg[2] = {-1, -1}, foot[2] = {-1, -1};
-  int shoulder[2] = {-1, -1}, upper_arm[2] = {-1, -1}, lower_arm[2] = {-1, -1}, hand[2] = {-1, -1};
-  std::set<std::string> sources;
-};
-
 void apply_vrm(const Json& gltf, const Character& c, Work& w) {
   std::map<std::string, int> bones; // VRM bone name -> node
   std::string source;
@@ -244,50 +198,6 @@ void legs_by_name(const Tree& t, const std::vector<NameInfo>& info, Work& w) {
   }
 }
 
-/// Topology: two mirror-image child chains of one joint that reach down towards the ground;
-/// the pair reaching lowest wins (ties within 5% H: the shallower branching joint, i.e. the
-/// pelvis rather than a quadruped's chest). Left is +X (glTF characters face +Z).
-void legs_by_topology(const Tree& t, Work& w) {
-  const Character& c = t.c;
-  double tol = 0.03 * c.height;
-  int best_j = -1, best_a = -1, best_b = -1;
-  double best_low = 0;
-  for (std::size_t j = 0; j < c.joints.size(); ++j) {
-    const auto& ch = t.children[j];
-    Eigen::Vector3d pj = c.bind_position(int(j));
-    for (std::size_t x = 0; x < ch.size(); ++x)
-      for (std::size_t y = x + 1; y < ch.size(); ++y) {
-        Eigen::Vector3d pa = c.bind_position(ch[x]), pb = c.bind_position(ch[y]);
-        bool mirror = std::abs((pa.x() - pj.x()) + (pb.x() - pj.x())) <= tol &&
-                      std::abs(pa.y() - pb.y()) <= tol && std::abs(pa.z() - pb.z()) <= tol &&
-                      std::abs(pa.x() - pb.x()) > tol;
-        if (!mirror || t.children[std::size_t(ch[x])].empty()) continue;
-        double low = pa.y();
-        for (int k = ch[x]; k >= 0; k = t.heaviest_child(k))
-          low = std::min(low, c.bind_position(k).y());
-        if (low > pj.y() - 0.2 * c.height) continue;
-        bool better =
-            best_j < 0 || low < best_low - 0.05 * c.height ||
-            (low < best_low + 0.05 * c.height && t.depth[j] < t.depth[std::size_t(best_j)]);
-        if (better) {
-          best_j = int(j);
-          best_low = low;
-          bool a_left = pa.x() > pb.x();
-          best_a = a_left ? ch[x] : ch[y];
-          best_b = a_left ? ch[y] : ch[x];
-        }
-      }
-  }
-  if (best_j < 0) return;
-  int top[2] = {best_a, best_b};
-  for (int s = 0; s < 2; ++s) {
-    w.upper_leg[s] = top[s];
-    w.lower_leg[s] = t.heaviest_child(top[s]);
-    if (w.foot[s] < 0 && w.lower_leg[s] >= 0) w.foot[s] = t.heaviest_child(w.lower_leg[s]);
-  }
-  w.sources.insert("topology");
-}
-
 void arms_by_name(const Tree& t, const std::vector<NameInfo>& info, Work& w) {
   for (int s = 0; s < 2; ++s) {
     auto named = [&](Cls cls, int under) {
@@ -330,24 +240,6 @@ void hips_where_legs_meet(const Model& model, const Character& c, const Tree& t,
   if (named >= 0 && named != w.hips && w.hips >= 0)
     notes.push_back("hips = " + name(w.hips) + ", where both legs meet; the joint named " +
                     name(named) + " is not their common parent and is taken as spine");
-}
-
-/// The head when no name gives it (w.head < 0, hips found): the highest joint above the hips
-/// outside the legs, its parent when it is a leaf (not right under the hips).
-void head_by_topology(const Character& c, const Tree& t, Work& w) {
-  if (w.head >= 0 || w.hips < 0) return;
-  int best = -1;
-  for (std::size_t j = 0; j < c.joints.size(); ++j) {
-    bool in_leg = t.is_descendant(int(j), w.upper_leg[0]) ||
-                  t.is_descendant(int(j), w.upper_leg[1]) || int(j) == w.upper_leg[0] ||
-                  int(j) == w.upper_leg[1];
-    if (!t.is_descendant(int(j), w.hips) || in_leg) continue;
-    if (best < 0 || c.bind_position(int(j)).y() > c.bind_position(best).y()) best = int(j);
-  }
-  if (best >= 0 && t.children[std::size_t(best)].empty() && c.parent[std::size_t(best)] != w.hips)
-    best = c.parent[std::size_t(best)];
-  w.head = best;
-  if (best >= 0) w.sources.insert("topology");
 }
 
 /// The spine (joint indices strictly between hips and head, hips side first, up to the neck);
@@ -420,7 +312,8 @@ void roles_from_work(const Character& c, const std::vector<NameInfo>& info, cons
 
 } // namespace
 
-Roles resolve_roles(const Document& doc, const Model& model, const Character& c) {
+Roles resolve_roles(const Document& doc, const Model& model, const Character& c,
+                    const HeldSkins* held) {
   Tree t(c);
   Work w;
   Roles r;
@@ -428,14 +321,24 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c)
   for (int node : c.joints) info.push_back(classify(model.nodes[std::size_t(node)].name));
   apply_vrm(doc.gltf, c, w);
   legs_by_name(t, info, w);
-  if (!have_legs(w)) legs_by_topology(t, w);
+  std::optional<SkinReach> reach; // read from the skin only when topology is needed
+  std::optional<std::vector<LimbPair>> pairs;
+  auto limb_pairs = [&]() -> const std::vector<LimbPair>& {
+    if (!reach) reach = roles_detail::skin_reach(doc, model, t, held);
+    if (!pairs) pairs = roles_detail::reaching_pairs(t, *reach);
+    return *pairs;
+  };
+  if (!have_legs(w)) roles_detail::legs_by_topology(t, limb_pairs(), w);
   hips_where_legs_meet(model, c, t, info, w, r.notes);
   if (w.head < 0)
     w.head = t.shallowest([&](int j) {
       return info[j].cls == Cls::Head && !info[j].helper &&
              (w.hips < 0 || t.is_descendant(j, w.hips));
     });
-  head_by_topology(c, t, w);
+  if (w.head < 0 && w.hips >= 0) {
+    const Eigen::Vector3d front = roles_detail::towards_front(t, limb_pairs(), w);
+    roles_detail::head_by_topology(c, t, *reach, front, w);
+  }
   const std::vector<int> spine = neck_spine_chest(c, t, info, w);
   arms_by_name(t, info, w);
   roles_from_work(c, info, w, spine, r);

@@ -304,7 +304,7 @@ std::vector<Character> build_characters(const Document& doc, const Model& model,
     c.skins = group;
     add_bind(doc, model, world, held, c);
     measure_height(doc, model, params, c);
-    c.roles = resolve_roles(doc, model, c);
+    c.roles = resolve_roles(doc, model, c, held);
     out.push_back(std::move(c));
   }
   return out;

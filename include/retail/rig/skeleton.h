@@ -90,8 +90,11 @@ std::vector<Character> build_characters(const Document& doc, const Model& model,
                                         const BindParams& params, const HeldSkins* held = nullptr);
 
 /// Resolves bone roles of a character (roles.cpp): VRM metadata first, then names, then topology.
+/// Topology reads the skin (`held` where it holds a primitive's influences, else the document)
+/// to see how low each leg chain reaches.
 /// Never throws for missing roles: they are listed in Roles::missing (see require_roles).
-Roles resolve_roles(const Document& doc, const Model& model, const Character& character);
+Roles resolve_roles(const Document& doc, const Model& model, const Character& character,
+                    const HeldSkins* held = nullptr);
 
 /// The trunk's joints: the hips, pelvis, spine and chest nodes (those found).
 std::set<int> trunk_joints(const Roles& roles);
