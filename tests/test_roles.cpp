@@ -139,6 +139,42 @@ TEST_CASE("roles: topology when names say nothing", "[roles]") {
   CHECK(name_of(d, r.lower_leg[0]) == "Bone_16");
   CHECK(name_of(d, r.upper_leg[1]) == "Bone_19");
   CHECK(r.spine.size() == 3);
+  CHECK(r.pelvis == std::vector<int>{r.hips}); // the spine rises from the hips: no pelvis bone
+}
+
+TEST_CASE("roles: topology on a horizontal body whose feet are IK targets under the root",
+          "[roles]") {
+  // The generator's horizontal body: the legs hang from 'Body' above and ahead of the joint named
+  // Hips, which lies between the leg sockets (a pelvis bone), and the arms hang down. Feet moved
+  // under the armature root as IK targets are (Quaternius rigs), every joint renamed.
+  retail::RigOptions o;
+  o.horizontal_body = true;
+  retail::Document d = test::make_rig(o).doc;
+  Json& nodes = d.gltf["nodes"];
+  auto find = [&](const std::string& name) {
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].value("name", "") == "mixamorig:" + name) return int(i);
+    return -1;
+  };
+  for (const char* side : {"Left", "Right"}) {
+    const int leg = find(std::string(side) + "Leg"), foot = find(std::string(side) + "Foot");
+    REQUIRE((leg >= 0 && foot >= 0));
+    nodes[std::size_t(leg)].erase("children");
+    nodes[0]["children"].push_back(foot); // the saved pose moves; the bind (IBMs) does not
+  }
+  const int body = find("Body"), hips = find("Hips"), head = find("Head"),
+            left_up = find("LeftUpLeg"), left_leg = find("LeftLeg");
+  for (const auto& j : d.gltf["skins"][0]["joints"])
+    nodes[j.get<std::size_t>()]["name"] = "joint_" + j.dump();
+  const retail::Roles r = test::characters_of(d)[0].roles;
+  CHECK(r.missing.empty());
+  CHECK(r.source == "topology");
+  CHECK(r.hips == body);
+  CHECK(r.head == head); // not the end marker above it, nor a hand
+  CHECK(r.upper_leg[0] == left_up);
+  CHECK(r.lower_leg[0] == left_leg); // the chain ends at the knee
+  CHECK(r.foot[0] == -1);
+  CHECK(std::set<int>(r.pelvis.begin(), r.pelvis.end()) == std::set<int>{body, hips});
 }
 
 TEST_CASE("roles: VRM 0.x and VRM 1 humanoid metadata win over names", "[roles]") {
@@ -249,6 +285,8 @@ TEST_CASE("roles: with every joint renamed, topology finds what the names say - 
         CHECK(b.source == "topology");
         CHECK(name_of(d, b.hips) == name_of(d, a.hips));
         CHECK(name_of(d, b.head) == name_of(d, a.head));
+        CHECK(std::set<int>(b.pelvis.begin(), b.pelvis.end()) ==
+              std::set<int>(a.pelvis.begin(), a.pelvis.end()));
         for (int s = 0; s < 2; ++s) {
           CHECK(name_of(d, b.upper_leg[s]) == name_of(d, a.upper_leg[s]));
           CHECK(name_of(d, b.lower_leg[s]) == name_of(d, a.lower_leg[s]));

@@ -273,18 +273,39 @@ std::vector<int> neck_spine_chest(const Character& c, const Tree& t,
   return spine;
 }
 
+/// True when joint `j` lies nearer the legs' sockets (the midpoint of the hips' children the two
+/// upper legs hang from) than the hips joint does. Pre: both upper legs and the hips found.
+bool nearer_the_sockets(const Character& c, const Work& w, int j) {
+  Eigen::Vector3d sockets = Eigen::Vector3d::Zero();
+  for (int s = 0; s < 2; ++s) {
+    int k = w.upper_leg[s];
+    while (k >= 0 && c.parent[std::size_t(k)] != w.hips) k = c.parent[std::size_t(k)];
+    if (k < 0) return false;
+    sockets += c.bind_position(k) / 2;
+  }
+  return (c.bind_position(j) - sockets).norm() < (c.bind_position(w.hips) - sockets).norm();
+}
+
 /// The roles as node indices from the joint indices in `w` and `spine`: the pelvis (hips and
-/// hips-named joints next to it), the sources joined, the required roles not found.
+/// hips-named joints next to it; with no hips name, the first spine joint when it is nearer the
+/// legs' sockets), the sources joined, the required roles not found.
 void roles_from_work(const Character& c, const std::vector<NameInfo>& info, const Work& w,
                      const std::vector<int>& spine, Roles& r) {
   auto node = [&](int j) { return j < 0 ? -1 : c.joints[std::size_t(j)]; };
   r.hips = node(w.hips);
   if (w.hips >= 0) {
     r.pelvis.push_back(r.hips);
-    for (std::size_t j = 0; j < c.joints.size(); ++j)
+    bool named = false;
+    for (std::size_t j = 0; j < c.joints.size(); ++j) {
+      named = named || (info[j].cls == Cls::Hips && !info[j].helper);
       if (info[j].cls == Cls::Hips && !info[j].helper && int(j) != w.hips &&
           (c.parent[j] == w.hips || c.parent[std::size_t(w.hips)] == int(j)))
         r.pelvis.push_back(node(int(j)));
+    }
+    // No name says where the pelvis is: the spine joint next to the hips is a pelvis bone when it
+    // lies nearer the legs' sockets than the joint they hang from does (Quaternius' Body -> Hips).
+    if (!named && !spine.empty() && nearer_the_sockets(c, w, spine.front()))
+      r.pelvis.push_back(node(spine.front()));
   }
   for (int j : spine) r.spine.push_back(node(j));
   r.chest = node(w.chest);
