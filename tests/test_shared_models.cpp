@@ -39,7 +39,7 @@ TEST_CASE("shared: models without a tail are copied faithfully - all determinist
   std::string data = test::shared_data();
   if (data.empty()) return;
   auto files = test::model_files(data);
-  REQUIRE(files.size() >= 14);
+  REQUIRE_FALSE(files.empty());
   for (const auto& in : files) {
     INFO(in);
     std::string dir = test::temp_dir(), ext = fs::path(in).extension().string();
@@ -73,6 +73,10 @@ TEST_CASE("shared: roles and H resolve on every skinned model", "[shared]") {
     INFO(in);
     std::vector<retail::StageStat> stats;
     retail::Input input = retail::load_input(in, retail::BindParams{}, stats);
+    bool drawn_skinned = false; // a mesh drawn with a skin: a character to resolve
+    for (const auto& n : input.doc.gltf.value("nodes", Json::array()))
+      drawn_skinned = drawn_skinned || (n.contains("mesh") && n.contains("skin"));
+    CHECK(input.characters.empty() == !drawn_skinned);
     for (const auto& c : input.characters) {
       ++skinned;
       const auto& r = c.roles;
@@ -96,7 +100,7 @@ TEST_CASE("shared: roles and H resolve on every skinned model", "[shared]") {
       if (fs::path(in).filename() == "godette.vrm") CHECK(r.source == "VRM 0.x humanoid");
     }
   }
-  CHECK(skinned == 11);
+  CHECK(skinned > 0);
 }
 
 TEST_CASE("shared: tinygltf reads the same accessor values as retail", "[shared]") {

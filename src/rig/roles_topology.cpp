@@ -32,17 +32,21 @@ bool has_mirror_sibling(const Tree& t, int j) {
 }
 
 /// The upper leg, lower leg and foot (-1 when none) on the chain from `top` down its heaviest
-/// children: the foot is the first joint from the third on lying in the lowest third of the
-/// chain's height over the floor (c.min_y), the two joints above it the lower and upper leg;
-/// without one (feet driven by IK targets elsewhere) the chain's last joint is the lower leg.
+/// children, each joint's height read as a share of the chain's (`top` over the floor, c.min_y):
+/// toes on the ground (the first joint from the fourth on within 6%) make their parent the foot;
+/// else a toeless foot is the first joint from the third on within a fifth; the two joints above
+/// the foot are the lower and upper leg. Without either (a foot driven by an IK target elsewhere,
+/// a hoof at the end of the chain) the chain's last joint is the lower leg.
 std::array<int, 3> leg_on_chain(const Tree& t, int top) {
   const Character& c = t.c;
   std::vector<int> path;
   for (int k = top; k >= 0; k = t.heaviest_child(k)) path.push_back(k);
-  const double floor = c.min_y, top_y = c.bind_position(top).y();
+  const double floor = c.min_y, height = c.bind_position(top).y() - floor;
+  auto share = [&](std::size_t i) { return (c.bind_position(path[i]).y() - floor) / height; };
+  for (std::size_t i = 3; i < path.size(); ++i)
+    if (share(i) <= 0.06) return {path[i - 3], path[i - 2], path[i - 1]};
   for (std::size_t i = 2; i < path.size(); ++i)
-    if (c.bind_position(path[i]).y() - floor <= (top_y - floor) / 3)
-      return {path[i - 2], path[i - 1], path[i]};
+    if (share(i) <= 0.2) return {path[i - 2], path[i - 1], path[i]};
   if (path.size() < 2) return {top, -1, -1};
   return {path[path.size() - 2], path.back(), -1};
 }
