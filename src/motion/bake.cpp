@@ -193,7 +193,10 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   SpringRig rig;
   const int anchor = joint_of(c, spec.anchor, "chain anchor");
   const Eigen::Matrix4d& hips = c.bind_world[std::size_t(anchor)];
-  Eigen::Matrix3d rt = rotation_of(hips).transpose();
+  rig.mirrored = hips.topLeftCorner<3, 3>().determinant() < 0;
+  const Eigen::Matrix3d rt =
+      rig.mirrored ? Eigen::Matrix3d(bake_detail::mirror_x() * rotation_of(hips).transpose())
+                   : Eigen::Matrix3d(rotation_of(hips).transpose());
   std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
   rig.root_offset = (hips.inverse() * joints[0].homogeneous()).head<3>();
   for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
@@ -428,7 +431,7 @@ public:
 private:
   void record(std::size_t k, KeyRecorder& r) const {
     r.add(k, times_[k], locals(),
-          (poses_[k].anchor.rotation.conjugate() * chain_.tip_offset()).normalized(),
+          (chain_.frame(poses_[k].anchor).conjugate() * chain_.tip_offset()).normalized(),
           k > 0 && chain_.key_needed());
   }
   ChainStepper& chain_;

@@ -5,12 +5,18 @@
 #include "retail/motion/bake.h"
 #include "retail/motion/hair_solver.h"
 #include "retail/motion/spring.h"
+#include "retail/rig/transform.h"
 
 #include <Eigen/Geometry>
 #include <algorithm>
 #include <vector>
 
 namespace retail::bake_detail {
+
+/// Local X reversed: what turns a mirrored anchor's frame into a rotation (SpringRig::mirrored).
+inline Eigen::Matrix3d mirror_x() {
+  return Eigen::Vector3d(-1, 1, 1).asDiagonal();
+}
 
 /// The character's left at bind (world, unit): right thigh -> left thigh by their roles, turned
 /// round where the forward it gives (left x up) faces against the body: the first decisive of
@@ -39,6 +45,8 @@ public:
   virtual std::vector<Eigen::Quaterniond> locals() const = 0;
   /// The tip minus the root, world.
   virtual Eigen::Vector3d tip_offset() const = 0;
+  /// The anchor's rotation as the stepper reads it (the frame tip offsets are measured in).
+  virtual Eigen::Quaterniond frame(const AnchorPose& anchor) const { return anchor.rotation; }
   /// Whether the last step's state must be a key of its own (the keys at the key rate would
   /// cut through what the step went around: a tail turned out of a leg).
   virtual bool key_needed() const { return false; }
@@ -50,14 +58,14 @@ public:
 class SpringStepper final : public ChainStepper {
 public:
   SpringStepper(const SpringRig& rig, const SpringParams& params, bool collide)
-      : spring(rig, params), collide_(collide) {}
-  void reset(const SubstepPose& pose) override { spring.reset(pose.anchor); }
+      : spring(rig, params), collide_(collide), mirrored_(rig.mirrored) {}
+  void reset(const SubstepPose& pose) override { spring.reset(anchor(pose.anchor)); }
   void step(const SubstepPose&, const SubstepPose& to, double dt) override {
     capsules_.clear();
     for (std::size_t k = 0; k + 1 < to.proxies.size(); k += 2)
       capsules_.push_back(
           {to.proxies[k].topRightCorner<3, 1>(), to.proxies[k + 1].topRightCorner<3, 1>(), 0.0});
-    spring.step(to.anchor, dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
+    spring.step(anchor(to.anchor), dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
     touched_ = collide_ && spring.collider_contact();
     if (!measure || capsules_.empty()) return;
     const double depth = spring.collider_depth(capsules_);
@@ -68,10 +76,13 @@ public:
   }
   std::vector<Eigen::Quaterniond> locals() const override {
     std::vector<Eigen::Quaterniond> out;
-    for (std::size_t b = 0; b < spring.tips().size(); ++b) out.push_back(spring.local_rotation(b));
+    for (std::size_t b = 0; b < spring.tips().size(); ++b)
+      out.push_back(mirrored_ ? mirrored_local(spring.local_rotation(b))
+                              : spring.local_rotation(b));
     return out;
   }
   Eigen::Vector3d tip_offset() const override { return spring.tips().back() - spring.head(0); }
+  Eigen::Quaterniond frame(const AnchorPose& pose) const override { return anchor(pose).rotation; }
   bool key_needed() const override { return touched_; }
   SpringChain spring;
   bool measure = false;                ///< count the steps below
@@ -79,8 +90,16 @@ public:
   std::size_t steps = 0, touching = 0; ///< substeps measured; of them, with a link touching
 
 private:
+  /// The pose as the spring reads it: a mirrored rig's rotation with local X reversed.
+  AnchorPose anchor(const AnchorPose& pose) const {
+    if (!mirrored_) return pose;
+    AnchorPose out = pose;
+    out.rotation = Eigen::Quaterniond(rotation_of(pose.world) * mirror_x()).normalized();
+    return out;
+  }
   bool collide_ = true;
-  bool touched_ = false; ///< the last step turned a link out of a collider (or left one in)
+  bool mirrored_ = false; ///< SpringRig::mirrored
+  bool touched_ = false;  ///< the last step turned a link out of a collider (or left one in)
   std::vector<RestObstacle> capsules_; ///< this step's, world
 };
 

@@ -50,9 +50,6 @@ Eigen::Vector3d character_left(const Character& c, const std::vector<Eigen::Vect
   if (l < 0 || r < 0 || !((c.bind_position(l) - c.bind_position(r)).norm() > 0))
     return Eigen::Vector3d::UnitX();
   const Eigen::Vector3d left = (c.bind_position(l) - c.bind_position(r)).normalized();
-  const int hips = c.joint_index(c.roles.hips);
-  if (hips >= 0 && c.bind_world[std::size_t(hips)].topLeftCorner<3, 3>().determinant() < 0)
-    return left; // a mirrored armature: the spring's frames carry the mirror; read as named
   const Eigen::Vector3d forward = left.cross(Eigen::Vector3d::UnitY());
   return facing_ahead(c, joints, forward) < 0 ? Eigen::Vector3d(-left) : left;
 }

@@ -100,8 +100,19 @@ struct SpringRig {
   /// depth is the bind's own, allowed).
   std::size_t colliders = 0;
   std::vector<double> collider_radius;
+  /// The anchor's bind frame is a reflection (an armature mirrored by a node above it): the
+  /// hips-local axes above are its frame with local X reversed, a rotation; AnchorPose::rotation
+  /// must then be the anchor's rotation with local X reversed too, and a local rotation read
+  /// back is in those axes (mirrored_local turns it into the joint's).
+  bool mirrored = false;
   std::size_t links() const { return length.size(); }
 };
+
+/// A rotation in a mirrored anchor's axes (SpringRig::mirrored: local X reversed) as the same
+/// rotation in the joint's own: (w, x, y, z) -> (w, x, -y, -z). Its own inverse.
+inline Eigen::Quaterniond mirrored_local(const Eigen::Quaterniond& q) {
+  return Eigen::Quaterniond(q.w(), q.x(), -q.y(), -q.z());
+}
 
 /// The anchor's pose for one step: rotation (unit) and the world transform of its local points.
 struct AnchorPose {
