@@ -40,7 +40,8 @@ enum class Cls {
   Shoulder,
   UpperArm,
   LowerArm,
-  Hand
+  Hand,
+  Tail
 };
 
 struct NameInfo {
@@ -96,7 +97,7 @@ NameInfo classify(const std::string& name) {
       {"clavicle", Cls::Shoulder}, {"collar", Cls::Shoulder},   {"upperarm", Cls::UpperArm},
       {"arm", Cls::UpperArm},      {"uparm", Cls::UpperArm},    {"forearm", Cls::LowerArm},
       {"lowerarm", Cls::LowerArm}, {"lowarm", Cls::LowerArm},   {"hand", Cls::Hand},
-      {"fist", Cls::Hand},         {"wrist", Cls::Hand}};
+      {"fist", Cls::Hand},         {"wrist", Cls::Hand},        {"tail", Cls::Tail}};
   NameInfo info;
   std::string base;
   for (const std::string& t : tokenize(name)) {
@@ -273,8 +274,9 @@ std::vector<int> neck_spine_chest(const Character& c, const Tree& t,
   return spine;
 }
 
-/// True when joint `j` lies nearer the legs' sockets (the midpoint of the hips' children the two
-/// upper legs hang from) than the hips joint does. Pre: both upper legs and the hips found.
+/// True when joint `j`, on no leg's or arm's chain, lies nearer the legs' sockets (the midpoint
+/// of the hips' children the two upper legs hang from) than the hips joint does. Pre: the hips
+/// found.
 bool nearer_the_sockets(const Character& c, const Work& w, int j) {
   Eigen::Vector3d sockets = Eigen::Vector3d::Zero();
   for (int s = 0; s < 2; ++s) {
@@ -283,30 +285,43 @@ bool nearer_the_sockets(const Character& c, const Work& w, int j) {
     if (k < 0) return false;
     sockets += c.bind_position(k) / 2;
   }
+  for (int limb : {w.upper_leg[0], w.upper_leg[1], w.upper_arm[0], w.upper_arm[1]})
+    for (int k = limb; k >= 0 && k != w.hips; k = c.parent[std::size_t(k)])
+      if (k == j) return false; // a limb's own chain
   return (c.bind_position(j) - sockets).norm() < (c.bind_position(w.hips) - sockets).norm();
 }
 
-/// The roles as node indices from the joint indices in `w` and `spine`: the pelvis (hips and
-/// hips-named joints next to it; with no hips name, the first spine joint when it is nearer the
-/// legs' sockets), the sources joined, the required roles not found.
+/// The pelvis as joint indices (empty without hips): the hips, then the hips-named joints next to
+/// them; with no hips name anywhere, the joints hanging from the hips with joints below them
+/// that lie nearer the legs' sockets (nearer_the_sockets): Quaternius' Body -> Hips. A leaf
+/// there is a helper or a removed tail's stump.
+std::vector<int> pelvis_joints(const Character& c, const std::vector<NameInfo>& info,
+                               const Work& w) {
+  std::vector<int> out;
+  if (w.hips < 0) return out;
+  out.push_back(w.hips);
+  bool named = false;
+  std::vector<bool> has_child(c.joints.size(), false);
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    named = named || (info[j].cls == Cls::Hips && !info[j].helper);
+    if (c.parent[j] >= 0) has_child[std::size_t(c.parent[j])] = true;
+    if (info[j].cls == Cls::Hips && !info[j].helper && int(j) != w.hips &&
+        (c.parent[j] == w.hips || c.parent[std::size_t(w.hips)] == int(j)))
+      out.push_back(int(j));
+  }
+  for (std::size_t j = 0; !named && j < c.joints.size(); ++j)
+    if (c.parent[j] == w.hips && has_child[j] && nearer_the_sockets(c, w, int(j)))
+      out.push_back(int(j));
+  return out;
+}
+
+/// The roles as node indices from the joint indices in `w` and `spine`, the pelvis
+/// (pelvis_joints), the sources joined, the required roles not found.
 void roles_from_work(const Character& c, const std::vector<NameInfo>& info, const Work& w,
                      const std::vector<int>& spine, Roles& r) {
   auto node = [&](int j) { return j < 0 ? -1 : c.joints[std::size_t(j)]; };
   r.hips = node(w.hips);
-  if (w.hips >= 0) {
-    r.pelvis.push_back(r.hips);
-    bool named = false;
-    for (std::size_t j = 0; j < c.joints.size(); ++j) {
-      named = named || (info[j].cls == Cls::Hips && !info[j].helper);
-      if (info[j].cls == Cls::Hips && !info[j].helper && int(j) != w.hips &&
-          (c.parent[j] == w.hips || c.parent[std::size_t(w.hips)] == int(j)))
-        r.pelvis.push_back(node(int(j)));
-    }
-    // No name says where the pelvis is: the spine joint next to the hips is a pelvis bone when it
-    // lies nearer the legs' sockets than the joint they hang from does (Quaternius' Body -> Hips).
-    if (!named && !spine.empty() && nearer_the_sockets(c, w, spine.front()))
-      r.pelvis.push_back(node(spine.front()));
-  }
+  for (int j : pelvis_joints(c, info, w)) r.pelvis.push_back(node(j));
   for (int j : spine) r.spine.push_back(node(j));
   r.chest = node(w.chest);
   r.neck = node(w.neck);
@@ -349,7 +364,12 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c,
     if (!pairs) pairs = roles_detail::reaching_pairs(t, *reach);
     return *pairs;
   };
-  if (!have_legs(w)) roles_detail::legs_by_topology(t, limb_pairs(), w);
+  std::vector<bool> tail_named(c.joints.size()); // a hint topology reads where names give it
+  for (std::size_t j = 0; j < c.joints.size(); ++j) tail_named[j] = info[j].cls == Cls::Tail;
+  if (!have_legs(w)) {
+    const std::vector<LimbPair>& found = limb_pairs(); // reads `reach` too
+    roles_detail::legs_by_topology(t, *reach, found, tail_named, w);
+  }
   hips_where_legs_meet(model, c, t, info, w, r.notes);
   if (w.head < 0)
     w.head = t.shallowest([&](int j) {
@@ -362,6 +382,7 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c,
   }
   const std::vector<int> spine = neck_spine_chest(c, t, info, w);
   arms_by_name(t, info, w);
+  if (pairs) roles_detail::arms_by_topology(t, *pairs, w);
   roles_from_work(c, info, w, spine, r);
   return r;
 }

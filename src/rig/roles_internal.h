@@ -83,17 +83,27 @@ struct LimbPair {
 SkinReach skin_reach(const Document& doc, const Model& model, const Tree& t, const HeldSkins* held);
 
 /// Every pair of mirror-image child chains that reaches down by at least a third of its joint's
-/// height over the floor, by the joints and the skin they dominate (arms held out or hanging,
+/// height over the floor, by the joints and the skin they dominate, a foot driven from elsewhere
+/// (an IK target: foot_target in roles_topology.cpp) included (arms held out or hanging,
 /// ears and horns do not: docs/robustness.md), in joint then child order.
 std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach);
 
 /// Topology: of the reaching pairs, the one reaching lowest is the legs (ties within 5% H: the
-/// shallower joint, i.e. the pelvis rather than a quadruped's chest; then the first). Left is +X
-/// (glTF characters face +Z). Nothing is set when there is no pair.
-void legs_by_topology(const Tree& t, const std::vector<LimbPair>& pairs, Work& w);
+/// shallower joint, i.e. the pelvis rather than a quadruped's chest; two pairs of one joint: the
+/// one farther from the far end of the joint's longest other chain not named a tail
+/// (`tail_named`, per joint), the head on a rig whose tail bones are named or absent; then the
+/// first). Left is +X (glTF characters face +Z). Upper and lower leg and
+/// foot down each chain; a foot off the chain is an IK target by position. Nothing is set when
+/// there is no pair.
+void legs_by_topology(const Tree& t, const SkinReach& reach, const std::vector<LimbPair>& pairs,
+                      const std::vector<bool>& tail_named, Work& w);
 
-/// The horizontal direction from the legs to the lowest-reaching other pair outside them (a
-/// quadruped's front legs, a biped's hanging arms): where the head lies; zero when there is none.
+/// The lowest-reaching pair outside the legs (a quadruped's front legs, a biped's hanging arms),
+/// or nullptr when there is none or the legs are not found.
+const LimbPair* front_pair(const Tree& t, const std::vector<LimbPair>& pairs, const Work& w);
+
+/// The horizontal direction from the legs to the front pair: where the head lies; zero when there
+/// is none.
 Eigen::Vector3d towards_front(const Tree& t, const std::vector<LimbPair>& pairs, const Work& w);
 
 /// The head when no name gives it (pre: w.head < 0, w.hips found): of the joints above the hips
@@ -102,5 +112,9 @@ Eigen::Vector3d towards_front(const Tree& t, const std::vector<LimbPair>& pairs,
 /// skin (an end marker, not right under the hips). Ties: the lowest joint index.
 void head_by_topology(const Character& c, const Tree& t, const SkinReach& reach,
                       const Eigen::Vector3d& front, Work& w);
+
+/// Arms where no name gives them (both upper arms -1): the front pair, upper and lower arm read
+/// down each chain as the legs are (a quadruped's front legs are its arms, as names make them).
+void arms_by_topology(const Tree& t, const std::vector<LimbPair>& pairs, Work& w);
 
 } // namespace retail::roles_detail

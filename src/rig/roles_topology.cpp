@@ -51,6 +51,77 @@ std::array<int, 3> leg_on_chain(const Tree& t, int top) {
   return {path[path.size() - 2], path.back(), -1};
 }
 
+/// The joint driving the foot of a leg whose chain, hanging from `hips`, ends at `lower` (its
+/// lower leg) where the foot is not on the chain (an IK target under the root, as Quaternius rigs
+/// have): of the joints outside the hips' subtree, joined to it only through joints dominating
+/// no skin (`reach`), lying below the lower leg, less than its height over the floor from it
+/// horizontally and nearer it than any joint of the body (the hips' ancestors, such as a root
+/// joint on the floor, left out; joints below a skinned joint count as body, so a target whose
+/// own toe lies nearer is not taken), the nearest. -1 when none (or hips or
+/// lower is -1). Ties: the lowest index.
+int foot_target(const Tree& t, const SkinReach& reach, int hips, int lower) {
+  const Character& c = t.c;
+  if (hips < 0 || lower < 0) return -1;
+  const Eigen::Vector3d at = c.bind_position(lower);
+  const double height = at.y() - c.min_y;
+  auto apart = [&](int j) { // off the body: no skinned joint between j and the hips' tree
+    if (j == hips || t.is_descendant(j, hips) || t.is_descendant(hips, j)) return false;
+    for (int k = c.parent[std::size_t(j)]; k >= 0; k = c.parent[std::size_t(k)]) {
+      if (k == hips || t.is_descendant(hips, k)) return true; // reached the hips' ancestors
+      if (reach.own[std::size_t(k)] > 0) return false;
+    }
+    return true;
+  };
+  auto nearest_on_body = [&](const Eigen::Vector3d& p) { // not above the hips; ties: lowest index
+    int near = -1;
+    double dn = INFINITY;
+    for (std::size_t k = 0; k < c.joints.size(); ++k) {
+      const double d = (c.bind_position(int(k)) - p).norm();
+      if (d < dn && !apart(int(k)) && !t.is_descendant(hips, int(k))) dn = d, near = int(k);
+    }
+    return near;
+  };
+  int best = -1;
+  double best_d = INFINITY;
+  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+    const Eigen::Vector3d p = c.bind_position(int(j));
+    Eigen::Vector3d across = p - at;
+    across.y() = 0;
+    const double d = (p - at).norm();
+    if (!(p.y() < at.y()) || !(across.norm() < height) || !(d < best_d) || !apart(int(j)) ||
+        nearest_on_body(p) != lower)
+      continue;
+    best_d = d, best = int(j);
+  }
+  return best;
+}
+
+/// The deepest joint of the longest chain (in joints) hanging from `joint` outside the pairs in
+/// `pairs` that hang from it, not counting joints named a tail or below one (`tail_named`, per
+/// joint: retail's own grown chains, an artist's named tail), -1 when there is none (ties: the
+/// first child, then the first deepest joint). On a rig whose tail bones are absent (what
+/// auto-riggers make) or named, it is the head's end.
+int far_end(const Tree& t, int joint, const std::vector<LimbPair>& pairs,
+            const std::vector<bool>& tail_named) {
+  auto in_tail = [&](int j) { // j or a joint above it, below `joint`, is named a tail
+    for (int k = j; k >= 0 && k != joint; k = t.c.parent[std::size_t(k)])
+      if (tail_named[std::size_t(k)]) return true;
+    return false;
+  };
+  int best = -1;
+  for (int ch : t.children[std::size_t(joint)]) {
+    bool paired = false;
+    for (const LimbPair& p : pairs)
+      paired = paired || (p.joint == joint && (ch == p.left || ch == p.right));
+    if (paired) continue;
+    for (std::size_t j = 0; j < t.c.joints.size(); ++j)
+      if ((int(j) == ch || t.is_descendant(int(j), ch)) && !in_tail(int(j)) &&
+          (best < 0 || t.depth[j] > t.depth[std::size_t(best)]))
+        best = int(j);
+  }
+  return best;
+}
+
 } // namespace
 
 /// SkinReach of every joint: a vertex counts for the joint its largest weight is on (ties between
@@ -109,7 +180,13 @@ std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach) {
       for (std::size_t y = x + 1; y < ch.size(); ++y) {
         if (!mirror_pair(c, int(j), ch[x], ch[y]) || t.children[std::size_t(ch[x])].empty())
           continue;
-        const double low = std::max(reach.low[std::size_t(ch[x])], reach.low[std::size_t(ch[y])]);
+        auto side_low = [&](int top) { // the chain's, and its foot's where that is elsewhere
+          const std::array<int, 3> leg = leg_on_chain(t, top);
+          const int foot = leg[2] >= 0 ? -1 : foot_target(t, reach, int(j), leg[1]);
+          return std::min(reach.low[std::size_t(top)],
+                          foot >= 0 ? reach.low[std::size_t(foot)] : double(INFINITY));
+        };
+        const double low = std::max(side_low(ch[x]), side_low(ch[y]));
         if (low - c.min_y > 2.0 / 3.0 * height) continue;
         const bool x_left = c.bind_position(ch[x]).x() > c.bind_position(ch[y]).x();
         out.push_back({int(j), x_left ? ch[x] : ch[y], x_left ? ch[y] : ch[x], low});
@@ -121,12 +198,25 @@ std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach) {
 /// Topology: of the reaching pairs, the one reaching lowest is the legs (ties within 5% H: the
 /// shallower joint, i.e. the pelvis rather than a quadruped's chest; then the first). Left is +X
 /// (glTF characters face +Z). Nothing is set when there is no pair.
-void legs_by_topology(const Tree& t, const std::vector<LimbPair>& pairs, Work& w) {
+void legs_by_topology(const Tree& t, const SkinReach& reach, const std::vector<LimbPair>& pairs,
+                      const std::vector<bool>& tail_named, Work& w) {
   const double tie = 0.05 * t.c.height;
+  auto away = [&](const LimbPair& p) { // horizontally, from the far end of its joint's body
+    const int end = far_end(t, p.joint, pairs, tail_named);
+    if (end < 0) return 0.0;
+    Eigen::Vector3d d =
+        (t.c.bind_position(p.left) + t.c.bind_position(p.right)) / 2 - t.c.bind_position(end);
+    d.y() = 0;
+    return d.norm();
+  };
   int best = -1;
   for (std::size_t i = 0; i < pairs.size(); ++i) {
     const LimbPair& p = pairs[i];
     const LimbPair* b = best < 0 ? nullptr : &pairs[std::size_t(best)];
+    if (b && p.joint == b->joint && std::abs(p.low - b->low) < tie) {
+      if (away(p) > away(*b)) best = int(i);
+      continue;
+    }
     if (!b || p.low < b->low - tie ||
         (p.low < b->low + tie && t.depth[std::size_t(p.joint)] < t.depth[std::size_t(b->joint)]))
       best = int(i);
@@ -138,16 +228,15 @@ void legs_by_topology(const Tree& t, const std::vector<LimbPair>& pairs, Work& w
     w.upper_leg[s] = leg[0];
     w.lower_leg[s] = leg[1];
     if (w.foot[s] < 0) w.foot[s] = leg[2];
+    if (w.foot[s] < 0) w.foot[s] = foot_target(t, reach, pairs[std::size_t(best)].joint, leg[1]);
   }
   w.sources.insert("topology");
 }
 
 /// The horizontal direction from the legs to the lowest-reaching other pair outside them (a
 /// quadruped's front legs, a biped's hanging arms): where the head lies; zero when there is none.
-Eigen::Vector3d towards_front(const Tree& t, const std::vector<LimbPair>& pairs, const Work& w) {
-  const Character& c = t.c;
-  if (w.upper_leg[0] < 0 || w.upper_leg[1] < 0) return Eigen::Vector3d::Zero();
-  const Eigen::Vector3d legs = c.bind_position(w.upper_leg[0]) + c.bind_position(w.upper_leg[1]);
+const LimbPair* front_pair(const Tree& t, const std::vector<LimbPair>& pairs, const Work& w) {
+  if (w.upper_leg[0] < 0 || w.upper_leg[1] < 0) return nullptr;
   const LimbPair* front = nullptr;
   for (const LimbPair& p : pairs) {
     const bool in_legs = p.left == w.upper_leg[0] || t.is_descendant(p.left, w.upper_leg[0]) ||
@@ -155,10 +244,29 @@ Eigen::Vector3d towards_front(const Tree& t, const std::vector<LimbPair>& pairs,
                          t.is_descendant(w.upper_leg[0], p.left);
     if (!in_legs && (!front || p.low < front->low)) front = &p;
   }
+  return front;
+}
+
+Eigen::Vector3d towards_front(const Tree& t, const std::vector<LimbPair>& pairs, const Work& w) {
+  const Character& c = t.c;
+  const LimbPair* front = front_pair(t, pairs, w);
   if (!front) return Eigen::Vector3d::Zero();
+  const Eigen::Vector3d legs = c.bind_position(w.upper_leg[0]) + c.bind_position(w.upper_leg[1]);
   Eigen::Vector3d d = c.bind_position(front->left) + c.bind_position(front->right) - legs;
   d.y() = 0;
   return d.norm() > 0.02 * c.height ? Eigen::Vector3d(d.normalized()) : Eigen::Vector3d::Zero();
+}
+
+void arms_by_topology(const Tree& t, const std::vector<LimbPair>& pairs, Work& w) {
+  if (w.upper_arm[0] >= 0 || w.upper_arm[1] >= 0) return;
+  const LimbPair* front = front_pair(t, pairs, w);
+  if (!front) return;
+  const int top[2] = {front->left, front->right};
+  for (int s = 0; s < 2; ++s) {
+    const std::array<int, 3> arm = leg_on_chain(t, top[s]);
+    w.upper_arm[s] = arm[0];
+    w.lower_arm[s] = arm[1];
+  }
 }
 
 /// The head when no name gives it (pre: w.head < 0, w.hips found): of the joints above the hips
