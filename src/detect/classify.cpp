@@ -49,11 +49,31 @@ void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& l
   }
 }
 
-/// Intersection volume / smaller box volume (flat boxes: by area of their largest face).
+/// Intersection volume / smaller box volume of the pieces' boxes along `a`'s principal axes, so
+/// that a model turned any way overlaps as it did (flat boxes: by area of their largest face).
 double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b) {
+  if (a.vertices.empty() || b.vertices.empty()) return 0;
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  for (int v : a.vertices) mean += m.welded.row(v).transpose();
+  mean /= double(a.vertices.size());
+  Eigen::Matrix3d cov = Eigen::Matrix3d::Zero();
+  for (int v : a.vertices) {
+    const Eigen::Vector3d d = m.welded.row(v).transpose() - mean;
+    cov += d * d.transpose();
+  }
+  const Eigen::Matrix3d axes = Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d>(cov).eigenvectors();
+  auto box = [&](const Piece& p, Eigen::Vector3d& lo, Eigen::Vector3d& hi) {
+    lo = Eigen::Vector3d::Constant(INFINITY);
+    hi = -lo;
+    for (int v : p.vertices) {
+      const Eigen::Vector3d q = axes.transpose() * (m.welded.row(v).transpose() - mean);
+      lo = lo.cwiseMin(q);
+      hi = hi.cwiseMax(q);
+    }
+  };
   Eigen::Vector3d la, ha, lb, hb;
-  box_of(m, a.vertices, la, ha);
-  box_of(m, b.vertices, lb, hb);
+  box(a, la, ha);
+  box(b, lb, hb);
   Eigen::Vector3d li = la.cwiseMax(lb), hi = ha.cwiseMin(hb);
   if ((hi.array() < li.array()).any()) return 0;
   double eps = 1e-9 * std::max((ha - la).norm(), (hb - lb).norm());

@@ -134,7 +134,8 @@ void drop_ridden_evidence(const std::vector<Piece>& pieces, std::size_t n,
 void box_of(const WeldedMesh& m, const std::vector<int>& ids, Eigen::Vector3d& lo,
             Eigen::Vector3d& hi);
 
-/// Volume of the two pieces' boxes' intersection over the smaller box's (0..1; 0 when apart).
+/// Volume of the two pieces' boxes' intersection over the smaller box's (0..1; 0 when apart or
+/// either is empty), the boxes taken along `a`'s principal axes (turning the model turns them).
 double box_overlap(const WeldedMesh& m, const Piece& a, const Piece& b);
 
 /// A piece's measures from its vertices: reach, centroid distance, elongation, geodesic and L,
