@@ -366,7 +366,12 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c,
   };
   std::vector<bool> tail_named(c.joints.size()); // a hint topology reads where names give it
   for (std::size_t j = 0; j < c.joints.size(); ++j) tail_named[j] = info[j].cls == Cls::Tail;
-  if (!have_legs(w)) {
+  const bool topology = c.joints.size() <= roles_detail::kMaxTopologyJoints;
+  if (!have_legs(w) && !topology)
+    r.notes.push_back(std::to_string(c.joints.size()) + " joints, more than " +
+                      std::to_string(roles_detail::kMaxTopologyJoints) +
+                      " to read roles from the skeleton's shape: name them");
+  if (!have_legs(w) && topology) {
     const std::vector<LimbPair>& found = limb_pairs(); // reads `reach` too
     roles_detail::legs_by_topology(t, *reach, found, tail_named, w);
   }
@@ -376,7 +381,7 @@ Roles resolve_roles(const Document& doc, const Model& model, const Character& c,
       return info[j].cls == Cls::Head && !info[j].helper &&
              (w.hips < 0 || t.is_descendant(j, w.hips));
     });
-  if (w.head < 0 && w.hips >= 0) {
+  if (w.head < 0 && w.hips >= 0 && topology) {
     const Eigen::Vector3d front = roles_detail::towards_front(t, limb_pairs(), w);
     roles_detail::head_by_topology(c, t, *reach, front, w);
   }
@@ -404,6 +409,7 @@ void require_roles(const Model& model, const Character& c) {
   add("leftLowerLeg", r.lower_leg[0]);
   add("rightLowerLeg", r.lower_leg[1]);
   if (msg.back() == ':') msg += " nothing";
+  for (const std::string& note : r.notes) msg += "; " + note;
   fail_unsupported(msg);
 }
 

@@ -11,6 +11,10 @@
 
 namespace retail::roles_detail {
 
+/// Topology reads at most this many joints (its searches grow with their square): a character
+/// with more and no names that give its legs is refused, saying so (docs/robustness.md).
+constexpr std::size_t kMaxTopologyJoints = 512;
+
 /// The character's joint tree in joint-index space.
 struct Tree {
   const Character& c;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 
 namespace retail::roles_detail {
 namespace {
@@ -61,34 +62,54 @@ std::array<int, 3> leg_on_chain(const Tree& t, int top) {
 /// lower is -1). Ties: the lowest index.
 int foot_target(const Tree& t, const SkinReach& reach, int hips, int lower) {
   const Character& c = t.c;
+  const std::size_t n = c.joints.size();
   if (hips < 0 || lower < 0) return -1;
+  std::vector<char> above(n, 0), off(n, 0); // hips or above them; off the body (memoised)
+  for (int k = hips; k >= 0; k = c.parent[std::size_t(k)]) above[std::size_t(k)] = 1;
+  std::vector<signed char> memo(n, -1);
+  std::vector<int> path;
+  for (std::size_t j = 0; j < n; ++j) { // off: no skinned joint between j and the hips' tree
+    int k = int(j);
+    path.clear();
+    signed char value = 1;
+    while (true) {
+      if (above[std::size_t(k)] || memo[std::size_t(k)] >= 0) {
+        value = above[std::size_t(k)] ? 0 : memo[std::size_t(k)];
+        break;
+      }
+      path.push_back(k);
+      const int p = c.parent[std::size_t(k)];
+      if (p < 0) break; // a root outside the hips' tree
+      if (above[std::size_t(p)]) break;
+      if (reach.own[std::size_t(p)] > 0) {
+        value = 0;
+        break;
+      }
+      k = p;
+    }
+    for (int q : path) memo[std::size_t(q)] = value;
+  }
+  for (std::size_t j = 0; j < n; ++j)
+    off[j] = memo[j] == 1 && !t.is_descendant(int(j), hips) && !above[j];
   const Eigen::Vector3d at = c.bind_position(lower);
   const double height = at.y() - c.min_y;
-  auto apart = [&](int j) { // off the body: no skinned joint between j and the hips' tree
-    if (j == hips || t.is_descendant(j, hips) || t.is_descendant(hips, j)) return false;
-    for (int k = c.parent[std::size_t(j)]; k >= 0; k = c.parent[std::size_t(k)]) {
-      if (k == hips || t.is_descendant(hips, k)) return true; // reached the hips' ancestors
-      if (reach.own[std::size_t(k)] > 0) return false;
-    }
-    return true;
-  };
   auto nearest_on_body = [&](const Eigen::Vector3d& p) { // not above the hips; ties: lowest index
     int near = -1;
     double dn = INFINITY;
-    for (std::size_t k = 0; k < c.joints.size(); ++k) {
+    for (std::size_t k = 0; k < n; ++k) {
       const double d = (c.bind_position(int(k)) - p).norm();
-      if (d < dn && !apart(int(k)) && !t.is_descendant(hips, int(k))) dn = d, near = int(k);
+      if (d < dn && !off[k] && !above[k]) dn = d, near = int(k);
     }
     return near;
   };
   int best = -1;
   double best_d = INFINITY;
-  for (std::size_t j = 0; j < c.joints.size(); ++j) {
+  for (std::size_t j = 0; j < n; ++j) {
     const Eigen::Vector3d p = c.bind_position(int(j));
     Eigen::Vector3d across = p - at;
     across.y() = 0;
     const double d = (p - at).norm();
-    if (!(p.y() < at.y()) || !(across.norm() < height) || !(d < best_d) || !apart(int(j)) ||
+    if (!off[j] || !(p.y() < at.y()) || !(across.norm() < height) || !(d < best_d) ||
         nearest_on_body(p) != lower)
       continue;
     best_d = d, best = int(j);
@@ -173,6 +194,7 @@ SkinReach skin_reach(const Document& doc, const Model& model, const Tree& t,
 std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach) {
   const Character& c = t.c;
   std::vector<LimbPair> out;
+  std::vector<double> side(c.joints.size(), NAN); // per chain's top joint: how low it reaches
   for (std::size_t j = 0; j < c.joints.size(); ++j) {
     const auto& ch = t.children[j];
     const double height = c.bind_position(int(j)).y() - c.min_y;
@@ -181,10 +203,13 @@ std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach) {
         if (!mirror_pair(c, int(j), ch[x], ch[y]) || t.children[std::size_t(ch[x])].empty())
           continue;
         auto side_low = [&](int top) { // the chain's, and its foot's where that is elsewhere
+          double& low = side[std::size_t(top)]; // once per chain: a joint has one parent
+          if (!std::isnan(low)) return low;
           const std::array<int, 3> leg = leg_on_chain(t, top);
           const int foot = leg[2] >= 0 ? -1 : foot_target(t, reach, int(j), leg[1]);
-          return std::min(reach.low[std::size_t(top)],
-                          foot >= 0 ? reach.low[std::size_t(foot)] : double(INFINITY));
+          low = std::min(reach.low[std::size_t(top)],
+                         foot >= 0 ? reach.low[std::size_t(foot)] : double(INFINITY));
+          return low;
         };
         const double low = std::max(side_low(ch[x]), side_low(ch[y]));
         if (low - c.min_y > 2.0 / 3.0 * height) continue;
@@ -201,8 +226,11 @@ std::vector<LimbPair> reaching_pairs(const Tree& t, const SkinReach& reach) {
 void legs_by_topology(const Tree& t, const SkinReach& reach, const std::vector<LimbPair>& pairs,
                       const std::vector<bool>& tail_named, Work& w) {
   const double tie = 0.05 * t.c.height;
+  std::map<int, int> ends;             // far_end per joint, found once
   auto away = [&](const LimbPair& p) { // horizontally, from the far end of its joint's body
-    const int end = far_end(t, p.joint, pairs, tail_named);
+    auto it = ends.find(p.joint);
+    if (it == ends.end()) it = ends.emplace(p.joint, far_end(t, p.joint, pairs, tail_named)).first;
+    const int end = it->second;
     if (end < 0) return 0.0;
     Eigen::Vector3d d =
         (t.c.bind_position(p.left) + t.c.bind_position(p.right)) / 2 - t.c.bind_position(end);
