@@ -306,3 +306,48 @@ TEST_CASE("roles: with every joint renamed, topology finds what the names say - 
   }
   CHECK(compared > 0);
 }
+
+TEST_CASE("roles: unnamed joints past topology's limit are refused, saying so", "[roles]") {
+  // Topology's searches grow with the square of the joints: past its limit a character whose
+  // names give no legs gets no roles and a note asking for names (require_roles' error carries
+  // it), rather than a search without bound.
+  retail::Document d = test::make_rig(retail::RigOptions{}).doc;
+  Json& skin = d.gltf["skins"][0];
+  const Json& ibm = d.gltf["accessors"][skin["inverseBindMatrices"].get<std::size_t>()];
+  const Json& view = d.gltf["bufferViews"][ibm["bufferView"].get<std::size_t>()];
+  const std::size_t buffer = view["buffer"].get<std::size_t>(),
+                    at = view.value("byteOffset", std::size_t(0)) +
+                         ibm.value("byteOffset", std::size_t(0));
+  retail::Bytes& bytes = d.buffers[buffer];
+  retail::Bytes data(bytes.begin() + long(at),
+                     bytes.begin() + long(at + 64 * ibm["count"].get<std::size_t>()));
+  const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+  const int root = skin["joints"][0].get<int>();
+  while (skin["joints"].size() <= 600) { // joints hanging from the first, each at its origin
+    d.gltf["nodes"].push_back(Json{{"name", "x"}});
+    const int node = int(d.gltf["nodes"].size()) - 1;
+    d.gltf["nodes"][std::size_t(root)]["children"].push_back(node);
+    skin["joints"].push_back(node);
+    const auto* p = reinterpret_cast<const unsigned char*>(identity);
+    data.insert(data.end(), p, p + sizeof identity);
+  }
+  while (bytes.size() % 4) bytes.push_back(0);
+  const std::size_t offset = bytes.size();
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  d.gltf["buffers"][buffer]["byteLength"] = bytes.size();
+  d.gltf["bufferViews"].push_back(
+      Json{{"buffer", buffer}, {"byteOffset", offset}, {"byteLength", data.size()}});
+  d.gltf["accessors"].push_back(Json{{"bufferView", d.gltf["bufferViews"].size() - 1},
+                                     {"componentType", 5126},
+                                     {"count", skin["joints"].size()},
+                                     {"type", "MAT4"}});
+  skin["inverseBindMatrices"] = d.gltf["accessors"].size() - 1;
+  for (const auto& j : skin["joints"]) d.gltf["nodes"][j.get<std::size_t>()]["name"] = "joint";
+  const auto chars = test::characters_of(d);
+  REQUIRE(chars.size() == 1);
+  const retail::Roles& r = chars[0].roles;
+  CHECK_FALSE(r.missing.empty());
+  bool said = false;
+  for (const auto& note : r.notes) said = said || note.find("name them") != std::string::npos;
+  CHECK(said);
+}
