@@ -58,8 +58,8 @@ std::array<int, 3> leg_on_chain(const Tree& t, int top) {
 /// no skin (`reach`), lying below the lower leg, less than its height over the floor from it
 /// horizontally and nearer it than any joint of the body (the hips' ancestors, such as a root
 /// joint on the floor, left out; joints below a skinned joint count as body, so a target whose
-/// own toe lies nearer is not taken), the nearest. -1 when none (or hips or
-/// lower is -1). Ties: the lowest index.
+/// own toe lies nearer is not taken), the nearest. -1 when none (or hips or lower is -1). Ties:
+/// the lowest index. Cost: the joints times their depth, plus the joints squared.
 int foot_target(const Tree& t, const SkinReach& reach, int hips, int lower) {
   const Character& c = t.c;
   const std::size_t n = c.joints.size();
