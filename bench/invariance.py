@@ -11,6 +11,7 @@ decisions, each chain's vertices and the left-torn count with the original's:
   mirror    every scene root under a node scaled -1 in X
   sides     Left and Right swapped in every joint name (named from the viewer's side)
   anon      every joint renamed joint_N (no name says a role: roles from topology)
+  shuffle   every primitive's vertices renumbered (attributes moved, indices remapped)
 
 For 'sides' it also says whether the output's binary chunk (animation and weights) is byte for
 byte the original's. Standard library only.
@@ -69,6 +70,55 @@ def winding(j, rest):
     return j, rest[:8] + bytes(buf) + rest[8 + bl:]
 
 
+def shuffle(j, rest):
+    """Every primitive's vertices in another order (a fixed pseudo-random permutation), its
+    attributes moved with them and its indices renumbered: the same mesh as another exporter
+    might number it. Accessors shared between primitives are left as they are."""
+    import random
+    bl = struct.unpack('<I', rest[:4])[0]
+    buf = bytearray(rest[8:8 + bl])
+    sizes = {5120: 1, 5121: 1, 5122: 2, 5123: 2, 5125: 4, 5126: 4}
+    comps = {'SCALAR': 1, 'VEC2': 2, 'VEC3': 3, 'VEC4': 4, 'MAT4': 16}
+    uses = {}
+    for m in j['meshes']:
+        for p in m['primitives']:
+            for a in list(p['attributes'].values()) + [p.get('indices')]:
+                if a is not None:
+                    uses[a] = uses.get(a, 0) + 1
+    rng = random.Random(7)
+    for m in j['meshes']:
+        for p in m['primitives']:
+            attrs = list(p['attributes'].values())
+            if 'targets' in p or 'indices' not in p or any(uses[a] > 1 for a in attrs + [p['indices']]):
+                continue
+            n = j['accessors'][p['attributes']['POSITION']]['count']
+            perm = list(range(n))
+            rng.shuffle(perm)  # new vertex i is old vertex perm[i]
+            inv = [0] * n
+            for i, o in enumerate(perm):
+                inv[o] = i
+            for a in attrs:
+                acc = j['accessors'][a]
+                bv = j['bufferViews'][acc['bufferView']]
+                size = sizes[acc['componentType']] * comps[acc['type']]
+                stride = bv.get('byteStride', size)
+                base = bv.get('byteOffset', 0) + acc.get('byteOffset', 0)
+                old = [bytes(buf[base + k * stride:base + k * stride + size]) for k in range(n)]
+                for i, o in enumerate(perm):
+                    buf[base + i * stride:base + i * stride + size] = old[o]
+            acc = j['accessors'][p['indices']]
+            bv = j['bufferViews'][acc['bufferView']]
+            code = {5121: 'B', 5123: 'H', 5125: 'I'}[acc['componentType']]
+            off = bv.get('byteOffset', 0) + acc.get('byteOffset', 0)
+            idx = array(code)
+            size = idx.itemsize * acc['count']
+            idx.frombytes(bytes(buf[off:off + size]))
+            for t in range(len(idx)):
+                idx[t] = inv[idx[t]]
+            buf[off:off + size] = idx.tobytes()
+    return j, rest[:8] + bytes(buf) + rest[8 + bl:]
+
+
 def joints_of(j):
     return {n for s in j.get('skins', []) for n in s['joints']}
 
@@ -84,6 +134,8 @@ def sides(name):
 def rewrite(kind, j, rest):
     if kind == 'winding':
         return winding(j, rest)
+    if kind == 'shuffle':
+        return shuffle(j, rest)
     if kind == 'turn37':
         a = math.radians(37) / 2
         under_root(j, {'name': 'Turn', 'rotation': [0, math.sin(a), 0, math.cos(a)]})
@@ -120,7 +172,7 @@ def main():
         sys.exit(__doc__)
     retail, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    kinds = ['winding', 'turn37', 'scale100', 'mirror', 'sides', 'anon']
+    kinds = ['winding', 'turn37', 'scale100', 'mirror', 'sides', 'anon', 'shuffle']
     print('model | rewrite | same as the original | original -> rewritten')
     for path in sys.argv[3:]:
         name = os.path.basename(path)[:-4]
