@@ -5,6 +5,29 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <utility>
+
+namespace {
+
+/// Runs Walk and HipSwing on `dir`/in.glb and on `dir`/`other` (each with one character and one
+/// chain) and checks the two outputs' buffers (animation and weights) are byte for byte the same.
+/// Returns both results.
+std::pair<retail::RunResult, retail::RunResult> run_both(const std::string& dir,
+                                                         const std::string& other) {
+  retail::RunParams params;
+  params.clips = {"Walk", "HipSwing"};
+  retail::RunResult a = retail::run(dir + "/in.glb", dir + "/a.glb", params);
+  retail::RunResult b = retail::run(dir + "/" + other, dir + "/b.glb", params);
+  REQUIRE(a.bakes.size() == 1);
+  REQUIRE(b.bakes.size() == 1);
+  const retail::Document da = retail::read_document(dir + "/a.glb"),
+                         db = retail::read_document(dir + "/b.glb");
+  REQUIRE(da.buffers.size() == db.buffers.size());
+  for (std::size_t i = 0; i < da.buffers.size(); ++i) CHECK(da.buffers[i] == db.buffers[i]);
+  return {std::move(a), std::move(b)};
+}
+
+} // namespace
 
 TEST_CASE("facing: a rig whose sides are named from the viewer's side bakes the same tail",
           "[facing]") {
@@ -28,19 +51,10 @@ TEST_CASE("facing: a rig whose sides are named from the viewer's side bakes the 
   }
   REQUIRE(swapped >= 4); // both thighs and shins at least
   retail::write_document(doc, dir + "/viewer.glb");
-  retail::RunParams params;
-  params.clips = {"Walk", "HipSwing"};
-  retail::RunResult a = retail::run(dir + "/in.glb", dir + "/a.glb", params);
-  retail::RunResult b = retail::run(dir + "/viewer.glb", dir + "/b.glb", params);
-  REQUIRE(a.bakes.size() == 1);
-  REQUIRE(b.bakes.size() == 1);
+  const auto [a, b] = run_both(dir, "viewer.glb");
   REQUIRE(b.bakes[0].size() == a.bakes[0].size());
   for (std::size_t k = 0; k < a.bakes[0].size(); ++k)
     CHECK(b.bakes[0][k].tip_swing_deg == a.bakes[0][k].tip_swing_deg);
-  const retail::Document da = retail::read_document(dir + "/a.glb"),
-                         db = retail::read_document(dir + "/b.glb");
-  REQUIRE(da.buffers.size() == db.buffers.size());
-  for (std::size_t i = 0; i < da.buffers.size(); ++i) CHECK(da.buffers[i] == db.buffers[i]);
 }
 
 TEST_CASE("facing: an armature mirrored by its root node bakes the same tail", "[facing]") {
@@ -58,17 +72,8 @@ TEST_CASE("facing: an armature mirrored by its root node bakes the same tail", "
   doc.gltf["nodes"].push_back(mirror);
   scene["nodes"] = retail::Json::array({int(doc.gltf["nodes"].size()) - 1});
   retail::write_document(doc, dir + "/mirrored.glb");
-  retail::RunParams params;
-  params.clips = {"Walk", "HipSwing"};
-  retail::RunResult a = retail::run(dir + "/in.glb", dir + "/a.glb", params);
-  retail::RunResult b = retail::run(dir + "/mirrored.glb", dir + "/b.glb", params);
-  REQUIRE(a.bakes.size() == 1);
-  REQUIRE(b.bakes.size() == 1);
+  const auto [a, b] = run_both(dir, "mirrored.glb");
   REQUIRE(b.bakes[0].size() == 2);
   for (std::size_t k = 0; k < a.bakes[0].size(); ++k)
     CHECK(b.bakes[0][k].tip_swing_deg == Approx(a.bakes[0][k].tip_swing_deg).margin(1e-9));
-  const retail::Document da = retail::read_document(dir + "/a.glb"),
-                         db = retail::read_document(dir + "/b.glb");
-  REQUIRE(da.buffers.size() == db.buffers.size());
-  for (std::size_t i = 0; i < da.buffers.size(); ++i) CHECK(da.buffers[i] == db.buffers[i]);
 }
