@@ -164,3 +164,65 @@ TEST_CASE("harm rule: net harm per edge, sample by sample", "[harm]") {
   std::vector<std::int32_t> short_net(2, 0);
   CHECK_THROWS_AS(retail::add_edge_net_harm(input, output, 3, short_net), std::invalid_argument);
 }
+
+namespace {
+
+/// The report's entry named `clip` in `list` (bake or harm_check clips); null when none.
+const retail::Json* clip_named(const retail::Json& list, const std::string& clip) {
+  for (const auto& c : list)
+    if (c["name"] == clip) return &c;
+  return nullptr;
+}
+
+} // namespace
+
+// A short tail on a horizontal body, its rings dense: HipSwing sways the hips and the input's
+// tail, weighted to the legs, tears none of its skin there; the spring swings the tail and tears
+// 20 edge-samples of it (within the harm check's noise floor, so the chain is kept for Walk and
+// Crouch, which it heals). That clip is keyed with the tail held at rest instead, and says so.
+TEST_CASE("harm check: a clip the spring would tear where the input does not is held at rest",
+          "[harm]") {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Short;
+  o.horizontal_body = true;
+  o.ring_subdivision = 3;
+  const std::string dir = test::temp_dir(), in = dir + "/in.glb";
+  test::write_bytes(in, retail::serialize_document(test::make_rig(o).doc));
+  auto run = [&](bool hold) {
+    retail::RunParams p;
+    p.bake.hold_harmful = hold;
+    return retail::run(in, dir + (hold ? "/held.glb" : "/spring.glb"), p).report;
+  };
+  auto newly = [](const retail::Json& c) {
+    return c["piece"]["newly_torn"].get<int>() + c["seam"]["newly_torn"].get<int>();
+  };
+  for (bool hold : {true, false}) {
+    INFO("hold " << hold);
+    const retail::Json report = run(hold);
+    const retail::Json& c = report["characters"][0];
+    REQUIRE(c["chains"].size() == 1);
+    const retail::Json *swing = clip_named(c["bake"]["clips"], "HipSwing"),
+                       *judged = clip_named(c["harm_check"][0]["clips"], "HipSwing"),
+                       *walk = clip_named(c["bake"]["clips"], "Walk");
+    REQUIRE(swing != nullptr);
+    REQUIRE(judged != nullptr);
+    REQUIRE(walk != nullptr);
+    CHECK((*judged)["piece"]["input_torn"] == 0);
+    CHECK((*judged)["seam"]["input_torn"] == 0);
+    CHECK((*swing)["held"] == hold);
+    CHECK_FALSE((*walk)["held"].get<bool>()); // the input tears there: the spring heals it
+    CHECK((*walk)["tip_swing_deg"].get<double>() >= 5.0);
+    std::string warned;
+    for (const auto& w : report["warnings"])
+      if (w.get<std::string>().find("held at rest") != std::string::npos) warned = w;
+    if (hold) {
+      CHECK(newly(*judged) == 0);
+      CHECK((*swing)["spring_newly_torn"].get<int>() > 0);
+      CHECK((*swing)["tip_swing_deg"].get<double>() == 0.0);
+      CHECK(warned.find("'HipSwing'") != std::string::npos);
+    } else {
+      CHECK(newly(*judged) > 0);
+      CHECK(warned.empty());
+    }
+  }
+}

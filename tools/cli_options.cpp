@@ -288,6 +288,31 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
              kGroupOutput);
 }
 
+/// The bake's advanced contact and seam rules: the leg colliders, held clips, loop seams.
+void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
+  auto& sp = params.bake.spring;
+  app.add_option("--collider-share", sp.collider_skin_share,
+                 "a joint turned out of a leg collider may bend this share of its skin limit")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
+  app.add_option("--collider-skin", params.bake.collider_skin_share,
+                 "a tail keeps this share of its skin radius out of the leg colliders too")
+      ->capture_default_str()
+      ->group(kGroupAdvanced);
+  add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
+             "turn tails out of capsules fitted to the legs' skin as the clip moves them "
+             "(the depth is measured and reported either way; docs/spring.md)",
+             kGroupAdvanced);
+  add_switch(app, "--hold,!--no-hold", params.bake.hold_harmful,
+             "hold a tail at rest in a clip where its spring would tear skin and mend none "
+             "(--no-hold: keep the spring's motion; docs/spring.md \"Held clips\")",
+             kGroupAdvanced);
+  add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
+             "spread a loop's seam still wider than --loop-tolerance over the loop "
+             "(--keep-seam: leave it as recorded)",
+             kGroupAdvanced);
+}
+
 /// The spring (spring.h) and the bake (bake.h).
 void bind_bake(CLI::App& app, Cli& cli) {
   const std::size_t first = app.get_options().size();
@@ -344,22 +369,7 @@ void bind_bake(CLI::App& app, Cli& cli) {
                  "warm-up ends when every bone's start state repeats within this, degrees")
       ->capture_default_str()
       ->group(kGroupAdvanced);
-  app.add_option("--collider-share", sp.collider_skin_share,
-                 "a joint turned out of a leg collider may bend this share of its skin limit")
-      ->capture_default_str()
-      ->group(kGroupAdvanced);
-  app.add_option("--collider-skin", params.bake.collider_skin_share,
-                 "a tail keeps this share of its skin radius out of the leg colliders too")
-      ->capture_default_str()
-      ->group(kGroupAdvanced);
-  add_switch(app, "--colliders,!--no-colliders", params.bake.colliders,
-             "turn tails out of capsules fitted to the legs' skin as the clip moves them "
-             "(the depth is measured and reported either way; docs/spring.md)",
-             kGroupAdvanced);
-  add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
-             "spread a loop's seam still wider than --loop-tolerance over the loop "
-             "(--keep-seam: leave it as recorded)",
-             kGroupAdvanced);
+  bind_bake_contacts(app, params);
   app.add_option("--max-warmup", params.bake.max_warmup_cycles,
                  "most warm-up cycles before baking anyway (with a warning)")
       ->capture_default_str()

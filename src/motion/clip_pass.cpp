@@ -1,5 +1,6 @@
 // clip_pass: the bake and the stretch, one clip per work item (clip_pass.h).
 #include "retail/motion/clip_pass.h"
+#include "motion/clip_pass_internal.h"
 
 #include "retail/base/parallel.h"
 #include "retail/motion/body_capsules.h"
@@ -104,41 +105,11 @@ ChainSpec hair_chain_spec(const Character& c, const HairChainResult& chain,
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace clip_detail;
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
-
-/// One character with a chain, prepared for the pass: its three rigs' meters and its chains'
-/// springs. The skins are held here (the meters point at them).
-struct CharacterWork {
-  std::size_t character = 0;
-  std::shared_ptr<const SkinEdges> input; ///< the input's skin and mesh edges
-  const SkinSampler* original = nullptr;  ///< input->skin
-  std::unique_ptr<SkinSampler> rigid, result;
-  std::unique_ptr<StretchMeter> input_rigs; ///< the original rig and the rigid reference
-  std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
-  std::vector<ChainBake> chains;            ///< empty when not baking
-  double floor = NAN;
-  std::vector<bool> tail; ///< per vertex of the skin: in a re-rigged piece
-  const std::vector<std::pair<int, int>>& edges() const { return input->edges; }
-  /// The harm check, per chain and tier (0 the piece's own edges, 1 its seam; harm.h): the
-  /// judged edges on the input rig and the rigid reference, and on the output rig, each
-  /// keeping its torn mask.
-  struct Tier {
-    std::vector<std::pair<int, int>> edges;
-    std::vector<bool> ends; ///< the edges' vertices
-    std::unique_ptr<StretchMeter> input, output;
-    /// The tier's edges are the tail region's and its rigid reference the character's: its
-    /// masks are those of input_rigs and output_rig (no meters of its own).
-    bool shared = false;
-  };
-  std::vector<std::array<Tier, 2>> judge;
-  /// Per chain, when the character has several: the input with only that chain's piece pinned
-  /// to the hips (its own rigid fallback); with one chain the rigid reference is that already.
-  std::vector<std::unique_ptr<SkinSampler>> piece_rigid;
-};
 
 /// The judged edges of a chain in their two tiers (harm.h): every edge with an end it
 /// re-weighted (chain or root band); tier 0 those with both ends on the piece, tier 1 the rest.
@@ -282,34 +253,6 @@ void prepare_output_rig(const ClipPassInput& in, const Model& rigged_model, cons
   });
 }
 
-/// One character's hair chains, ready to bake.
-struct HairWork {
-  std::size_t character = 0;
-  HairColliders colliders;
-  std::vector<ChainBake> chains;
-};
-
-/// What one clip gave, per character with a chain (index into the works).
-struct ClipOutcome {
-  std::vector<std::vector<BakedClip>> hair;         ///< [hair work][chain]
-  std::vector<std::vector<ClipStretch>> input_rigs; ///< [work][0 original, 1 rigid]
-  std::vector<ClipStretch> output_rig;              ///< [work]
-  /// [work][chain][tier]: the output, then the rigid reference, against the input.
-  std::vector<std::vector<std::array<std::array<EdgeFlips, 2>, 2>>> judge;
-  /// [work][chain][tier]: per judged edge (its input meter's tail_edges order), the output's
-  /// newly torn samples minus its healed ones (harm.h's add_edge_net_harm).
-  std::vector<std::vector<std::array<std::vector<std::int32_t>, 2>>> edge_net;
-  std::vector<std::vector<BakedClip>> baked; ///< [work][chain]
-  double bake_ms = 0, stretch_ms = 0;
-};
-
-/// The output rig, from the input and the plan in memory (rig_edit.h's PlannedRig).
-struct Rigged {
-  Model model;
-  HeldSkins held;
-  std::vector<Character> characters;
-};
-
 ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
                      const std::vector<CharacterWork>& works,
                      const std::vector<HairWork>& hair_works, int clip,
@@ -320,50 +263,27 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   for (const CharacterWork& w : works)
     out.input_rigs.push_back(w.input_rigs->measure(input_clip, clip, scratch));
   auto t1 = Clock::now();
-  // The output's clip: the input's channels, then the baked keys as the file will hold them.
-  ClipSampler output_clip(*in.doc, rigged.model, clip);
   for (const CharacterWork& w : works) {
     out.baked.emplace_back();
-    for (const ChainBake& chain : w.chains) {
+    for (const ChainBake& chain : w.chains)
       out.baked.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
-      add_baked_tracks(out.baked.back().back(), chain, output_clip);
-    }
   }
   for (const HairWork& h : hair_works) {
     out.hair.emplace_back();
-    for (const ChainBake& chain : h.chains) {
+    for (const ChainBake& chain : h.chains)
       out.hair.back().push_back(bake_clip(*in.doc, rigged.model, chain, clip, params.bake_params));
-      add_baked_tracks(out.hair.back().back(), chain, output_clip);
-    }
   }
   auto t2 = Clock::now();
+  const ClipSampler output_clip = output_sampler(in, rigged, works, hair_works, out, clip);
   for (std::size_t wi = 0; wi < works.size(); ++wi) {
-    const CharacterWork& w = works[wi];
-    out.output_rig.push_back(w.output_rig->measure(output_clip, clip, scratch)[0]);
-    out.judge.emplace_back();
-    out.edge_net.emplace_back();
-    for (const auto& tiers : w.judge) {
-      out.judge.back().emplace_back();
-      out.edge_net.back().emplace_back();
-      for (std::size_t t = 0; t < 2; ++t) {
-        std::vector<ClipStretch> own_in;
-        ClipStretch own_out;
-        if (!tiers[t].shared) {
-          own_in = tiers[t].input->measure(input_clip, clip, scratch);
-          own_out = tiers[t].output->measure(output_clip, clip, scratch)[0];
-        }
-        const std::vector<ClipStretch>& in_rigs = tiers[t].shared ? out.input_rigs[wi] : own_in;
-        const ClipStretch& result = tiers[t].shared ? out.output_rig[wi] : own_out;
-        out.judge.back().back()[t] = {count_flips(in_rigs[0].tail_torn, result.tail_torn),
-                                      count_flips(in_rigs[0].tail_torn, in_rigs[1].tail_torn)};
-        const StretchMeter& meter = tiers[t].shared ? *w.input_rigs : *tiers[t].input;
-        std::vector<std::int32_t>& net = out.edge_net.back().back()[t];
-        net.assign(meter.tail_edges(0).size(), 0);
-        add_edge_net_harm(in_rigs[0].tail_torn, result.tail_torn, net.size(), net);
-      }
-    }
+    OutputJudged m =
+        judge_output(works[wi], out.input_rigs[wi], input_clip, output_clip, clip, scratch);
+    if (params.bake && params.bake_params.hold_harmful)
+      hold_where_harmful(in, rigged, works, hair_works, wi, clip, input_clip, m, out, scratch);
+    out.output_rig.push_back(std::move(m.output_rig));
+    out.judge.push_back(std::move(m.judge));
+    out.edge_net.push_back(std::move(m.edge_net));
     for (ClipStretch& cs : out.input_rigs[wi]) std::vector<std::uint8_t>().swap(cs.tail_torn);
-    std::vector<std::uint8_t>().swap(out.output_rig[wi].tail_torn);
   }
   auto t3 = Clock::now();
   out.bake_ms = ms_between(t1, t2);
@@ -491,6 +411,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       for (std::size_t c = 0; c < n; ++c) add_clip(outcomes[c].baked[wi][j], rec, r.warnings);
       const std::vector<ClipBake>& mine = rec.bakes;
       warn_unsettled(mine, w.chains[j], r.warnings);
+      warn_held(mine, w.chains[j], r.warnings);
       const double h = rigged.characters[k].height;
       warn_floor_penetration(mine, w.chains[j], 1e-3 * h, h, r.warnings);
       r.baked += mine.size();

@@ -93,7 +93,9 @@ Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
                      {"collider_depth", r6(b.collider_depth)},
                      {"collider_contact_share", r6(b.collider_contact_share)},
                      {"keys", b.keys},
-                     {"kept_authored", b.kept_authored}});
+                     {"kept_authored", b.kept_authored},
+                     {"held", b.held},
+                     {"spring_newly_torn", b.spring_newly_torn}});
   return {{"floor_y", r6(floor)}, {"clips", clips}};
 }
 

@@ -53,6 +53,10 @@ struct BakeParams {
   /// A tail's links keep this share of their own skin radius out of the limb colliders too
   /// (--collider-skin; 0: the centreline only. docs/spring.md "Limb colliders" has the trade).
   double collider_skin_share = 0;
+  /// A tail whose spring, in a clip, newly tears skin it touches and heals none (harm.h's
+  /// judged edges) is held at rest in that clip instead when that tears less (--no-hold:
+  /// never; docs/spring.md "Held clips").
+  bool hold_harmful = true;
   void validate() const; ///< Failure: Error(Usage)
 };
 
@@ -73,6 +77,10 @@ struct ClipBake {
   double collider_contact_share = 0;
   std::size_t keys = 0;
   std::vector<std::string> kept_authored; ///< chain bones this clip already animated
+  /// Keyed at rest (BakeParams::hold_harmful): in this clip the spring newly tore
+  /// `spring_newly_torn` edge-samples and healed none, and holding tore fewer.
+  bool held = false;
+  std::size_t spring_newly_torn = 0;
 };
 
 /// Clip names that read as one-shot: a token death/die/dead/jump/attack/hit/punch/kick/slash/
