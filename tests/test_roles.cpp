@@ -112,6 +112,93 @@ TEST_CASE("roles: Blender .L/.R and Unreal _l/_r names", "[roles]") {
                                    {"leftUpperArm", "upperarm_l"}});
 }
 
+TEST_CASE("roles: Daz, MMD (Japanese) and part-first names", "[roles]") {
+  // Daz Genesis: a modifier after the part (ThighBend, abdomenLower, neckLower), Shldr for the
+  // upper arm; MMD: Japanese words (左足 left leg, ひざ knee, 足首 ankle, 下半身 lower body, 腕
+  // arm); others: the part before its place (Leg_Upper_L). Each resolves by names, as a
+  // Mixamo-named rig does; before, each fell back to topology (no arm roles) or failed.
+  struct Convention {
+    std::map<std::string, std::string> names;
+    std::map<std::string, std::string> expect;
+  };
+  const std::vector<Convention> conventions = {{{{"Hips", "hip"},
+                                                 {"Spine", "abdomenLower"},
+                                                 {"Spine1", "abdomenUpper"},
+                                                 {"Spine2", "chestUpper"},
+                                                 {"Neck", "neckLower"},
+                                                 {"Head", "head"},
+                                                 {"LeftUpLeg", "lThighBend"},
+                                                 {"LeftLeg", "lShin"},
+                                                 {"LeftFoot", "lFoot"},
+                                                 {"RightUpLeg", "rThighBend"},
+                                                 {"RightLeg", "rShin"},
+                                                 {"RightFoot", "rFoot"},
+                                                 {"LeftArm", "lShldrBend"},
+                                                 {"RightArm", "rShldrBend"}},
+                                                {{"hips", "hip"},
+                                                 {"head", "head"},
+                                                 {"neck", "neckLower"},
+                                                 {"leftUpperLeg", "lThighBend"},
+                                                 {"rightUpperLeg", "rThighBend"},
+                                                 {"leftLowerLeg", "lShin"},
+                                                 {"rightLowerLeg", "rShin"},
+                                                 {"leftFoot", "lFoot"},
+                                                 {"leftUpperArm", "lShldrBend"},
+                                                 {"source", "names"}}},
+                                               {{{"Hips", "下半身"},
+                                                 {"Spine", "上半身"},
+                                                 {"Spine1", "上半身2"},
+                                                 {"Spine2", "上半身3"},
+                                                 {"Neck", "首"},
+                                                 {"Head", "頭"},
+                                                 {"LeftUpLeg", "左足"},
+                                                 {"LeftLeg", "左ひざ"},
+                                                 {"LeftFoot", "左足首"},
+                                                 {"RightUpLeg", "右足"},
+                                                 {"RightLeg", "右ひざ"},
+                                                 {"RightFoot", "右足首"},
+                                                 {"LeftArm", "左腕"},
+                                                 {"RightArm", "右腕"}},
+                                                {{"hips", "下半身"},
+                                                 {"head", "頭"},
+                                                 {"neck", "首"},
+                                                 {"leftUpperLeg", "左足"},
+                                                 {"rightUpperLeg", "右足"},
+                                                 {"leftLowerLeg", "左ひざ"},
+                                                 {"rightLowerLeg", "右ひざ"},
+                                                 {"leftFoot", "左足首"},
+                                                 {"leftUpperArm", "左腕"},
+                                                 {"source", "names"}}},
+                                               {{{"Hips", "Pelvis"},
+                                                 {"Spine", "Spine_1"},
+                                                 {"Spine1", "Spine_2"},
+                                                 {"Spine2", "Chest_Upper"},
+                                                 {"Neck", "Neck"},
+                                                 {"Head", "Head"},
+                                                 {"LeftUpLeg", "Leg_Upper_L"},
+                                                 {"LeftLeg", "Leg_Lower_L"},
+                                                 {"LeftFoot", "Foot_L"},
+                                                 {"RightUpLeg", "Leg_Upper_R"},
+                                                 {"RightLeg", "Leg_Lower_R"},
+                                                 {"RightFoot", "Foot_R"},
+                                                 {"LeftArm", "Arm_Upper_L"},
+                                                 {"RightArm", "Arm_Upper_R"}},
+                                                {{"hips", "Pelvis"},
+                                                 {"head", "Head"},
+                                                 {"neck", "Neck"},
+                                                 {"leftUpperLeg", "Leg_Upper_L"},
+                                                 {"rightUpperLeg", "Leg_Upper_R"},
+                                                 {"leftLowerLeg", "Leg_Lower_L"},
+                                                 {"rightLowerLeg", "Leg_Lower_R"},
+                                                 {"leftFoot", "Foot_L"},
+                                                 {"leftUpperArm", "Arm_Upper_L"},
+                                                 {"source", "names"}}}};
+  for (const Convention& c : conventions) {
+    INFO("hips named " << c.names.at("Hips"));
+    check_humanoid(renamed(c.names), c.expect);
+  }
+}
+
 TEST_CASE("roles: hips are where the legs meet - not the joint named Hips", "[roles]") {
   // Quaternius layout: Body holds the legs, the joint named Hips starts the spine.
   retail::Document d = renamed({{"Hips", "Body"}, {"Spine", "Hips"}}, false);

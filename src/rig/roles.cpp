@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -51,6 +52,23 @@ struct NameInfo {
   Cls cls = Cls::None;
 };
 
+/// MMD's Japanese bone words as the English tokens classify reads, longest first (足首 before
+/// 足, 手首 before 首): 左/右 sides, 下半身 the lower body the legs hang from, 上半身 the spine,
+/// 足/ひざ/足首 leg, knee, ankle, 肩/腕/ひじ/手首 shoulder, arm, elbow, wrist, 捩 a twist helper,
+/// 尻尾/しっぽ a tail; full-width ＩＫ an IK helper.
+std::string english_words(std::string name) {
+  static const std::pair<const char*, const char*> words[] = {
+      {"下半身", " hips "}, {"上半身", " spine "}, {"足首", " ankle "},  {"手首", " wrist "},
+      {"つま先", " toe "},  {"尻尾", " tail "},    {"しっぽ", " tail "}, {"ひざ", " knee "},
+      {"ひじ", " elbow "},  {"ＩＫ", " ik "},      {"捩", " twist "},    {"足", " leg "},
+      {"腕", " arm "},      {"肩", " shoulder "},  {"首", " neck "},     {"頭", " head "},
+      {"左", " left "},     {"右", " right "}};
+  for (const auto& [jp, en] : words)
+    for (std::size_t at = name.find(jp); at != std::string::npos; at = name.find(jp, at))
+      name.replace(at, std::strlen(jp), en);
+  return name;
+}
+
 std::vector<std::string> tokenize(std::string name) {
   auto colon = name.rfind(':');
   if (colon != std::string::npos) name = name.substr(colon + 1);
@@ -78,13 +96,11 @@ std::vector<std::string> tokenize(std::string name) {
   return out;
 }
 
-NameInfo classify(const std::string& name) {
-  static const std::set<std::string> noise = {"mixamorig", "b",  "j",    "bip", "def",  "armature",
-                                              "jnt",       "bn", "bone", "c",   "cc",   "base",
-                                              "org",       "sk", "rig",  "jt",  "joint"};
-  static const std::set<std::string> helper = {
-      "ik",  "pole", "target", "pt",  "ctrl",   "control", "helper", "twist", "end",
-      "nub", "roll", "ff",     "ffb", "socket", "weapon",  "prop",   "mch"};
+/// The class the tokens naming a part spell, first found of: the tokens joined in order
+/// ("upper" "leg": upperleg); two tokens the other way round ("leg" "upper", as some riggers
+/// order them); the tokens without Daz's and others' modifiers (upper, lower, bend, mid, main:
+/// "abdomen" "lower" is the spine, "thigh" "bend" the thigh). None when none is a class.
+Cls class_of(const std::vector<std::string>& tokens) {
   static const std::map<std::string, Cls> classes = {
       {"hips", Cls::Hips},         {"hip", Cls::Hips},          {"pelvis", Cls::Hips},
       {"upleg", Cls::UpperLeg},    {"upperleg", Cls::UpperLeg}, {"thigh", Cls::UpperLeg},
@@ -95,12 +111,36 @@ NameInfo classify(const std::string& name) {
       {"waist", Cls::Spine},       {"chest", Cls::Chest},       {"upperchest", Cls::Chest},
       {"neck", Cls::Neck},         {"head", Cls::Head},         {"shoulder", Cls::Shoulder},
       {"clavicle", Cls::Shoulder}, {"collar", Cls::Shoulder},   {"upperarm", Cls::UpperArm},
-      {"arm", Cls::UpperArm},      {"uparm", Cls::UpperArm},    {"forearm", Cls::LowerArm},
-      {"lowerarm", Cls::LowerArm}, {"lowarm", Cls::LowerArm},   {"hand", Cls::Hand},
-      {"fist", Cls::Hand},         {"wrist", Cls::Hand},        {"tail", Cls::Tail}};
+      {"arm", Cls::UpperArm},      {"uparm", Cls::UpperArm},    {"shldr", Cls::UpperArm},
+      {"forearm", Cls::LowerArm},  {"lowerarm", Cls::LowerArm}, {"lowarm", Cls::LowerArm},
+      {"elbow", Cls::LowerArm},    {"hand", Cls::Hand},         {"fist", Cls::Hand},
+      {"wrist", Cls::Hand},        {"tail", Cls::Tail}};
+  auto find = [&](const std::vector<std::string>& t) {
+    std::string joined;
+    for (const std::string& x : t) joined += x;
+    auto it = classes.find(joined);
+    return it == classes.end() ? Cls::None : it->second;
+  };
+  Cls c = find(tokens);
+  if (c == Cls::None && tokens.size() == 2) c = find({tokens[1], tokens[0]});
+  if (c != Cls::None) return c;
+  static const std::set<std::string> modifiers = {"upper", "lower", "bend", "mid", "main"};
+  std::vector<std::string> kept;
+  for (const std::string& t : tokens)
+    if (!modifiers.count(t)) kept.push_back(t);
+  return kept.size() < tokens.size() && !kept.empty() ? find(kept) : Cls::None;
+}
+
+NameInfo classify(const std::string& name) {
+  static const std::set<std::string> noise = {"mixamorig", "b",  "j",    "bip", "def",  "armature",
+                                              "jnt",       "bn", "bone", "c",   "cc",   "base",
+                                              "org",       "sk", "rig",  "jt",  "joint"};
+  static const std::set<std::string> helper = {
+      "ik",  "pole", "target", "pt",  "ctrl",   "control", "helper", "twist", "end",
+      "nub", "roll", "ff",     "ffb", "socket", "weapon",  "prop",   "mch"};
   NameInfo info;
-  std::string base;
-  for (const std::string& t : tokenize(name)) {
+  std::vector<std::string> rest; // the tokens naming the part, in order
+  for (const std::string& t : tokenize(english_words(name))) {
     if (std::isdigit((unsigned char)t[0]) || noise.count(t)) continue;
     if (helper.count(t))
       info.helper = true;
@@ -113,10 +153,9 @@ NameInfo classify(const std::string& name) {
     else if (t == "back" || t == "hind" || t == "rear")
       info.qual = 2;
     else
-      base += t;
+      rest.push_back(t);
   }
-  auto it = classes.find(base);
-  if (it != classes.end()) info.cls = it->second;
+  info.cls = class_of(rest);
   return info;
 }
 
