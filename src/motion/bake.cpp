@@ -230,7 +230,10 @@ void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
   const int anchor = joint_of(c, spec.anchor, "chain anchor");
   const Eigen::Matrix4d& bind = c.bind_world[std::size_t(anchor)];
   const Eigen::Matrix3d linear_inv = bind.topLeftCorner<3, 3>().inverse();
-  const Eigen::Matrix3d rt = rotation_of(bind).transpose();
+  out.mirrored = bind.topLeftCorner<3, 3>().determinant() < 0;
+  const Eigen::Matrix3d rt =
+      out.mirrored ? Eigen::Matrix3d(bake_detail::mirror_x() * rotation_of(bind).transpose())
+                   : Eigen::Matrix3d(rotation_of(bind).transpose());
   const std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
   HairChain chain;
   chain.name = spec.names.empty() ? "" : spec.names.front();

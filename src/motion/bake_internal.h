@@ -110,15 +110,17 @@ public:
   explicit HairStepper(const ChainBake& chain) : chain_(chain), rig_(chain.hair_rig) {}
   void reset(const SubstepPose& pose) override {
     state_ = rest_state(rig_, poses(pose));
-    anchor_ = pose.anchor.rotation;
+    anchor_ = frame(pose.anchor);
     root_ = joint_position(rig_, poses(pose), state_, 0, 0);
   }
   void step(const SubstepPose& from, const SubstepPose& to, double dt) override {
     rig_.substep_s = dt;
     retail::step(rig_, poses(from), poses(to), state_);
-    anchor_ = to.anchor.rotation;
+    anchor_ = frame(to.anchor);
     root_ = joint_position(rig_, poses(to), state_, 0, 0);
   }
+  /// Read back in the anchor's frame (a mirrored chain's with local X reversed, as its bind
+  /// directions are; each rotation is turned back by mirrored_local as it is written).
   std::vector<Eigen::Quaterniond> locals() const override {
     std::vector<Eigen::Quaterniond> out;
     Eigen::Quaterniond parent = anchor_;
@@ -130,19 +132,25 @@ public:
         q = Eigen::Quaterniond::FromTwoVectors(chain_.bind_direction[b], parent.conjugate() * d)
                 .normalized();
       } else { // the rest rotation, then the arc from its rest direction (parent frame) onto d
-        const Eigen::Quaterniond& rest = chain_.rest_rotation[b];
+        const Eigen::Quaterniond rest =
+            chain_.mirrored ? mirrored_local(chain_.rest_rotation[b]) : chain_.rest_rotation[b];
         q = (Eigen::Quaterniond::FromTwoVectors(rest * chain_.bind_direction[b],
                                                 parent.conjugate() * d) *
              rest)
                 .normalized();
       }
-      out.push_back(q);
+      out.push_back(chain_.mirrored ? mirrored_local(q) : q);
       parent = (parent * q).normalized();
       at = state_.chains[0].x[b];
     }
     return out;
   }
   Eigen::Vector3d tip_offset() const override { return state_.chains[0].x.back() - root_; }
+  /// The anchor's rotation; a mirrored chain's with local X reversed (a rotation).
+  Eigen::Quaterniond frame(const AnchorPose& pose) const override {
+    if (!chain_.mirrored) return pose.rotation;
+    return Eigen::Quaterniond(rotation_of(pose.world) * mirror_x()).normalized();
+  }
 
 private:
   static HairPoses poses(const SubstepPose& p) {

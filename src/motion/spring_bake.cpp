@@ -62,13 +62,18 @@ ChainBake chain_bake(const VrmSprings& springs, std::size_t c, const Model& mode
     const Matrix4d& w = world[std::size_t(ch.joints.back())];
     points.push_back(w.topLeftCorner<3, 3>() * ch.virtual_end_local + w.topRightCorner<3, 1>());
   }
+  // A mirrored armature: bind directions with local X reversed, as the stepper reads its frames
+  // (ChainBake::mirrored). rotation_of on a reflection still takes world vectors to the
+  // joints' own axes, so `dir` is the unmirrored model's.
+  cb.mirrored = world[std::size_t(ch.parent_node)].topLeftCorner<3, 3>().determinant() < 0;
   for (std::size_t b = 0; b + 1 < points.size(); ++b) {
     const int parent = b == 0 ? ch.parent_node : ch.joints[b - 1];
     const Vector3d dir =
         rotation_of(world[std::size_t(parent)]).transpose() * (points[b + 1] - points[b]);
     const Quaterniond rest = saved_rotation(model.nodes[std::size_t(ch.joints[b])]);
     cb.rest_rotation.push_back(rest);
-    cb.bind_direction.push_back((rest.conjugate() * dir).normalized());
+    const Vector3d bind = (rest.conjugate() * dir).normalized();
+    cb.bind_direction.push_back(cb.mirrored ? Vector3d(-bind.x(), bind.y(), bind.z()) : bind);
   }
   return cb;
 }

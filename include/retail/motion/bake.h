@@ -144,6 +144,9 @@ struct ChainBake {
   ChainSolver solver = ChainSolver::Spring; ///< Arc: solved by hair_rig (ChainSpec::solver)
   bool arc() const { return solver == ChainSolver::Arc; }
   HairRig hair_rig; ///< one chain on anchor 0, proxies 0.. on proxy_nodes
+  /// Hair: the anchor's bind frame is a reflection (a mirrored armature); bind directions and
+  /// the anchor's frame are then taken with local X reversed, as SpringRig::mirrored's.
+  bool mirrored = false;
   /// Per proxy pose: the node it rides (hair); a tail's: its limb colliders' joints, two per
   /// capsule (ChainSpec::limb_collider_joints).
   std::vector<int> proxy_nodes;
