@@ -112,7 +112,7 @@ TEST_CASE("roles: Blender .L/.R and Unreal _l/_r names", "[roles]") {
                                    {"leftUpperArm", "upperarm_l"}});
 }
 
-TEST_CASE("roles: Daz, MMD (Japanese) and part-first names", "[roles]") {
+TEST_CASE("roles: Daz, MMD (Japanese), Chinese and part-first names", "[roles]") {
   // Daz Genesis: a modifier after the part (ThighBend, abdomenLower, neckLower), Shldr for the
   // upper arm; MMD: Japanese words (左足 left leg, ひざ knee, 足首 ankle, 下半身 lower body, 腕
   // arm); others: the part before its place (Leg_Upper_L). Each resolves by names, as a
@@ -193,7 +193,33 @@ TEST_CASE("roles: Daz, MMD (Japanese) and part-first names", "[roles]") {
                                                  {"leftFoot", "Foot_L"},
                                                  {"leftUpperArm", "Arm_Upper_L"},
                                                  {"source", "names"}}}};
-  for (const Convention& c : conventions) {
+  // Chinese: 骨盆 pelvis, 脊柱 spine, 颈 neck, 头 head, 大腿/小腿/脚 thigh, shin, foot, 上臂 upper
+  // arm.
+  const Convention chinese = {{{"Hips", "骨盆"},
+                               {"Spine", "脊柱1"},
+                               {"Spine1", "脊柱2"},
+                               {"Spine2", "胸部"},
+                               {"Neck", "颈"},
+                               {"Head", "头"},
+                               {"LeftUpLeg", "左大腿"},
+                               {"LeftLeg", "左小腿"},
+                               {"LeftFoot", "左脚"},
+                               {"RightUpLeg", "右大腿"},
+                               {"RightLeg", "右小腿"},
+                               {"RightFoot", "右脚"},
+                               {"LeftArm", "左上臂"},
+                               {"RightArm", "右上臂"}},
+                              {{"hips", "骨盆"},
+                               {"head", "头"},
+                               {"neck", "颈"},
+                               {"leftUpperLeg", "左大腿"},
+                               {"rightUpperLeg", "右大腿"},
+                               {"leftLowerLeg", "左小腿"},
+                               {"rightLowerLeg", "右小腿"},
+                               {"leftFoot", "左脚"},
+                               {"leftUpperArm", "左上臂"},
+                               {"source", "names"}}};
+  for (const Convention& c : {conventions[0], conventions[1], conventions[2], chinese}) {
     INFO("hips named " << c.names.at("Hips"));
     check_humanoid(renamed(c.names), c.expect);
   }

@@ -52,20 +52,30 @@ struct NameInfo {
   Cls cls = Cls::None;
 };
 
-/// MMD's Japanese bone words as the English tokens classify reads, longest first (足首 before
-/// 足, 手首 before 首): 左/右 sides, 下半身 the lower body the legs hang from, 上半身 the spine,
-/// 足/ひざ/足首 leg, knee, ankle, 肩/腕/ひじ/手首 shoulder, arm, elbow, wrist, 捩 a twist helper,
-/// 尻尾/しっぽ a tail; full-width ＩＫ an IK helper.
+/// Japanese (MMD) and Chinese bone words as the English tokens classify reads, longer words
+/// first (足首 before 足, 手腕 before 腕, 大腿 before 腿). Japanese: 左/右 sides, 下半身 the lower
+/// body the legs hang from, 上半身 the spine, 足/ひざ/足首 leg, knee, ankle, 肩/腕/ひじ/手首
+/// shoulder, arm, elbow, wrist, 捩 a twist helper, 尻尾 a tail, full-width ＩＫ an IK helper.
+/// Chinese where it differs: 大腿/小腿/脚 thigh, shin, foot, 骨盆 pelvis, 脊柱 spine, 胸 chest,
+/// 颈 neck, 头 head, 上臂/前臂/手腕/手 upper arm, forearm, wrist, hand, 尾巴 a tail. Where the
+/// two disagree (足: a Japanese leg, a Chinese foot) MMD's reading is taken.
 std::string english_words(std::string name) {
   static const std::pair<const char*, const char*> words[] = {
-      {"下半身", " hips "}, {"上半身", " spine "}, {"足首", " ankle "},  {"手首", " wrist "},
-      {"つま先", " toe "},  {"尻尾", " tail "},    {"しっぽ", " tail "}, {"ひざ", " knee "},
-      {"ひじ", " elbow "},  {"ＩＫ", " ik "},      {"捩", " twist "},    {"足", " leg "},
-      {"腕", " arm "},      {"肩", " shoulder "},  {"首", " neck "},     {"頭", " head "},
-      {"左", " left "},     {"右", " right "}};
-  for (const auto& [jp, en] : words)
-    for (std::size_t at = name.find(jp); at != std::string::npos; at = name.find(jp, at))
-      name.replace(at, std::strlen(jp), en);
+      {"下半身", " hips "},   {"上半身", " spine "}, {"つま先", " toe "},   {"しっぽ", " tail "},
+      {"足首", " ankle "},    {"手首", " wrist "},   {"尻尾", " tail "},    {"ひざ", " knee "},
+      {"ひじ", " elbow "},    {"ＩＫ", " ik "},      {"手腕", " wrist "},   {"脚踝", " ankle "},
+      {"脚腕", " ankle "},    {"大腿", " thigh "},   {"小腿", " shin "},    {"上臂", " upperarm "},
+      {"大臂", " upperarm "}, {"前臂", " forearm "}, {"小臂", " forearm "}, {"骨盆", " pelvis "},
+      {"髋部", " hips "},     {"脊柱", " spine "},   {"脊椎", " spine "},   {"胸部", " chest "},
+      {"脖子", " neck "},     {"颈部", " neck "},    {"头部", " head "},    {"尾巴", " tail "},
+      {"尾骨", " tail "},     {"膝盖", " knee "},    {"手肘", " elbow "},   {"捩", " twist "},
+      {"足", " leg "},        {"腕", " arm "},       {"肩", " shoulder "},  {"首", " neck "},
+      {"頭", " head "},       {"膝", " knee "},      {"肘", " elbow "},     {"脚", " foot "},
+      {"腿", " leg "},        {"胸", " chest "},     {"颈", " neck "},      {"頸", " neck "},
+      {"头", " head "},       {"手", " hand "},      {"左", " left "},      {"右", " right "}};
+  for (const auto& [word, en] : words)
+    for (std::size_t at = name.find(word); at != std::string::npos; at = name.find(word, at))
+      name.replace(at, std::strlen(word), en);
   return name;
 }
 
