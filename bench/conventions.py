@@ -4,8 +4,8 @@
 Each GLB given is rewritten with its role joints (as `retail info` reports them) renamed as CONVENTION
 names them and every other joint `bone_N` (helpers and pelvis-named joints keep their names), and
 retail runs on both; one line per model: same or DIFFERS, how many joints were renamed, the roles
-counted before and after, and the decisions. Conventions: ue rigify daz mmd biped cc unity mixamo
-legupper. Standard library only; docs/robustness.md "Names from other riggers" quotes a run.
+counted before and after, and the decisions. Conventions: ue rigify daz mmd zh biped cc unity
+mixamo legupper. Standard library only; docs/robustness.md "Names from other riggers" quotes a run.
 
   bench/conventions.py RETAIL_BIN OUT_DIR CONVENTION MODEL.glb...
 """
@@ -25,6 +25,9 @@ CONV = {
  'mmd': dict(hips='下半身', spine='上半身{}', chest='上半身2', neck='首', head='頭',
             upper_leg='{s}足', lower_leg='{s}ひざ', foot='{s}足首', shoulder='{s}肩',
             upper_arm='{s}腕', lower_arm='{s}ひじ', hand='{s}手首', l='左', r='右'),
+ 'zh': dict(hips='骨盆', spine='脊柱{}', chest='胸部', neck='颈', head='头',
+            upper_leg='{s}大腿', lower_leg='{s}小腿', foot='{s}脚', shoulder='{s}肩',
+            upper_arm='{s}上臂', lower_arm='{s}前臂', hand='{s}手', l='左', r='右'),
  'biped': dict(hips='Bip01 Pelvis', spine='Bip01 Spine{}', chest='Bip01 Spine9', neck='Bip01 Neck', head='Bip01 Head',
             upper_leg='Bip01 {s} Thigh', lower_leg='Bip01 {s} Calf', foot='Bip01 {s} Foot', shoulder='Bip01 {s} Clavicle',
             upper_arm='Bip01 {s} UpperArm', lower_arm='Bip01 {s} Forearm', hand='Bip01 {s} Hand', l='L', r='R'),
