@@ -1,5 +1,5 @@
 // clip_pass's held clips (clip_pass_internal.h): the output judged in one clip, and a chain held
-// at rest where its spring would tear skin the input kept whole.
+// at rest in a clip where its spring would tear skin and mend none.
 #include "motion/clip_pass_internal.h"
 
 #include <utility>
