@@ -193,10 +193,8 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   SpringRig rig;
   const int anchor = joint_of(c, spec.anchor, "chain anchor");
   const Eigen::Matrix4d& hips = c.bind_world[std::size_t(anchor)];
-  rig.mirrored = hips.topLeftCorner<3, 3>().determinant() < 0;
-  const Eigen::Matrix3d rt =
-      rig.mirrored ? Eigen::Matrix3d(bake_detail::mirror_x() * rotation_of(hips).transpose())
-                   : Eigen::Matrix3d(rotation_of(hips).transpose());
+  rig.mirrored = bake_detail::is_reflection(hips);
+  const Eigen::Matrix3d rt = bake_detail::anchor_axes(hips, rig.mirrored).transpose();
   std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
   rig.root_offset = (hips.inverse() * joints[0].homogeneous()).head<3>();
   for (std::size_t i = 0; i + 1 < joints.size(); ++i) {
@@ -230,10 +228,8 @@ void hair_bake_rig(const Character& c, const ChainSpec& spec, double substep_s,
   const int anchor = joint_of(c, spec.anchor, "chain anchor");
   const Eigen::Matrix4d& bind = c.bind_world[std::size_t(anchor)];
   const Eigen::Matrix3d linear_inv = bind.topLeftCorner<3, 3>().inverse();
-  out.mirrored = bind.topLeftCorner<3, 3>().determinant() < 0;
-  const Eigen::Matrix3d rt =
-      out.mirrored ? Eigen::Matrix3d(bake_detail::mirror_x() * rotation_of(bind).transpose())
-                   : Eigen::Matrix3d(rotation_of(bind).transpose());
+  out.mirrored = bake_detail::is_reflection(bind);
+  const Eigen::Matrix3d rt = bake_detail::anchor_axes(bind, out.mirrored).transpose();
   const std::vector<Eigen::Vector3d> joints = chain_joints(c, anchor, spec.bones, spec.end);
   HairChain chain;
   chain.name = spec.names.empty() ? "" : spec.names.front();

@@ -18,6 +18,18 @@ inline Eigen::Matrix3d mirror_x() {
   return Eigen::Vector3d(-1, 1, 1).asDiagonal();
 }
 
+/// True when a node's world transform `world` is a reflection (an armature mirrored by a node
+/// above it): a chain hanging from it reads its frames with local X reversed.
+inline bool is_reflection(const Eigen::Matrix4d& world) {
+  return world.topLeftCorner<3, 3>().determinant() < 0;
+}
+
+/// The frame a chain reads at its anchor: the rotation part of `world`, with local X reversed
+/// when `mirrored` (then a rotation, not the reflection rotation_of returns).
+inline Eigen::Matrix3d anchor_axes(const Eigen::Matrix4d& world, bool mirrored) {
+  return mirrored ? Eigen::Matrix3d(rotation_of(world) * mirror_x()) : rotation_of(world);
+}
+
 /// The character's left at bind (world, unit): right thigh -> left thigh by their roles, turned
 /// round where the forward it gives (left x up) faces against the body: the first decisive of
 /// the head's horizontal offset from the hips, the toes' from the feet, and the tail's bind joints
@@ -94,7 +106,7 @@ private:
   AnchorPose anchor(const AnchorPose& pose) const {
     if (!mirrored_) return pose;
     AnchorPose out = pose;
-    out.rotation = Eigen::Quaterniond(rotation_of(pose.world) * mirror_x()).normalized();
+    out.rotation = Eigen::Quaterniond(anchor_axes(pose.world, true)).normalized();
     return out;
   }
   bool collide_ = true;
@@ -149,7 +161,7 @@ public:
   /// The anchor's rotation; a mirrored chain's with local X reversed (a rotation).
   Eigen::Quaterniond frame(const AnchorPose& pose) const override {
     if (!chain_.mirrored) return pose.rotation;
-    return Eigen::Quaterniond(rotation_of(pose.world) * mirror_x()).normalized();
+    return Eigen::Quaterniond(anchor_axes(pose.world, true)).normalized();
   }
 
 private:
