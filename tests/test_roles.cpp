@@ -115,113 +115,41 @@ TEST_CASE("roles: Blender .L/.R and Unreal _l/_r names", "[roles]") {
 TEST_CASE("roles: Daz, MMD (Japanese), Chinese and part-first names", "[roles]") {
   // Daz Genesis: a modifier after the part (ThighBend, abdomenLower, neckLower), Shldr for the
   // upper arm; MMD: Japanese words (左足 left leg, ひざ knee, 足首 ankle, 下半身 lower body, 腕
-  // arm); others: the part before its place (Leg_Upper_L). Each resolves by names, as a
+  // arm); Chinese (骨盆 pelvis, 大腿/小腿/脚 thigh, shin, foot, 上臂 upper arm); others: the part
+  // before its place (Leg_Upper_L). Each resolves by names to the joints so renamed, as a
   // Mixamo-named rig does; before, each fell back to topology (no arm roles) or failed.
-  struct Convention {
-    std::map<std::string, std::string> names;
-    std::map<std::string, std::string> expect;
-  };
-  const std::vector<Convention> conventions = {{{{"Hips", "hip"},
-                                                 {"Spine", "abdomenLower"},
-                                                 {"Spine1", "abdomenUpper"},
-                                                 {"Spine2", "chestUpper"},
-                                                 {"Neck", "neckLower"},
-                                                 {"Head", "head"},
-                                                 {"LeftUpLeg", "lThighBend"},
-                                                 {"LeftLeg", "lShin"},
-                                                 {"LeftFoot", "lFoot"},
-                                                 {"RightUpLeg", "rThighBend"},
-                                                 {"RightLeg", "rShin"},
-                                                 {"RightFoot", "rFoot"},
-                                                 {"LeftArm", "lShldrBend"},
-                                                 {"RightArm", "rShldrBend"}},
-                                                {{"hips", "hip"},
-                                                 {"head", "head"},
-                                                 {"neck", "neckLower"},
-                                                 {"leftUpperLeg", "lThighBend"},
-                                                 {"rightUpperLeg", "rThighBend"},
-                                                 {"leftLowerLeg", "lShin"},
-                                                 {"rightLowerLeg", "rShin"},
-                                                 {"leftFoot", "lFoot"},
-                                                 {"leftUpperArm", "lShldrBend"},
-                                                 {"source", "names"}}},
-                                               {{{"Hips", "下半身"},
-                                                 {"Spine", "上半身"},
-                                                 {"Spine1", "上半身2"},
-                                                 {"Spine2", "上半身3"},
-                                                 {"Neck", "首"},
-                                                 {"Head", "頭"},
-                                                 {"LeftUpLeg", "左足"},
-                                                 {"LeftLeg", "左ひざ"},
-                                                 {"LeftFoot", "左足首"},
-                                                 {"RightUpLeg", "右足"},
-                                                 {"RightLeg", "右ひざ"},
-                                                 {"RightFoot", "右足首"},
-                                                 {"LeftArm", "左腕"},
-                                                 {"RightArm", "右腕"}},
-                                                {{"hips", "下半身"},
-                                                 {"head", "頭"},
-                                                 {"neck", "首"},
-                                                 {"leftUpperLeg", "左足"},
-                                                 {"rightUpperLeg", "右足"},
-                                                 {"leftLowerLeg", "左ひざ"},
-                                                 {"rightLowerLeg", "右ひざ"},
-                                                 {"leftFoot", "左足首"},
-                                                 {"leftUpperArm", "左腕"},
-                                                 {"source", "names"}}},
-                                               {{{"Hips", "Pelvis"},
-                                                 {"Spine", "Spine_1"},
-                                                 {"Spine1", "Spine_2"},
-                                                 {"Spine2", "Chest_Upper"},
-                                                 {"Neck", "Neck"},
-                                                 {"Head", "Head"},
-                                                 {"LeftUpLeg", "Leg_Upper_L"},
-                                                 {"LeftLeg", "Leg_Lower_L"},
-                                                 {"LeftFoot", "Foot_L"},
-                                                 {"RightUpLeg", "Leg_Upper_R"},
-                                                 {"RightLeg", "Leg_Lower_R"},
-                                                 {"RightFoot", "Foot_R"},
-                                                 {"LeftArm", "Arm_Upper_L"},
-                                                 {"RightArm", "Arm_Upper_R"}},
-                                                {{"hips", "Pelvis"},
-                                                 {"head", "Head"},
-                                                 {"neck", "Neck"},
-                                                 {"leftUpperLeg", "Leg_Upper_L"},
-                                                 {"rightUpperLeg", "Leg_Upper_R"},
-                                                 {"leftLowerLeg", "Leg_Lower_L"},
-                                                 {"rightLowerLeg", "Leg_Lower_R"},
-                                                 {"leftFoot", "Foot_L"},
-                                                 {"leftUpperArm", "Arm_Upper_L"},
-                                                 {"source", "names"}}}};
-  // Chinese: 骨盆 pelvis, 脊柱 spine, 颈 neck, 头 head, 大腿/小腿/脚 thigh, shin, foot, 上臂 upper
-  // arm.
-  const Convention chinese = {{{"Hips", "骨盆"},
-                               {"Spine", "脊柱1"},
-                               {"Spine1", "脊柱2"},
-                               {"Spine2", "胸部"},
-                               {"Neck", "颈"},
-                               {"Head", "头"},
-                               {"LeftUpLeg", "左大腿"},
-                               {"LeftLeg", "左小腿"},
-                               {"LeftFoot", "左脚"},
-                               {"RightUpLeg", "右大腿"},
-                               {"RightLeg", "右小腿"},
-                               {"RightFoot", "右脚"},
-                               {"LeftArm", "左上臂"},
-                               {"RightArm", "右上臂"}},
-                              {{"hips", "骨盆"},
-                               {"head", "头"},
-                               {"neck", "颈"},
-                               {"leftUpperLeg", "左大腿"},
-                               {"rightUpperLeg", "右大腿"},
-                               {"leftLowerLeg", "左小腿"},
-                               {"rightLowerLeg", "右小腿"},
-                               {"leftFoot", "左脚"},
-                               {"leftUpperArm", "左上臂"},
-                               {"source", "names"}}};
-  for (const Convention& c : {conventions[0], conventions[1], conventions[2], chinese}) {
-    INFO("hips named " << c.names.at("Hips"));
-    check_humanoid(renamed(c.names), c.expect);
+  // The generator's joints, in the order each convention below renames them.
+  const std::vector<std::string> joints = {
+      "Hips",    "Spine",    "Spine1",     "Spine2",   "Neck",      "Head",    "LeftUpLeg",
+      "LeftLeg", "LeftFoot", "RightUpLeg", "RightLeg", "RightFoot", "LeftArm", "RightArm"};
+  const std::vector<std::vector<std::string>> conventions = {
+      {"hip", "abdomenLower", "abdomenUpper", "chestUpper", "neckLower", "head", "lThighBend",
+       "lShin", "lFoot", "rThighBend", "rShin", "rFoot", "lShldrBend", "rShldrBend"},
+      {"下半身", "上半身", "上半身2", "上半身3", "首", "頭", "左足", "左ひざ", "左足首", "右足",
+       "右ひざ", "右足首", "左腕", "右腕"},
+      {"Pelvis", "Spine_1", "Spine_2", "Chest_Upper", "Neck", "Head", "Leg_Upper_L", "Leg_Lower_L",
+       "Foot_L", "Leg_Upper_R", "Leg_Lower_R", "Foot_R", "Arm_Upper_L", "Arm_Upper_R"},
+      {"骨盆", "脊柱1", "脊柱2", "胸部", "颈", "头", "左大腿", "左小腿", "左脚", "右大腿", "右小腿",
+       "右脚", "左上臂", "右上臂"}};
+  // The role each generator joint holds (check_humanoid's keys).
+  const std::map<std::string, std::string> role_of = {{"Hips", "hips"},
+                                                      {"Head", "head"},
+                                                      {"Neck", "neck"},
+                                                      {"LeftUpLeg", "leftUpperLeg"},
+                                                      {"RightUpLeg", "rightUpperLeg"},
+                                                      {"LeftLeg", "leftLowerLeg"},
+                                                      {"RightLeg", "rightLowerLeg"},
+                                                      {"LeftFoot", "leftFoot"},
+                                                      {"LeftArm", "leftUpperArm"}};
+  for (const auto& names : conventions) {
+    REQUIRE(names.size() == joints.size());
+    std::map<std::string, std::string> rename, expect = {{"source", "names"}};
+    for (std::size_t k = 0; k < joints.size(); ++k) {
+      rename[joints[k]] = names[k];
+      if (role_of.count(joints[k])) expect[role_of.at(joints[k])] = names[k];
+    }
+    INFO("hips named " << names[0]);
+    check_humanoid(renamed(rename), expect);
   }
 }
 
