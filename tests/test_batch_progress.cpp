@@ -3,7 +3,8 @@
 // terminal without -v no progress at all; at the end the files that need a look, each with why.
 // Three tiny generated files: a tail that grows a chain, a tail on a thick haunch that a strict
 // harm check (--harm-noise 0: a floor of 3 edge-samples; no bending less: --harm-skin-ratio 0;
-// no skin limit on the spring: --min-skin-ratio 0) leaves as it came (its skin still tears),
+// no skin limit on the spring: --min-skin-ratio 0; no held clips: --no-hold) leaves as it came
+// (its skin still tears),
 // and a file that is not glTF.
 #include "retail/app/batch_progress.h"
 #include "retail/base/document.h"
@@ -25,7 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 /// IN_DIR with good.glb (a hanging tail: one chain), haunch.glb (a tail grown from a thick
-/// haunch: run with --harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0, the harm check
+/// haunch: run with --harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0 --no-hold, the harm check
 /// leaves it as it was, its
 /// skin left torn) and bad.glb (not glTF).
 std::string make_folder(const std::string& root) {
@@ -172,9 +173,10 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
           "[batch]") {
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string got;
-  REQUIRE(run_on_terminal({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
-                           "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "2"},
-                          got) == 5);
+  REQUIRE(
+      run_on_terminal({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
+                       "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold", "-j", "2"},
+                      got) == 5);
   INFO(got);
   // Drawn before the first file, after every file, each time over the last one.
   CHECK(has(got, "\r\033[K[............] 0/3 files, 0 failed, 0 need a look, ETA --:--"));
@@ -188,7 +190,8 @@ TEST_CASE("batch progress: on a terminal - a live line redrawn in place, cleared
   check_summary(got);
   // With -v one line per file between the redraws: name, outcome, seconds.
   REQUIRE(run_on_terminal({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
-                           "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "1", "-v"},
+                           "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold", "-j",
+                           "1", "-v"},
                           got) == 5);
   CHECK(has(got, "\r\033[Kretail: info: [1/3] bad.glb: failed (exit 2), "));
   CHECK(has(got, "[2/3] good.glb: ok, 1 tail chain, "));
@@ -201,14 +204,15 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
   const std::string root = test::temp_dir(), in = make_folder(root);
   std::string out, err;
   REQUIRE(test::run_retail({"batch", in, root + "/out", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold"},
                            &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
   CHECK_FALSE(has(err, "[1/3] "));
   check_summary(err);
   REQUIRE(test::run_retail({"batch", in, root + "/v", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-j", "1", "-v"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold", "-j",
+                            "1", "-v"},
                            &out, &err) == 5);
   CHECK_FALSE(has(err, "\r"));
   CHECK_FALSE(has(err, "ETA"));
@@ -218,7 +222,7 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
   check_summary(err);
   // -q: the error lines only.
   REQUIRE(test::run_retail({"batch", in, root + "/q", "--samples", "12", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "-q"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold", "-q"},
                            &out, &err) == 5);
   CHECK(err == "error: bad.glb: not a glTF file (no GLB magic and no JSON object)\n");
 }

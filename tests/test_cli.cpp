@@ -169,9 +169,9 @@ TEST_CASE("cli: --help names every command with an example - no stale text", "[c
   CHECK(text.find("same container:") == std::string::npos);
 }
 
-// Never silent: a tail grown from a haunch whose seam the chain would tear (a strict harm check,
-// --harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0, leaves it as it came:
-// tests/test_tail_classes.cpp) still
+// Never silent: a tail grown from a haunch whose seam the chain would tear (a strict harm check
+// without its hold step, --harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0 --no-hold, leaves
+// it as it came: tests/test_tail_classes.cpp) still
 // tears 18% under Crouch. The run says so in a warning naming the bones, in the report's left_torn,
 // in the batch summary, and
 // --fail-on left_torn>0 gates it (exit 6, the output still written).
@@ -186,7 +186,7 @@ TEST_CASE("cli: skin left torn is never silent - warning, report, --fail-on left
   test::write_bytes(in, retail::serialize_document(retail::generate_rig(o).doc));
   std::string out, err;
   REQUIRE(test::run_retail({in, root + "/a.glb", "--harm-noise", "0", "--harm-skin-ratio", "0",
-                            "--min-skin-ratio", "0"},
+                            "--min-skin-ratio", "0", "--no-hold"},
                            &out, &err) == 0);
   CHECK(err.find("warning: skin left torn as it was:") != std::string::npos);
   CHECK(err.find("mixamorig:") != std::string::npos); // names the bones its skin is weighted to
@@ -199,15 +199,17 @@ TEST_CASE("cli: skin left torn is never silent - warning, report, --fail-on left
   CHECK(left[0]["bones"].size() >= 1);
   // The gate: exit 6 with the output and its report written; the check is named on stderr.
   CHECK(test::run_retail({in, root + "/b.glb", "--harm-noise", "0", "--harm-skin-ratio", "0",
-                          "--min-skin-ratio", "0", "--fail-on", "left_torn>0", "-q"},
+                          "--min-skin-ratio", "0", "--no-hold", "--fail-on", "left_torn>0", "-q"},
                          &out, &err) == 6);
   CHECK(err.find("left_torn") != std::string::npos);
   CHECK(fs::exists(root + "/b.glb"));
   CHECK(test::run_retail({in, root + "/c.glb", "--harm-noise", "0", "--harm-skin-ratio", "0",
-                          "--min-skin-ratio", "0", "--fail-on", "left_torn>1000", "-q"}) == 0);
+                          "--min-skin-ratio", "0", "--no-hold", "--fail-on", "left_torn>1000",
+                          "-q"}) == 0);
   // A batch counts the vertices left torn in its summary line for the file.
   REQUIRE(test::run_retail({"batch", root + "/in", root + "/out", "--harm-noise", "0",
-                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--summary", "-"},
+                            "--harm-skin-ratio", "0", "--min-skin-ratio", "0", "--no-hold",
+                            "--summary", "-"},
                            &out, &err) == 0);
   Json row = Json::parse(out.substr(0, out.find('\n')));
   CHECK(row["path"] == "haunch.glb");

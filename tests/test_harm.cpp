@@ -226,3 +226,50 @@ TEST_CASE("harm check: a clip the spring would tear where the input does not is 
     }
   }
 }
+
+// A short curled tail on a horizontal body (coarse rings): every chain the ladder tries newly
+// tears its skin in some clip past the noise floor. Before going rigid on the hips, the last
+// chain tried is held at rest in the clips where its spring harms: the chain is kept, every
+// judged clip passes the harm check's rule, and the held clips are named. Without clip holding
+// (--no-hold) there is no such step and the tail goes rigid, as it did before the step existed.
+TEST_CASE("harm check: the hold step keeps a chain held where every chain harms", "[harm]") {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Curled;
+  o.horizontal_body = true;
+  o.tail_length_scale = 0.6;
+  o.tube_segments = 8;
+  const std::string dir = test::temp_dir(), in = dir + "/in.glb";
+  test::write_bytes(in, retail::serialize_document(test::make_rig(o).doc));
+  auto run = [&](bool hold) {
+    retail::RunParams p;
+    p.bake.hold_harmful = hold;
+    return retail::run(in, dir + (hold ? "/held.glb" : "/spring.glb"), p).report;
+  };
+  const retail::Json held = run(true);
+  const retail::Json& c = held["characters"][0];
+  REQUIRE(c["chains"].size() == 1);
+  CHECK_FALSE(c["chains"][0]["rigid"].get<bool>());
+  const std::string verdict = c["harm_check"][0]["verdict"];
+  CHECK(verdict.find("held at rest in each clip where its spring tears") != std::string::npos);
+  std::size_t held_clips = 0;
+  for (const auto& b : c["bake"]["clips"]) {
+    held_clips += b["held"].get<bool>();
+    if (b["held"].get<bool>()) CHECK(b["spring_newly_torn"].get<int>() > 0);
+  }
+  CHECK(held_clips > 0);
+  for (const auto& j : c["harm_check"][0]["clips"]) {
+    INFO(j["name"]);
+    const int floor = j["noise_floor"];
+    CHECK(j["piece"]["newly_torn"].get<int>() <= floor);
+    CHECK(j["piece"]["output_torn"].get<int>() <= j["piece"]["input_torn"].get<int>() + floor);
+    CHECK(j["seam"]["output_torn"].get<int>() <=
+          j["seam"]["input_torn"].get<int>() + j["seam"]["allowance"].get<int>() + floor);
+  }
+  std::string warned;
+  for (const auto& w : held["warnings"])
+    if (w.get<std::string>().find("the harm check's hold step") != std::string::npos) warned = w;
+  CHECK_FALSE(warned.empty());
+  const retail::Json rigid = run(false);
+  REQUIRE(rigid["characters"][0]["chains"].size() == 1);
+  CHECK(rigid["characters"][0]["chains"][0]["rigid"].get<bool>());
+}

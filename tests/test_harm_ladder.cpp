@@ -31,6 +31,7 @@ LadderInput chain_of(int bones) {
   in.bones = bones;
   in.rigid_ok = true;
   in.bend_less_ratio = 0.9;
+  in.hold = true;
   return in;
 }
 
@@ -43,8 +44,9 @@ TEST_CASE("harm ladder: every rung in order, once each", "[harm_ladder]") {
   PieceOverride o;
   const std::vector<LadderStep> steps = walk(in, o);
   const std::vector<LadderStep> expect = {
-      LadderStep::Peel,     LadderStep::WideBand,   LadderStep::WideBandLegs, LadderStep::BendLess,
-      LadderStep::BandLegs, LadderStep::FewerLinks, LadderStep::Rigid,        LadderStep::Leave};
+      LadderStep::Peel,     LadderStep::WideBand, LadderStep::WideBandLegs,
+      LadderStep::BendLess, LadderStep::BandLegs, LadderStep::FewerLinks,
+      LadderStep::Hold,     LadderStep::Rigid,    LadderStep::Leave};
   CHECK(steps == expect);
   CHECK(int(steps.size()) == retail::kLadderRungs); // the longest walk fits the reviews
 }
@@ -81,6 +83,12 @@ TEST_CASE("harm ladder: the attempt each rung describes", "[harm_ladder]") {
   CHECK(o.band_scale == 1);
   CHECK_FALSE(o.band_legs);
   CHECK(o.kind == PieceOverride::Kind::Chain);
+  CHECK_FALSE(o.hold_harmful);
+  REQUIRE(retail::step_down(in, o) == LadderStep::Hold);
+  CHECK(o.hold_harmful); // the last chain rung's attempt, held where it harms
+  CHECK(o.max_bones == 2);
+  CHECK(o.min_skin_ratio == Approx(0.9));
+  CHECK(o.kind == PieceOverride::Kind::Chain);
   in.rigid_ok = false; // the rigid reference tore too: nothing is left to try
   CHECK(retail::step_down(in, o) == LadderStep::Leave);
   CHECK(o.kind == PieceOverride::Kind::Leave);
@@ -92,13 +100,24 @@ TEST_CASE("harm ladder: rungs that do not apply are passed over", "[harm_ladder]
   LadderInput in = chain_of(1);
   in.harmed = 60;
   in.bend_less_ratio = 0;
+  in.hold = false; // nothing baked, or --no-hold: no clip can be held
   PieceOverride o;
   CHECK(walk(in, o) == std::vector<LadderStep>{LadderStep::WideBand, LadderStep::WideBandLegs,
                                                LadderStep::BandLegs, LadderStep::Rigid,
                                                LadderStep::Leave});
+  CHECK_FALSE(o.hold_harmful);
   // An attempt that was rigid already is left as it was.
   LadderInput rigid = chain_of(3);
   rigid.rigid = true;
   PieceOverride r;
   CHECK(retail::step_down(rigid, r) == LadderStep::Leave);
+  // A held attempt that still harms goes rigid when that was harmless, else is left.
+  LadderInput held = chain_of(3);
+  PieceOverride h;
+  h.hold_harmful = true;
+  CHECK(retail::step_down(held, h) == LadderStep::Rigid);
+  held.rigid_ok = false;
+  PieceOverride h2;
+  h2.hold_harmful = true;
+  CHECK(retail::step_down(held, h2) == LadderStep::Leave);
 }

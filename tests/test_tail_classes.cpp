@@ -296,10 +296,11 @@ TEST_CASE("classes: tail carrying spikes or plates", "[classes]") {
 // bend the weights allow"), holds that bend: the chain is kept as planned. Without the limit
 // the seam tears, and the harm check steps down to the same chain bending less (no joint past
 // what keeps 90% of a tail edge's length), every link kept, and the report says why. Without
-// that step too, no lesser chain holds the piece's torn share at the input's, and the tail is
-// left as it came: the report and a warning say why.
-TEST_CASE("classes: thick base - a seam the haunch tears: the skin limit, bending less, or left "
-          "as it was",
+// that step too, no lesser chain holds the piece's torn share at the input's: the last chain is
+// held at rest in the clips where it harms (HipSwing), and says so; without holding clips either
+// (--no-hold), the tail is left as it came: the report and a warning say why.
+TEST_CASE("classes: thick base - a seam the haunch tears: the skin limit, bending less, held, or "
+          "left as it was",
           "[classes]") {
   RigOptions thick = tail_rig(TailStyle::Carried);
   thick.thick_base = true;
@@ -331,9 +332,23 @@ TEST_CASE("classes: thick base - a seam the haunch tears: the skin limit, bendin
     CHECK(reason_says(r, "harm check"));
     CHECK(reason_says(r, "bending past what keeps 90%"));
   }
-  SECTION("without the skin limit and no bending less: left as it was, and says so") {
-    retail::RunParams strict = unlimited;
-    strict.harm.bend_less_skin_ratio = 0;
+  retail::RunParams strict = unlimited;
+  strict.harm.bend_less_skin_ratio = 0;
+  SECTION("without the skin limit and no bending less: held in HipSwing, and says so") {
+    const Outcome r = run_variant(v, strict);
+    INFO(r.summary);
+    check_outcome(r, 1);
+    CHECK(reason_says(r, "held at rest in each clip where its spring tears"));
+    std::size_t held = 0;
+    for (const retail::ClipBake& b : r.run.bakes.at(0)) {
+      held += b.held;
+      if (b.held) CHECK(b.spring_newly_torn > 0);
+      if (b.name == "Walk") CHECK_FALSE(b.held); // it heals the input's Walk, swinging
+    }
+    CHECK(held > 0);
+  }
+  SECTION("without the skin limit, bending less or holding: left as it was, and says so") {
+    strict.bake.hold_harmful = false;
     const Outcome r = run_variant(v, strict);
     INFO(r.summary);
     REQUIRE(r.run.characters.size() == 1);

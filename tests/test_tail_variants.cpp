@@ -397,16 +397,31 @@ TEST_CASE("variants: a tail made broad by its base is looked at without it", "[v
 // SPEC's skin limit lets them (edges down to 67% of their length), and the coil's tightly
 // curved skin tears at its seam in HipSwing past the floor, so every step of the harm check's
 // ladder refused it and the tail stayed torn on the legs. Bending less (the skin limit at 90%,
-// HarmParams::bend_less_skin_ratio; docs/detection.md section 6) keeps the chain.
+// HarmParams::bend_less_skin_ratio; docs/detection.md section 6) keeps the chain, swinging in
+// every clip. Without that step the hold step keeps the last chain, held at rest in the calm
+// clips where it tears and swinging in Walk, which it heals; without both, the tail stays torn
+// on the legs.
 TEST_CASE("variants: a chain that tears bending is kept bending less", "[variants][heavy]") {
   RigOptions coil = variant(TailStyle::Rolled);
   coil.leftover_bone = 0.3;
   coil.thick_base = true;
   check_variant("leftover bone, thick haunch, rolled", coil);
-  if (variants_bin() != nullptr) return; // the parameter below is this build's
+  if (variants_bin() != nullptr) return; // the parameters below are this build's
   retail::RunParams no_step;
   no_step.harm.bend_less_skin_ratio = 0; // no such step
-  Figures r = run_variant("leftover bone, thick haunch, rolled, not bending less", coil, no_step);
+  const Figures held =
+      run_variant("leftover bone, thick haunch, rolled, not bending less", coil, no_step);
+  INFO(held.summary);
+  std::vector<std::string> held_clips;
+  for (const auto& b : held.report["characters"][0]["bake"]["clips"])
+    if (b["held"].get<bool>()) held_clips.push_back(b["name"]);
+  CHECK_FALSE(held_clips.empty());
+  CHECK(std::count(held_clips.begin(), held_clips.end(), "Walk") == 0);
+  CHECK(held.recall >= 0.90);
+  check_clips_no_more_torn(held.report["characters"][0]);
+  no_step.bake.hold_harmful = false; // no hold step either
+  const Figures r =
+      run_variant("leftover bone, thick haunch, rolled, not bending less, no hold", coil, no_step);
   INFO(r.summary);
   CHECK(r.recall < 0.90);
 }

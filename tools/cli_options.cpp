@@ -304,8 +304,9 @@ void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
              "(the depth is measured and reported either way; docs/spring.md)",
              kGroupAdvanced);
   add_switch(app, "--hold,!--no-hold", params.bake.hold_harmful,
-             "hold a tail at rest in a clip where its spring would tear skin and mend none "
-             "(--no-hold: keep the spring's motion; docs/spring.md \"Held clips\")",
+             "hold a tail at rest in a clip where its spring would tear skin and mend none, and "
+             "in a clip it harms at the harm check's hold step (--no-hold: keep the spring's "
+             "motion, no hold step; docs/spring.md \"Held clips\")",
              kGroupAdvanced);
   add_switch(app, "--spread-seam,!--keep-seam", params.bake.spread_seam,
              "spread a loop's seam still wider than --loop-tolerance over the loop "

@@ -80,6 +80,7 @@ bool harm_review(const std::vector<std::vector<PieceJudge>>& judge,
         in.vertices = ch.vertices;
         in.bones = ch.chain.bones;
         in.bend_less_ratio = params.bend_less_skin_ratio;
+        in.hold = params.hold_step;
         in.vertex_net = pj.vertex_net;
         step = ladder_step_text(step_down(in, o), o, in.harmed);
       } else {

@@ -99,6 +99,7 @@ ClipPassResult measure_clips(const Input& in, const std::vector<int>& clips,
   pp.bind = params.bind;
   pp.bake = params.bake_enabled && params.rerig.mode == Mode::Chain;
   pp.bake_params = params.bake;
+  pp.harm = params.harm;
   pp.stretch = params.stretch;
   pp.threads = params.threads;
   ClipPassResult pass = clip_pass(pin, pp);
@@ -291,6 +292,8 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
   const std::vector<TearProbe> tears = tear_probes(in, clips, params, skins, result);
   const std::size_t stages_before = result.stages.size(), warnings_before = result.warnings.size();
   const bool judged = params.harm_check && params.rerig.mode == Mode::Chain;
+  HarmParams harm = params.harm; // the hold step only where the clip pass holds clips
+  harm.hold_step = harm.hold_step && params.bake_enabled && params.bake.hold_harmful;
   Judged out;
   for (int attempt = 0;; ++attempt) {
     if (attempt > 0) {
@@ -302,7 +305,7 @@ Judged plan_and_judge(const Input& in, const std::vector<int>& clips, const RunP
     if (attempt == 0) check_selectors(params.rerig, result.characters);
     if (attempt == 0) check_hair_selectors(params.hair, result.hair, result.characters);
     if (judged && attempt < kHarmReviews &&
-        harm_review(out.pass.judge, result.characters, params.harm, overrides, verdicts))
+        harm_review(out.pass.judge, result.characters, harm, overrides, verdicts))
       continue;
     if (judged) record_verdicts(verdicts, out.pass.judge, result);
     bool hair = false; // a stage after the clip pass reads the rig: hold it once for them all

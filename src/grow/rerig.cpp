@@ -290,7 +290,7 @@ ChainResult plan_chain(const PlanContext& x, const Piece& piece, std::size_t cha
                        std::vector<std::string>& warnings) {
   ChainResult r;
   r.piece = piece.id;
-  r.min_skin_ratio = o.min_skin_ratio;
+  r.min_skin_ratio = o.min_skin_ratio, r.hold_harmful = o.hold_harmful;
   ChainParams chain_params = x.params.chain;
   if (o.max_bones > 0) {
     chain_params.max_bones = std::min(chain_params.max_bones, o.max_bones);

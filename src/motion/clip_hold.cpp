@@ -64,6 +64,10 @@ std::size_t healed(const OutputJudged& o, std::size_t j) {
 std::size_t output_torn(const OutputJudged& o, std::size_t j) {
   return o.judge[j][0][0].output_torn + o.judge[j][1][0].output_torn;
 }
+/// Whether judged chain j passes the harm check's rule in the clip (harm.h's harmless_clip).
+bool harmless(const OutputJudged& o, std::size_t j, const HarmParams& harm) {
+  return harmless_clip(o.judge[j][0][0], o.judge[j][1][0], o.output_rig.body.torn_percent, harm);
+}
 
 /// The chain held at rest over `spring`'s key times: every bone not authored keyed at its bind
 /// local rotation (the tail carried rigidly by its anchor, as the input carried it).
@@ -91,8 +95,8 @@ BakedClip held_at_rest(const BakedClip& spring, const ChainBake& chain, const Mo
 void hold_where_harmful(const ClipPassInput& in, const Rigged& rigged,
                         const std::vector<CharacterWork>& works,
                         const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
-                        const ClipSampler& input_clip, OutputJudged& m, ClipOutcome& out,
-                        StretchScratch& scratch) {
+                        const ClipSampler& input_clip, const HarmParams& harm, OutputJudged& m,
+                        ClipOutcome& out, StretchScratch& scratch) {
   const CharacterWork& w = works[wi];
   const CharacterResult& cr = (*in.results)[w.character];
   std::size_t b = 0; // the chain's index among the baked (a rigid fallback has no bones)
@@ -100,20 +104,23 @@ void hold_where_harmful(const ClipPassInput& in, const Rigged& rigged,
     if (cr.chains[j].nodes.empty()) continue;
     const std::size_t bi = b++;
     if (bi >= w.chains.size() || w.chains[bi].arc()) continue;
-    if (healed(m, j) != 0 || newly_torn(m, j) == 0) continue; // it mends something, or no harm
+    const bool mends_none = healed(m, j) == 0 && newly_torn(m, j) > 0;
+    const bool fails = cr.chains[j].hold_harmful && !harmless(m, j, harm); // the hold step
+    if (!mends_none && !fails) continue;
     BakedClip spring = out.baked[wi][bi];
     out.baked[wi][bi] = held_at_rest(spring, w.chains[bi], rigged.model);
     out.baked[wi][bi].bake.spring_newly_torn = newly_torn(m, j);
     const ClipSampler held_clip = output_sampler(in, rigged, works, hair_works, out, clip);
     OutputJudged h = judge_output(w, out.input_rigs[wi], input_clip, held_clip, clip, scratch);
-    if (newly_torn(h, j) < newly_torn(m, j) && output_torn(h, j) <= output_torn(m, j))
+    if ((newly_torn(h, j) < newly_torn(m, j) && output_torn(h, j) <= output_torn(m, j)) ||
+        (fails && harmless(h, j, harm)))
       m = std::move(h);
     else
       out.baked[wi][bi] = std::move(spring);
   }
 }
 
-void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain, bool hold_step,
                std::vector<std::string>& warnings) {
   std::string clips;
   std::size_t count = 0;
@@ -122,6 +129,13 @@ void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain,
       clips += std::string(count++ ? ", '" : "'") + b.name + "' (" +
                std::to_string(b.spring_newly_torn) + ")";
   if (count == 0) return;
+  if (hold_step) {
+    warnings.push_back("chain " + chain.bones.front() + ": held at rest in " + clips +
+                       ": there its spring would newly tear that many edge-samples, past what the "
+                       "harm check allows, so the clip carries the tail rigidly (the harm check's "
+                       "hold step; --no-hold: no such step)");
+    return;
+  }
   warnings.push_back("chain " + chain.bones.front() + ": held at rest in " + clips +
                      ": there its spring would newly tear that many edge-samples and mend none, so "
                      "the clip carries the tail rigidly, as the input did (--no-hold: keep the "

@@ -279,7 +279,8 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
     OutputJudged m =
         judge_output(works[wi], out.input_rigs[wi], input_clip, output_clip, clip, scratch);
     if (params.bake && params.bake_params.hold_harmful)
-      hold_where_harmful(in, rigged, works, hair_works, wi, clip, input_clip, m, out, scratch);
+      hold_where_harmful(in, rigged, works, hair_works, wi, clip, input_clip, params.harm, m, out,
+                         scratch);
     out.output_rig.push_back(std::move(m.output_rig));
     out.judge.push_back(std::move(m.judge));
     out.edge_net.push_back(std::move(m.edge_net));
@@ -406,12 +407,15 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
             rigged.model.nodes[std::size_t(chain.proxy_nodes[c])].name + " -> " +
             rigged.model.nodes[std::size_t(chain.proxy_nodes[c + 1])].name);
     }
+    std::vector<bool> hold_step; // per baked chain (a rigid fallback has none)
+    for (const ChainResult& ch : cr.chains)
+      if (!ch.nodes.empty()) hold_step.push_back(ch.hold_harmful);
     for (std::size_t j = 0; j < w.chains.size(); ++j) {
       ChainRecord& rec = r.chains[k][j];
       for (std::size_t c = 0; c < n; ++c) add_clip(outcomes[c].baked[wi][j], rec, r.warnings);
       const std::vector<ClipBake>& mine = rec.bakes;
       warn_unsettled(mine, w.chains[j], r.warnings);
-      warn_held(mine, w.chains[j], r.warnings);
+      warn_held(mine, w.chains[j], j < hold_step.size() && hold_step[j], r.warnings);
       const double h = rigged.characters[k].height;
       warn_floor_penetration(mine, w.chains[j], 1e-3 * h, h, r.warnings);
       r.baked += mine.size();

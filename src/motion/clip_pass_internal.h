@@ -106,17 +106,19 @@ ClipSampler output_sampler(const ClipPassInput& in, const Rigged& rigged,
 /// spring, in this clip, newly tears edge-samples of its judged skin and heals none (there is
 /// nothing it mends there), the clip is keyed with the chain held at rest (its bones at their
 /// bind rotations, carried by the anchor as the input carried the tail) when that newly tears
-/// fewer and leaves no more torn; `m` (the work's judgement) and `out.baked` hold what is kept.
-/// Pre: out.input_rigs[wi] keeps its torn masks.
+/// fewer and leaves no more torn. A chain at the harm check's hold step (ChainResult::
+/// hold_harmful) is also held in a clip its spring fails the harm check's rule in (`harm`:
+/// harm.h's harmless_clip), kept held when that passes it. `m` (the work's judgement) and
+/// `out.baked` hold what is kept. Pre: out.input_rigs[wi] keeps its torn masks.
 void hold_where_harmful(const ClipPassInput& in, const Rigged& rigged,
                         const std::vector<CharacterWork>& works,
                         const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
-                        const ClipSampler& input_clip, OutputJudged& m, ClipOutcome& out,
-                        StretchScratch& scratch);
+                        const ClipSampler& input_clip, const HarmParams& harm, OutputJudged& m,
+                        ClipOutcome& out, StretchScratch& scratch);
 
 /// One warning naming every clip of `chain` held at rest (ClipBake::held) with the edge-samples
-/// its spring newly tore there, or none.
-void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain,
+/// its spring newly tore there, or none; `hold_step`: the chain is at the harm check's hold step.
+void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain, bool hold_step,
                std::vector<std::string>& warnings);
 
 } // namespace clip_detail

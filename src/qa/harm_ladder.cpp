@@ -20,6 +20,16 @@ LadderStep past_wide_legs(const LadderInput& in, PieceOverride& o) {
   return LadderStep::BandLegs;
 }
 
+/// Past the last chain rung: that rung's chain held where it harms (when clips can be held),
+/// then rigid on the hips when that was harmless, else left as it was.
+LadderStep past_chains(const LadderInput& in, PieceOverride& o) {
+  if (in.hold && !o.hold_harmful) {
+    o.hold_harmful = true;
+    return LadderStep::Hold;
+  }
+  return in.rigid_ok ? LadderStep::Rigid : LadderStep::Leave;
+}
+
 } // namespace
 
 LadderStep step_down(const LadderInput& in, PieceOverride& o) {
@@ -27,6 +37,8 @@ LadderStep step_down(const LadderInput& in, PieceOverride& o) {
   LadderStep step;
   if (in.rigid) {
     step = LadderStep::Leave;
+  } else if (o.hold_harmful) { // held where it harms, and still harmful
+    step = past_chains(in, o);
   } else if (!o.peel_tried && in.harmed > 0 && 2 * in.harmed <= in.vertices) {
     o.peel = in.vertex_net, o.peel_tried = true;
     step = LadderStep::Peel;
@@ -36,7 +48,7 @@ LadderStep step_down(const LadderInput& in, PieceOverride& o) {
     o.max_bones = in.bones - 1, o.band_legs = false, o.band_scale = 1;
     step = LadderStep::FewerLinks;
   } else if (o.band_legs || o.max_bones > 0) { // the last chain rung
-    step = in.rigid_ok ? LadderStep::Rigid : LadderStep::Leave;
+    step = past_chains(in, o);
   } else if (o.band_scale < 2) {
     o.band_scale = 2, o.peel.clear(); // a peel that did not help is not kept
     step = LadderStep::WideBand;
@@ -73,6 +85,8 @@ std::string ladder_step_text(LadderStep step, const PieceOverride& o, std::size_
   case LadderStep::FewerLinks:
     text = "one link fewer (" + std::to_string(o.max_bones) + ")";
     break;
+  case LadderStep::Hold:
+    return "the last chain tried, held at rest in each clip where its spring tears";
   case LadderStep::Rigid:
     return "rigid on the hips instead";
   case LadderStep::Leave:

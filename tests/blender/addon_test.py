@@ -263,11 +263,11 @@ def unlimited_retail(retail, keep):
 
 def strict_retail(retail, keep):
     """A wrapper of `retail` with no skin limit on the spring (--min-skin-ratio 0) that judges
-    with no noise floor to speak of (--harm-noise 0: 3 edge-samples) and without the
-    bending-less step (--harm-skin-ratio 0), so the harm check refuses the thick haunch's chain
-    at every step."""
+    with no noise floor to speak of (--harm-noise 0: 3 edge-samples), without the bending-less
+    step (--harm-skin-ratio 0) and without held clips (--no-hold), so the harm check refuses the
+    thick haunch's chain at every step."""
     return wrapped_retail(retail, keep, "retail-strict",
-                          "--harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0")
+                          "--harm-noise 0 --harm-skin-ratio 0 --min-skin-ratio 0 --no-hold")
 
 
 def generated_case(prefs, retail, path, keep):

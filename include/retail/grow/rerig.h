@@ -47,6 +47,9 @@ struct PieceOverride {
   bool peel_tried = false; ///< the harm check has tried a peel (kept or not)
   /// the harm check has tried the root band twice as wide over the lower legs' skin too
   bool legs_wide_tried = false;
+  /// Chain: its spring held at rest in each clip where it is harmful (harm.h's harmless_clip)
+  /// when held it is harmless there (the harm check's "hold" step).
+  bool hold_harmful = false;
   std::string reason; ///< why (written into the piece's reason)
 };
 
@@ -91,6 +94,7 @@ struct ChainResult {
   /// The spring's skin limit ratio for this chain (PieceOverride::min_skin_ratio); NaN: the
   /// run's.
   double min_skin_ratio = NAN;
+  bool hold_harmful = false; ///< PieceOverride::hold_harmful
 };
 
 struct CharacterResult {

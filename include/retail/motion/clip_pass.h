@@ -19,6 +19,7 @@
 #include "retail/motion/bake.h"
 #include "retail/motion/chain_record.h"
 #include "retail/motion/hair_capsules.h"
+#include "retail/qa/harm.h"
 #include "retail/qa/qa.h"
 #include "retail/qa/stretch.h"
 #include "retail/rig/skeleton.h"
@@ -95,11 +96,15 @@ struct ClipPassParams {
   BindParams bind;  ///< for the re-rigged document's characters (as the input's)
   bool bake = true; ///< bake the chains (mode chain and not --no-bake), else only measure
   BakeParams bake_params;
+  /// Held clips of a chain at the harm check's hold step (ChainResult::hold_harmful) are judged
+  /// by its rule (harm.h's harmless_clip).
+  HarmParams harm;
   StretchParams stretch;
   int threads = 0; ///< worker threads (parallel.h; 0: one per core)
   void validate() const {
     bind.validate();
     bake_params.validate();
+    harm.validate();
     stretch.validate();
   }
 };

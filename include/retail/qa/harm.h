@@ -36,6 +36,11 @@ struct HarmParams {
   /// spring's skin limit at this ratio (SpringParams::min_skin_ratio; docs/detection.md section
   /// 5). 0: no such step.
   double bend_less_skin_ratio = 0.9;
+  /// The "hold" step: a tail chain every chain step refused is tried once more as the last
+  /// step planned it, held at rest in each clip where its spring is harmful (where held it is
+  /// harmless). The driver turns it off when nothing is baked or clips are never held
+  /// (--no-bake, --no-hold).
+  bool hold_step = true;
   void validate() const; ///< Failure: Error(Usage)
 };
 

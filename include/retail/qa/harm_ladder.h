@@ -19,6 +19,7 @@ enum class LadderStep {
   BendLess,     ///< as wide, off the legs, no joint bending past bend_less_skin_ratio
   BandLegs,     ///< the band as first planned over the lower legs, still bending less
   FewerLinks,   ///< one link fewer, everything else as first planned
+  Hold,         ///< the last chain rung's, held at rest in the clips where its spring harms
   Rigid,        ///< rigid on the hips (its reference was harmless in every clip)
   Leave,        ///< left as it was
 };
@@ -31,17 +32,19 @@ struct LadderInput {
   std::size_t vertices = 0;   ///< the attempt's re-weighted vertices
   int bones = 0;              ///< the attempt's links
   double bend_less_ratio = 0; ///< HarmParams::bend_less_skin_ratio (0: no BendLess rung)
+  bool hold = false;          ///< the clips can be held (HarmParams::hold_step; false: no Hold)
   std::vector<std::pair<std::size_t, long long>> vertex_net; ///< PieceJudge::vertex_net
 };
 
 /// The most rungs one piece can take (the longest walk: Peel, WideBand, WideBandLegs, BendLess,
-/// BandLegs, FewerLinks, Rigid, then Leave when rigid is harmful too).
-constexpr int kLadderRungs = 8;
+/// BandLegs, FewerLinks, Hold, Rigid, then Leave when rigid is harmful too).
+constexpr int kLadderRungs = 9;
 
 /// The rung after the attempt `o` describes (PieceOverride as the harm check left it: the
 /// default for the first attempt), in this order, each tried once: Peel (when 0 < harmed <=
 /// vertices / 2), WideBand, WideBandLegs, BendLess (when bend_less_ratio > 0), BandLegs,
-/// FewerLinks (from 2 links), then Rigid when rigid_ok, else Leave; a rigid attempt is Leave.
+/// FewerLinks (from 2 links), Hold (when `hold`: the last chain rung's attempt with
+/// PieceOverride::hold_harmful), then Rigid when rigid_ok, else Leave; a rigid attempt is Leave.
 /// Updates `o` to the rung's attempt (a peel that did not help is dropped at WideBand). Pure;
 /// never fails.
 LadderStep step_down(const LadderInput& in, PieceOverride& o);
