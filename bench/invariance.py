@@ -12,11 +12,15 @@ decisions, each chain's vertices and the left-torn count with the original's:
   sides     Left and Right swapped in every joint name (named from the viewer's side)
   anon      every joint renamed joint_N (no name says a role: roles from topology)
   shuffle   every primitive's vertices renumbered (attributes moved, indices remapped)
+  crown     one triangle 10% of H above the top of the skin, weighted to the head: a hat or a
+            crest makes H (the skin's height) larger for the same body, and so every number
+            relative to H (not a same-character rewrite: it measures how much rides on H)
 
 For 'sides' it also says whether the output's binary chunk (animation and weights) is byte for
 byte the original's. Standard library only.
 
-  bench/invariance.py RETAIL_BIN OUT_DIR MODEL.glb...   (docs/robustness.md quotes a run)
+  bench/invariance.py RETAIL_BIN OUT_DIR MODEL.glb...   (docs/robustness.md quotes a run;
+  KINDS=crown,mirror runs only those rewrites)
 """
 import json
 import math
@@ -119,6 +123,120 @@ def shuffle(j, rest):
     return j, rest[:8] + bytes(buf) + rest[8 + bl:]
 
 
+def mat_mul(a, b):
+    return [[sum(a[r][k] * b[k][c] for k in range(4)) for c in range(4)] for r in range(4)]
+
+
+def mat_inv(m):
+    """Gauss-Jordan with partial pivoting (a 4 x 4 affine matrix)."""
+    a = [row[:] + [1.0 if r == c else 0.0 for c in range(4)] for r, row in enumerate(m)]
+    for c in range(4):
+        p = max(range(c, 4), key=lambda r: abs(a[r][c]))
+        a[c], a[p] = a[p], a[c]
+        a[c] = [x / a[c][c] for x in a[c]]
+        for r in range(4):
+            if r != c:
+                a[r] = [x - a[r][c] * y for x, y in zip(a[r], a[c])]
+    return [row[4:] for row in a]
+
+
+def local_matrix(n):
+    if 'matrix' in n:
+        v = n['matrix']
+        return [[v[c * 4 + r] for c in range(4)] for r in range(4)]
+    x, y, z, w = n.get('rotation', [0, 0, 0, 1])
+    s, t = n.get('scale', [1, 1, 1]), n.get('translation', [0, 0, 0])
+    rot = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+           [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+           [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+    return [[rot[r][c] * s[c] for c in range(3)] + [t[r]] for r in range(3)] + [[0, 0, 0, 1]]
+
+
+def read_floats(j, buf, index):
+    a = j['accessors'][index]
+    bv = j['bufferViews'][a['bufferView']]
+    n = {'SCALAR': 1, 'VEC3': 3, 'VEC4': 4, 'MAT4': 16}[a['type']]
+    off, stride = bv.get('byteOffset', 0) + a.get('byteOffset', 0), bv.get('byteStride', 4 * n)
+    return [struct.unpack_from('<%df' % n, buf, off + k * stride) for k in range(a['count'])]
+
+
+def crown(j, rest, rise=0.10):
+    """A triangle `rise` x H above the top of the skinned meshes at bind (skin space to world
+    through the skeleton root, as retail reads it), over the head (the first joint named Head,
+    else the highest), weighted 1 to it, as a mesh and node of its own drawn with the first
+    skinned node's skin."""
+    bl = struct.unpack('<I', rest[:4])[0]
+    buf = bytearray(rest[8:8 + bl])
+    parent = {c: i for i, n in enumerate(j['nodes']) for c in n.get('children', [])}
+
+    def world(i):
+        m = local_matrix(j['nodes'][i])
+        while i in parent:
+            i = parent[i]
+            m = mat_mul(local_matrix(j['nodes'][i]), m)
+        return m
+    drawn = [n for n in j['nodes'] if 'mesh' in n and 'skin' in n]
+
+    def bind_of(skin):
+        """Per joint its inverse bind matrix, and skin space -> world at bind as retail takes
+        it (through the skeleton root's)."""
+        ibms = ([[[v[c * 4 + r] for c in range(4)] for r in range(4)]
+                 for v in read_floats(j, buf, skin['inverseBindMatrices'])]
+                if 'inverseBindMatrices' in skin else [mat_inv(world(n)) for n in skin['joints']])
+        root = next(q for q, n in enumerate(skin['joints']) if parent.get(n) not in skin['joints'])
+        return ibms, mat_mul(world(skin['joints'][root]), ibms[root])
+    top, bottom = -math.inf, math.inf
+    for n in drawn:  # every skinned mesh (a character may be drawn by several skins)
+        row = bind_of(j['skins'][n['skin']])[1][1]
+        for p in j['meshes'][n['mesh']]['primitives']:
+            for v in read_floats(j, buf, p['attributes']['POSITION']):
+                y = row[0] * v[0] + row[1] * v[1] + row[2] * v[2] + row[3]
+                top, bottom = max(top, y), min(bottom, y)
+    skin_id = drawn[0]['skin']
+    skin = j['skins'][skin_id]
+    ibms, to_world = bind_of(skin)
+    names = [j['nodes'][n].get('name', '') for n in skin['joints']]
+    heads = [k for k, s in enumerate(names) if re.search('head', s, re.I) and
+             not re.search('end|top|nub', s, re.I)]
+    k = heads[0] if heads else max(range(len(names)), key=lambda q: world(skin['joints'][q])[1][3])
+    h = top - bottom
+    head = mat_mul(to_world, mat_inv(ibms[k]))  # the head joint's world at bind
+    back = mat_inv(to_world)
+    pos = []
+    for dx, dz in ((0.01, 0), (-0.01, 0), (0, 0.01)):
+        w = [head[0][3] + dx * h, top + rise * h, head[2][3] + dz * h, 1]
+        pos.append([sum(back[r][i] * w[i] for i in range(4)) for r in range(3)])
+
+    def add(data, comp, kind, count, target, bounds=None):
+        while len(buf) % 4:
+            buf.append(0)
+        j['bufferViews'].append({'buffer': 0, 'byteOffset': len(buf), 'byteLength': len(data),
+                                 'target': target})
+        buf.extend(data)
+        acc = {'bufferView': len(j['bufferViews']) - 1, 'componentType': comp, 'count': count,
+               'type': kind}
+        if bounds:
+            acc['min'], acc['max'] = bounds
+        j['accessors'].append(acc)
+        return len(j['accessors']) - 1
+    flat = [float(x) for v in pos for x in v]
+    attrs = {'POSITION': add(struct.pack('<9f', *flat), 5126, 'VEC3', 3, 34962,
+                             ([min(v[i] for v in pos) for i in range(3)],
+                              [max(v[i] for v in pos) for i in range(3)])),
+             'JOINTS_0': add(struct.pack('<12H', *([k, 0, 0, 0] * 3)), 5123, 'VEC4', 3, 34962),
+             'WEIGHTS_0': add(struct.pack('<12f', *([1, 0, 0, 0] * 3)), 5126, 'VEC4', 3, 34962)}
+    indices = add(struct.pack('<3H', 0, 1, 2) + b'\0\0', 5123, 'SCALAR', 3, 34963)
+    j['bufferViews'][-1]['byteLength'] = 6
+    j['meshes'].append({'name': 'Crown', 'primitives': [{'attributes': attrs,
+                                                         'indices': indices}]})
+    j['nodes'].append({'name': 'Crown', 'mesh': len(j['meshes']) - 1, 'skin': skin_id})
+    j['scenes'][j.get('scene', 0)]['nodes'].append(len(j['nodes']) - 1)
+    while len(buf) % 4:
+        buf.append(0)
+    j['buffers'][0]['byteLength'] = len(buf)
+    return j, struct.pack('<I4s', len(buf), b'BIN\0') + bytes(buf) + rest[8 + bl:]
+
+
 def joints_of(j):
     return {n for s in j.get('skins', []) for n in s['joints']}
 
@@ -136,6 +254,8 @@ def rewrite(kind, j, rest):
         return winding(j, rest)
     if kind == 'shuffle':
         return shuffle(j, rest)
+    if kind == 'crown':
+        return crown(j, rest)
     if kind == 'turn37':
         a = math.radians(37) / 2
         under_root(j, {'name': 'Turn', 'rotation': [0, math.sin(a), 0, math.cos(a)]})
@@ -172,7 +292,9 @@ def main():
         sys.exit(__doc__)
     retail, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    kinds = ['winding', 'turn37', 'scale100', 'mirror', 'sides', 'anon', 'shuffle']
+    kinds = ['winding', 'turn37', 'scale100', 'mirror', 'sides', 'anon', 'shuffle', 'crown']
+    if os.environ.get('KINDS'):  # a comma list of the kinds above: only those
+        kinds = [k for k in os.environ['KINDS'].split(',') if k in kinds]
     print('model | rewrite | same as the original | original -> rewritten')
     for path in sys.argv[3:]:
         name = os.path.basename(path)[:-4]
