@@ -1,5 +1,6 @@
 // detect_pieces: collar, attachment, appendage tests, decision and merging (SPEC §4).
 #include "detect/classify_internal.h"
+#include "detect/shells_internal.h"
 #include "retail/base/error.h"
 #include "retail/detect/detect.h"
 #include "retail/detect/geodesic.h"
@@ -261,8 +262,8 @@ void DetectParams::validate() const {
       !(slenderness_min >= 0) || !(tube_border_reach >= 0) || !(misweight_ratio >= 1) ||
       !(misweight_slack_h >= 0) || !(base_zone_radii >= 0) || !(base_collar_reach >= 0) ||
       !(shell_fraction > 0 && shell_fraction <= 1) || !(small_shell >= 0 && small_shell <= 1) ||
-      !(small_shell_far > 0 && small_shell_far <= 1) || !(stub_closure >= 0) ||
-      !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||
+      !(small_shell_far > 0 && small_shell_far <= 1) || !(grown_shell_fraction > 0) ||
+      !(stub_closure >= 0) || !(leg_midline_radii >= 0) || !(base_mixed_mirror_h >= 0) ||
       !(peel_fraction >= 0 && peel_fraction <= 1) || min_tail_vertices < 0 ||
       !(stub_leg_weight >= 0 && stub_leg_weight <= 1) ||
       !(evidence_mix >= 0 && evidence_mix <= 0.5) || evidence_min_vertices < 0 ||
@@ -508,6 +509,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   const std::vector<char> ev =
       evidence_skin(m, sw, c, det.segments, det.field, region, cues.misweighted, params);
   std::vector<Piece> pieces = isolate_pieces(m, det.field, c.height, params, cues);
+  take_grown_shells(m, det.field, det.segments, params, pieces);
   apply_selection(selection, m.size(), pieces);
   classify_pieces(x, pieces);
   judge_by_skin(x, ev, body_tears, pieces);
@@ -517,6 +519,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
   std::vector<char> no_base = bases_not_for_tails(m.size(), pieces);
   if (!no_base.empty()) {
     pieces = isolate_pieces(m, det.field, c.height, params, cues, no_base);
+    take_grown_shells(m, det.field, det.segments, params, pieces);
     apply_selection(selection, m.size(), pieces);
     classify_pieces(x, pieces);
     judge_by_skin(x, ev, body_tears, pieces);

@@ -79,6 +79,10 @@ struct DetectParams {
   double stub_leg_weight = 0.5;
   double peel_fraction = 0.1; ///< see BaseCues::beyond_end
   double small_shell_far = 0.1;
+  /// A whole far component grown over mis-weighted skin that then covers at least this share of
+  /// a small shell takes the shell (a thin tail whose far skin is a few vertices at its tip;
+  /// docs/detection.md section 2, "A shell found by its weights"). Above 1: never.
+  double grown_shell_fraction = 0.25;
   double min_tail_length_h =
       0.04; ///< a tail chain needs L (P99 geodesic from the collar) >= this × H
   /// Evidence (evidence_skin): weighted to limbs of both sides when the smaller side's share is
