@@ -132,8 +132,8 @@ void warn_held(const std::vector<ClipBake>& bakes, const ChainBake& chain, bool 
   if (hold_step) {
     warnings.push_back("chain " + chain.bones.front() + ": held at rest in " + clips +
                        ": there its spring would newly tear that many edge-samples, past what the "
-                       "harm check allows, so the clip carries the tail rigidly (the harm check's "
-                       "hold step; --no-hold: no such step)");
+                       "harm check allows or mending none, so the clip carries the tail rigidly "
+                       "(the harm check's hold step; --no-hold: no such step)");
     return;
   }
   warnings.push_back("chain " + chain.bones.front() + ": held at rest in " + clips +
