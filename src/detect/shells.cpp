@@ -36,6 +36,10 @@ bool sticks_out(const WeldedMesh& m, const DistanceField& field,
 void take_grown_shells(const WeldedMesh& m, const DistanceField& field,
                        const std::vector<Segment>& segments, const DetectParams& params,
                        std::vector<Piece>& pieces) {
+  auto grown = [](const Piece& p) {
+    return !p.vertices.empty() && p.junction < 0 && !p.separate_shell && p.base_added > 0;
+  };
+  if (std::none_of(pieces.begin(), pieces.end(), grown)) return; // no shell to label
   std::vector<int> shell_of(m.size(), -1);
   const auto shells = welded_components(m, std::vector<bool>(m.size(), true));
   for (std::size_t s = 0; s < shells.size(); ++s)
@@ -44,8 +48,7 @@ void take_grown_shells(const WeldedMesh& m, const DistanceField& field,
   bool took = false;
   for (std::size_t g = 0; g < pieces.size(); ++g) {
     Piece& p = pieces[g];
-    if (gone[g] || p.vertices.empty() || p.junction >= 0 || p.separate_shell || p.base_added == 0)
-      continue;
+    if (gone[g] || !grown(p)) continue;
     const int s = shell_of[std::size_t(p.vertices[0])];
     const std::vector<int>& shell = shells[std::size_t(s)];
     if (on_shell(p, shell_of, s) != 1 || p.vertices.size() == shell.size() ||
