@@ -7,6 +7,7 @@
 #include "support.h"
 
 #include <catch2/catch.hpp>
+#include <functional>
 
 namespace {
 
@@ -174,6 +175,18 @@ const retail::Json* clip_named(const retail::Json& list, const std::string& clip
   return nullptr;
 }
 
+/// Runs retail on the generated rig `o` (written once to a temporary folder): the report with
+/// clips held where harmful (--hold) or not (--no-hold).
+std::function<retail::Json(bool)> hold_runner(const retail::RigOptions& o) {
+  const std::string dir = test::temp_dir(), in = dir + "/in.glb";
+  test::write_bytes(in, retail::serialize_document(test::make_rig(o).doc));
+  return [dir, in](bool hold) {
+    retail::RunParams p;
+    p.bake.hold_harmful = hold;
+    return retail::run(in, dir + (hold ? "/held.glb" : "/spring.glb"), p).report;
+  };
+}
+
 } // namespace
 
 // A short tail on a horizontal body, its rings dense: HipSwing sways the hips and the input's
@@ -186,13 +199,7 @@ TEST_CASE("harm check: a clip the spring would tear where the input does not is 
   o.tail = retail::TailStyle::Short;
   o.horizontal_body = true;
   o.ring_subdivision = 3;
-  const std::string dir = test::temp_dir(), in = dir + "/in.glb";
-  test::write_bytes(in, retail::serialize_document(test::make_rig(o).doc));
-  auto run = [&](bool hold) {
-    retail::RunParams p;
-    p.bake.hold_harmful = hold;
-    return retail::run(in, dir + (hold ? "/held.glb" : "/spring.glb"), p).report;
-  };
+  const auto run = hold_runner(o);
   auto newly = [](const retail::Json& c) {
     return c["piece"]["newly_torn"].get<int>() + c["seam"]["newly_torn"].get<int>();
   };
@@ -238,13 +245,7 @@ TEST_CASE("harm check: the hold step keeps a chain held where every chain harms"
   o.horizontal_body = true;
   o.tail_length_scale = 0.6;
   o.tube_segments = 8;
-  const std::string dir = test::temp_dir(), in = dir + "/in.glb";
-  test::write_bytes(in, retail::serialize_document(test::make_rig(o).doc));
-  auto run = [&](bool hold) {
-    retail::RunParams p;
-    p.bake.hold_harmful = hold;
-    return retail::run(in, dir + (hold ? "/held.glb" : "/spring.glb"), p).report;
-  };
+  const auto run = hold_runner(o);
   const retail::Json held = run(true);
   const retail::Json& c = held["characters"][0];
   REQUIRE(c["chains"].size() == 1);
