@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 namespace retail {
 
@@ -99,16 +100,7 @@ double border_reach(const Piece& p, const std::vector<int>& border) {
 
 void measure(const WeldedMesh& m, const DistanceField& f, const std::vector<Segment>& segs,
              const std::vector<double>& areas, Piece& p) {
-  p.reach = 0;
-  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-  for (int v : p.vertices) {
-    p.reach = std::max(p.reach, f.distance[std::size_t(v)]);
-    centroid += m.welded.row(v).transpose();
-  }
-  centroid /= double(p.vertices.size());
-  Eigen::MatrixX3d c(1, 3);
-  c.row(0) = centroid.transpose();
-  p.centroid_distance = skeleton_distance(c, segs, 0).distance[0];
+  std::tie(p.reach, p.centroid_distance) = reach_and_centroid(m, f, segs, p.vertices);
   p.elongation = elongation(welded_rows(m, p.vertices));
   p.geodesic = piece_geodesic(m, p, p.length);
   double area = 0;

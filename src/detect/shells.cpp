@@ -17,21 +17,30 @@ int on_shell(const Piece& q, const std::vector<int>& shell_of, int s) {
 }
 
 /// Does `shell` stick out as an appendage: its centroid's skeleton distance at least
-/// params.centroid_ratio of the largest of its vertices'?
+/// params.centroid_ratio of the largest of its vertices' (the centroid test pieces pass)?
 bool sticks_out(const WeldedMesh& m, const DistanceField& field,
                 const std::vector<Segment>& segments, const std::vector<int>& shell,
                 const DetectParams& params) {
-  Eigen::MatrixX3d centroid = Eigen::MatrixX3d::Zero(1, 3);
-  double reach = 0;
-  for (int v : shell) {
-    centroid += m.welded.row(v);
-    reach = std::max(reach, field.distance[std::size_t(v)]);
-  }
-  centroid /= double(shell.size());
-  return skeleton_distance(centroid, segments, 0).distance[0] >= params.centroid_ratio * reach;
+  const auto [reach, centroid] = reach_and_centroid(m, field, segments, shell);
+  return centroid >= params.centroid_ratio * reach;
 }
 
 } // namespace
+
+std::pair<double, double> reach_and_centroid(const WeldedMesh& m, const DistanceField& f,
+                                             const std::vector<Segment>& segs,
+                                             const std::vector<int>& vertices) {
+  double reach = 0;
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (int v : vertices) {
+    reach = std::max(reach, f.distance[std::size_t(v)]);
+    centroid += m.welded.row(v).transpose();
+  }
+  centroid /= double(vertices.size());
+  Eigen::MatrixX3d c(1, 3);
+  c.row(0) = centroid.transpose();
+  return {reach, skeleton_distance(c, segs, 0).distance[0]};
+}
 
 void take_grown_shells(const WeldedMesh& m, const DistanceField& field,
                        const std::vector<Segment>& segments, const DetectParams& params,

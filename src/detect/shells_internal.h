@@ -1,13 +1,21 @@
 // retail — far pieces and the separate shells they lie on (private to src/detect: classify.cpp
-// settles, after the pieces are isolated, which grown ones take their whole shell).
+// settles, after the pieces are isolated, which grown ones take their whole shell, and measures
+// a piece's reach and centroid as a shell's are measured here).
 #pragma once
 
 #include "retail/detect/detect.h"
 #include "retail/detect/distance.h"
 
+#include <utility>
 #include <vector>
 
 namespace retail {
+
+/// The largest skeleton distance (`f`) of `vertices` and their centroid's distance to `segs`:
+/// Piece::reach and Piece::centroid_distance of a piece of those vertices. Pre: not empty.
+std::pair<double, double> reach_and_centroid(const WeldedMesh& m, const DistanceField& f,
+                                             const std::vector<Segment>& segs,
+                                             const std::vector<int>& vertices);
 
 /// Each piece that grew whole over mis-weighted near skin (no junction, not a separate shell,
 /// base_added > 0) and lies wholly on a small separate shell (a welded component of at most
