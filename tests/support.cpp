@@ -44,6 +44,15 @@ void write_bytes(const std::string& path, const retail::Bytes& bytes) {
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
+std::string generated_rig_dir(const retail::RigOptions& options) {
+  const std::string dir = temp_dir();
+  const retail::GeneratedRig rig = retail::generate_rig(options);
+  write_bytes(dir + "/in.glb", retail::serialize_document(rig.doc));
+  const std::string truth = rig.truth.dump();
+  write_bytes(dir + "/in.truth.json", retail::Bytes(truth.begin(), truth.end()));
+  return dir;
+}
+
 namespace {
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -39,6 +39,10 @@ retail::Document reparse(const retail::Document& doc);
 /// Writes bytes to `path` (non-atomic, for fixtures).
 void write_bytes(const std::string& path, const retail::Bytes& bytes);
 
+/// A fresh temp_dir() holding the rig `options` generate as in.glb and its ground truth as
+/// in.truth.json (what tail_eval's generated_tail reads); returns the folder.
+std::string generated_rig_dir(const retail::RigOptions& options);
+
 /// Runs the retail binary with `args`; captures stdout and stderr. Returns the exit code.
 int run_retail(const std::vector<std::string>& args, std::string* out = nullptr,
                std::string* err = nullptr);

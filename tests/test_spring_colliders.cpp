@@ -4,8 +4,6 @@
 // run, a generated hanging tail in a clip that carries it across the legs stays out of them
 // (tail_eval's own measure), where with --no-colliders it goes in.
 #include "retail/app/pipeline.h"
-#include "retail/base/files.h"
-#include "retail/io/io.h"
 #include "retail/motion/spring.h"
 #include "retail/rig_generator.h"
 #include "spring_support.h"
@@ -117,12 +115,7 @@ std::string leg_sweep_dir() {
   retail::RigOptions o;
   o.tail = retail::TailStyle::Hanging;
   o.leg_sweep = true;
-  const std::string dir = test::temp_dir();
-  const retail::GeneratedRig rig = retail::generate_rig(o);
-  retail::write_document(rig.doc, dir + "/in.glb");
-  const std::string truth = rig.truth.dump();
-  retail::write_file_atomic(dir + "/in.truth.json", retail::Bytes(truth.begin(), truth.end()));
-  return dir;
+  return test::generated_rig_dir(o);
 }
 
 } // namespace
