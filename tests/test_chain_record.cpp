@@ -81,6 +81,25 @@ TEST_CASE("judge_chain: settled, loop seam and penetration per clip against the 
   CHECK(judge_chain(r, 0.9, t).failed == 0);
 }
 
+TEST_CASE("judge_chain: a tail's skin into the legs is held to 1% of H per clip",
+          "[chain_record]") {
+  ChainRecord r;
+  r.bones = {"Tail_1", "Tail_End"};
+  r.bakes = {clip("Walk", true, 0.1), clip("Run", true, 0.1)};
+  r.bakes[0].skin_depth = 0.018; // 1.0% of H 1.8: at the bound
+  r.bakes[1].skin_depth = 0.0189;
+  const ChainVerdict v = judge_chain(r, 1.8, {});
+  REQUIRE(find_check(v, "skin_depth_percent_h", "Walk"));
+  CHECK(find_check(v, "skin_depth_percent_h", "Walk")->value == Approx(1.0));
+  CHECK(find_check(v, "skin_depth_percent_h", "Walk")->verdict == "pass");
+  CHECK(find_check(v, "skin_depth_percent_h", "Run")->value == Approx(1.05));
+  CHECK(find_check(v, "skin_depth_percent_h", "Run")->verdict == "fail");
+  CHECK(v.failed == 1);
+  r.kind = ChainKind::Hair; // hair is judged on its head turn, not the legs
+  r.solver = ChainSolver::Arc;
+  CHECK(find_check(judge_chain(r, 1.8, {}), "skin_depth_percent_h", "Run") == nullptr);
+}
+
 TEST_CASE("judge_chain: hair is held to the article's 8% per-edge-worst p99 of its head turn",
           "[chain_record]") {
   ChainRecord r;

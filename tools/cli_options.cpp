@@ -288,6 +288,26 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
              kGroupOutput);
 }
 
+/// One --skin-try value, "SHARE:BEND" (two finite numbers; the bake's validate() bounds them).
+/// Failure: CLI::ValidationError naming the option.
+retail::SkinTry parse_skin_try(const std::string& text) {
+  const std::size_t colon = text.find(':');
+  char* end = nullptr;
+  retail::SkinTry t;
+  bool ok = colon != std::string::npos;
+  if (ok) {
+    const std::string share = text.substr(0, colon), bend = text.substr(colon + 1);
+    t.skin_share = std::strtod(share.c_str(), &end);
+    ok = !share.empty() && *end == '\0' && std::isfinite(t.skin_share);
+    t.bend_scale = std::strtod(bend.c_str(), &end);
+    ok = ok && !bend.empty() && *end == '\0' && std::isfinite(t.bend_scale);
+  }
+  if (!ok)
+    throw CLI::ValidationError("--skin-try",
+                               "expected SHARE:BEND (two numbers), got '" + text + "'");
+  return t;
+}
+
 /// The bake's advanced contact and seam rules: the leg colliders, held clips, loop seams.
 void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
   auto& sp = params.bake.spring;
@@ -303,6 +323,22 @@ void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
              "turn tails out of capsules fitted to the legs' skin as the clip moves them "
              "(the depth is measured and reported either way; docs/spring.md)",
              kGroupAdvanced);
+  add_switch(app, "--skin-tries,!--no-skin-tries", params.bake.try_skin,
+             "where a tail's skin goes into the legs deeper than 1% of H in a clip, bake it "
+             "there again keeping more of its skin out, and keep that where it tears no more "
+             "(docs/spring.md \"Skin kept out of the legs\")",
+             kGroupAdvanced);
+  app.add_option_function<std::vector<std::string>>(
+         "--skin-try",
+         [&params](const std::vector<std::string>& tries) {
+           params.bake.skin_tries.clear();
+           for (const std::string& t : tries) params.bake.skin_tries.push_back(parse_skin_try(t));
+         },
+         "SHARE:BEND, repeatable: the skin tries in their order (each keeps SHARE of the tail's "
+         "skin radius out of the leg colliders and lets a joint bend BEND times --collider-share;"
+         " default 0.75:1 1:1 1.5:1 1:1.5)")
+      ->allow_extra_args(false) // one value per --skin-try: IN and OUT stay positional
+      ->group(kGroupAdvanced);
   add_switch(app, "--hold,!--no-hold", params.bake.hold_harmful,
              "hold a tail at rest in a clip where its spring would tear skin and mend none, and "
              "in a clip it harms at the harm check's hold step (--no-hold: keep the spring's "

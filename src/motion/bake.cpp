@@ -113,6 +113,16 @@ void BakeParams::validate() const {
   if (!(collider_skin_share >= 0 && collider_skin_share <= 2))
     throw Error(ExitCode::Usage, "--collider-skin must be within [0, 2] (got " +
                                      std::to_string(collider_skin_share) + ")");
+  for (const SkinTry& t : skin_tries)
+    if (!(t.skin_share >= 0 && t.skin_share <= 2 && t.bend_scale >= 0.5 && t.bend_scale <= 2))
+      throw Error(ExitCode::Usage,
+                  "--skin-try: a try must keep a share within [0, 2] of the skin out "
+                  "and bend within [0.5, 2] times the collider share");
+  if (!(skin_try_swing_deg >= 0 && std::isfinite(skin_try_swing_deg)))
+    throw Error(ExitCode::Usage, "the skin try's swing allowance must be a finite number >= 0");
+  if (!(skin_depth_bound_h >= 0 && std::isfinite(skin_depth_bound_h)))
+    throw Error(ExitCode::Usage, "the skin depth bound must be a finite number >= 0 (got " +
+                                     std::to_string(skin_depth_bound_h) + ")");
   if (max_warmup_cycles < 1)
     throw Error(ExitCode::Usage,
                 "--max-warmup must be >= 1 (got " + std::to_string(max_warmup_cycles) + ")");
@@ -220,6 +230,9 @@ SpringRig spring_rig(const Character& c, const ChainSpec& spec, double floor_y) 
   rig.colliders = spec.limb_colliders.size();
   rig.collider_radius =
       collider_allowance(joints, spec.skin_radius, spec.collider_skin_share, spec.limb_colliders);
+  std::vector<double> tube = spec.skin_radius; // each link's larger end
+  for (std::size_t i = 0; i + 1 < tube.size(); ++i) tube[i] = std::max(tube[i], tube[i + 1]);
+  rig.skin_collider_radius = collider_allowance(joints, tube, 1.0, spec.limb_colliders);
   return rig;
 }
 
@@ -560,6 +573,7 @@ BakedClip bake_clip(const Document& doc, const Model& model, const ChainBake& ch
   if (spring) {
     cb.floor_penetration = spring->spring.floor_penetration();
     cb.collider_depth = spring->deepest;
+    out.skin_tube_depth = spring->skin_deepest;
     cb.collider_contact_share =
         spring->steps ? double(spring->touching) / double(spring->steps) : 0.0;
   }

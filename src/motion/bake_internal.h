@@ -83,6 +83,7 @@ public:
     const double depth = spring.collider_depth(capsules_);
     touched_ = touched_ || (collide_ && depth > 0);
     deepest = std::max(deepest, depth);
+    skin_deepest = std::max(skin_deepest, spring.collider_depth(capsules_, true));
     ++steps;
     if (depth > 0 || spring.collider_contact()) ++touching;
   }
@@ -99,6 +100,7 @@ public:
   SpringChain spring;
   bool measure = false;                ///< count the steps below
   double deepest = 0;                  ///< SpringChain::collider_depth, deepest while measured
+  double skin_deepest = 0;             ///< the same with the links' skin as a tube round them
   std::size_t steps = 0, touching = 0; ///< substeps measured; of them, with a link touching
 
 private:

@@ -18,6 +18,7 @@ void ChainTargets::validate() const {
   positive(penetration_mm, "the penetration");
   positive(reference_height_m, "the reference height");
   positive(loop_seam_deg, "the loop seam");
+  positive(tail_skin_depth_percent_h, "the tail's skin depth");
 }
 
 namespace {
@@ -55,6 +56,9 @@ ChainVerdict judge_chain(const ChainRecord& r, double height, const ChainTargets
     const double pen = i < r.penetration.size() ? r.penetration[i] : NAN;
     v.checks.push_back(
         at_most("penetration_mm", b.name, mm_at_reference(pen, height, t), t.penetration_mm));
+    if (r.kind == ChainKind::Tail && height > 0)
+      v.checks.push_back(at_most("skin_depth_percent_h", b.name, 100 * b.skin_depth / height,
+                                 t.tail_skin_depth_percent_h));
     // A one-shot clip has no warm-up to settle (it is baked from rest): not measured.
     ChainCheck settled{"settled", b.name, NAN, 1, "not measured"};
     if (!b.one_shot) {

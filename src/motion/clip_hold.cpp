@@ -81,6 +81,7 @@ BakedClip held_at_rest(const BakedClip& spring, const ChainBake& chain, const Mo
   held.bake.floor_penetration = 0;
   held.bake.collider_depth = 0;
   held.bake.collider_contact_share = 0;
+  held.bake.skin_try = 0; // its skin depth is measured again (measure_held_skin)
   for (std::size_t b = 0; b < held.values.size(); ++b) {
     if (b < held.authored.size() && held.authored[b]) continue;
     const auto& r = model.nodes[std::size_t(chain.nodes[b])].rotation;

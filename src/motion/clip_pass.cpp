@@ -214,6 +214,28 @@ void prepare_output_meters(const Model& rigged_model, const ClipPassParams& para
             t.ends, params.stretch);
 }
 
+/// Work w's skin probes and skin tries (clip_skin.cpp): per baked tail chain of `cr` (`grown`,
+/// its specs as w.chains were prepared) its skin against the legs' capsules `at_bind`, and the
+/// chains prepared again for each try that differs from the run's own settings.
+void prepare_skin_tries(const CharacterResult& cr, const std::vector<RestObstacle>& at_bind,
+                        const std::vector<int>& leg_joints, const Character& rigged,
+                        const std::vector<ChainSpec>& grown, const ClipPassParams& params,
+                        CharacterWork& w) {
+  for (const auto& ch : cr.chains)
+    if (!ch.nodes.empty())
+      w.skin_probes.push_back(
+          skin_depth_probe(*w.result, ch.original_vertices, at_bind, leg_joints));
+  const BakeParams& bp = params.bake_params;
+  if (at_bind.empty() || !bp.colliders || !bp.try_skin) return;
+  for (const SkinTry& t : bp.skin_tries) {
+    std::vector<ChainSpec> specs = grown;
+    for (ChainSpec& spec : specs) spec.collider_skin_share = t.skin_share;
+    const bool same = t.skin_share == bp.collider_skin_share && t.bend_scale == 1;
+    w.skin_tries.push_back(same ? std::vector<ChainBake>(specs.size())
+                                : prepare_bakes(rigged, specs, w.floor, skin_try_params(bp, t)));
+  }
+}
+
 /// The springs of w's character (w.floor, w.chains) on its result rig (w.result).
 void prepare_springs(const ClipPassInput& in, const Model& rigged_model, const Character& rigged,
                      const ClipPassParams& params, CharacterWork& w) {
@@ -238,6 +260,7 @@ void prepare_springs(const ClipPassInput& in, const Model& rigged_model, const C
       grown.back().collider_skin_share = params.bake_params.collider_skin_share;
     }
   w.chains = prepare_bakes(rigged, grown, w.floor, params.bake_params);
+  prepare_skin_tries(cr, at_bind, leg_joints, rigged, grown, params, w);
 }
 
 /// The result rig and the springs of w's character, from the plan held in memory. The meters
@@ -278,9 +301,14 @@ ClipOutcome run_clip(const ClipPassInput& in, const Rigged& rigged,
   for (std::size_t wi = 0; wi < works.size(); ++wi) {
     OutputJudged m =
         judge_output(works[wi], out.input_rigs[wi], input_clip, output_clip, clip, scratch);
-    if (params.bake && params.bake_params.hold_harmful)
+    if (params.bake)
+      keep_skin_clear(in, rigged, works, hair_works, wi, clip, input_clip, output_clip, params, m,
+                      out, scratch);
+    if (params.bake && params.bake_params.hold_harmful) {
       hold_where_harmful(in, rigged, works, hair_works, wi, clip, input_clip, params.harm, m, out,
                          scratch);
+      measure_held_skin(in, rigged, works, hair_works, wi, clip, params, out, scratch);
+    }
     out.output_rig.push_back(std::move(m.output_rig));
     out.judge.push_back(std::move(m.judge));
     out.edge_net.push_back(std::move(m.edge_net));
@@ -365,7 +393,8 @@ void add_clip(BakedClip& baked, ChainRecord& rec, std::vector<std::string>& warn
 /// The pass's result from every clip's outcome: figures in clip order, keys and warnings in
 /// character, chain and clip order (the keys moved out of the outcomes).
 ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<ClipOutcome>& outcomes,
-                       const Rigged& rigged, const std::vector<CharacterResult>* results) {
+                       const Rigged& rigged, const std::vector<CharacterResult>* results,
+                       double skin_bound_h) {
   const std::size_t characters = results->size();
   const std::size_t n = outcomes.size();
   ClipPassResult r;
@@ -418,6 +447,7 @@ ClipPassResult collect(const std::vector<CharacterWork>& works, std::vector<Clip
       warn_held(mine, w.chains[j], j < hold_step.size() && hold_step[j], r.warnings);
       const double h = rigged.characters[k].height;
       warn_floor_penetration(mine, w.chains[j], 1e-3 * h, h, r.warnings);
+      warn_skin_depth(mine, w.chains[j], skin_bound_h * h, h, !w.skin_tries.empty(), r.warnings);
       r.baked += mine.size();
       r.bakes[k].insert(r.bakes[k].end(), mine.begin(), mine.end());
     }
@@ -504,7 +534,8 @@ ClipPassResult clip_pass(const ClipPassInput& in, const ClipPassParams& params) 
         run_clip(in, rigged, works, hair_works, in.clips[order[i]], params, scratch[worker]);
   });
 
-  ClipPassResult r = collect(works, outcomes, rigged, in.results);
+  ClipPassResult r =
+      collect(works, outcomes, rigged, in.results, params.bake_params.skin_depth_bound_h);
   collect_hair(hair_works, outcomes, characters, r);
   return r;
 }

@@ -21,6 +21,18 @@ namespace clip_detail {
 
 using Clock = std::chrono::steady_clock;
 
+/// One tail chain's skin against its character's limb colliders, prepared once
+/// (skin_depth_probe): what skin_depth poses and measures.
+struct SkinDepthProbe {
+  const SkinSampler* skin = nullptr;  ///< the result rig's
+  std::vector<int> vertices;          ///< the chain's vertices, one per distinct skinning input
+  std::vector<int> slots;             ///< the joint slots they read (SkinSampler::slots_used)
+  std::vector<int> nodes;             ///< the nodes to sample: those slots' and the capsules'
+  std::vector<RestObstacle> capsules; ///< world at bind (body_capsules.h's leg_capsules)
+  std::vector<int> capsule_joints;    ///< two joint nodes per capsule
+  std::vector<double> bind_depth;     ///< per vertex: its depth into them at bind, at least 0
+};
+
 /// One character with a chain, prepared for the pass: its three rigs' meters and its chains'
 /// springs. The skins are held here (the meters point at them).
 struct CharacterWork {
@@ -31,6 +43,12 @@ struct CharacterWork {
   std::unique_ptr<StretchMeter> input_rigs; ///< the original rig and the rigid reference
   std::unique_ptr<StretchMeter> output_rig; ///< the result rig, tail and body
   std::vector<ChainBake> chains;            ///< empty when not baking
+  /// Per chain of `chains` that is a tail: its skin against the legs (empty probes without leg
+  /// capsules).
+  std::vector<SkinDepthProbe> skin_probes;
+  /// [try][chain]: `chains` prepared with BakeParams::skin_tries[try]'s skin share (a chain
+  /// with no nodes: that try is the chain as configured, or the chain is no tail).
+  std::vector<std::vector<ChainBake>> skin_tries;
   double floor = NAN;
   std::vector<bool> tail; ///< per vertex of the skin: in a re-rigged piece
   const std::vector<std::pair<int, int>>& edges() const { return input->edges; }
@@ -115,6 +133,49 @@ void hold_where_harmful(const ClipPassInput& in, const Rigged& rigged,
                         const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
                         const ClipSampler& input_clip, const HarmParams& harm, OutputJudged& m,
                         ClipOutcome& out, StretchScratch& scratch);
+
+/// `params` as skin try `t` bakes with: its skin share, and the collider share scaled by its
+/// bend_scale (at most SpringParams' limit of 4).
+BakeParams skin_try_params(const BakeParams& params, const SkinTry& t);
+
+/// The probe of a tail whose skin is `skin` (the result rig's) and whose chain holds
+/// `vertices`, against `capsules` (world at bind) between `capsule_joints` (two nodes each).
+/// Empty (no vertices) without capsules.
+SkinDepthProbe skin_depth_probe(const SkinSampler& skin, const std::vector<std::size_t>& vertices,
+                                const std::vector<RestObstacle>& capsules,
+                                const std::vector<int>& capsule_joints);
+
+/// How deep the probe's skin goes into its capsules beyond each vertex's depth at bind, the
+/// deepest over `samples` evenly spaced times of `clip` (a sampler of the result rig's model,
+/// both ends included), world units, at least 0. `positions`: scratch. Pre: samples >= 2.
+double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSampler& clip,
+                  int samples, std::vector<Eigen::Vector3d>& positions);
+
+/// Skin kept out of the legs, clip by clip (BakeParams::skin_tries): sets each tail chain of
+/// work wi's ClipBake::skin_depth in this clip (`output_clip`: the output's clip with every
+/// baked track); where it is past skin_depth_bound_h x H, bakes the chain with each try in turn
+/// and keeps the first that brings it within the bound and tears no more than the spring where
+/// it is judged (clip_skin.cpp's tears_no_more), else the spring. `m` (the work's judgement) and
+/// `out.baked` hold what is kept; ClipBake::skin_try says which try. Pre: out.input_rigs[wi] keeps
+/// its torn masks.
+void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
+                     const std::vector<CharacterWork>& works,
+                     const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
+                     const ClipSampler& input_clip, const ClipSampler& output_clip,
+                     const ClipPassParams& params, OutputJudged& m, ClipOutcome& out,
+                     StretchScratch& scratch);
+
+/// After hold_where_harmful: ClipBake::skin_depth measured again for each chain of work wi held
+/// at rest in this clip.
+void measure_held_skin(const ClipPassInput& in, const Rigged& rigged,
+                       const std::vector<CharacterWork>& works,
+                       const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
+                       const ClipPassParams& params, ClipOutcome& out, StretchScratch& scratch);
+
+/// One warning when `chain`'s skin went into the legs deeper than `bound` (world units) in some
+/// of `bakes`, naming the deepest (metres and a share of `height`); `tried`: skin tries were on.
+void warn_skin_depth(const std::vector<ClipBake>& bakes, const ChainBake& chain, double bound,
+                     double height, bool tried, std::vector<std::string>& warnings);
 
 /// One warning naming every clip of `chain` held at rest (ClipBake::held) with the edge-samples
 /// its spring newly tore there, or none; `hold_step`: the chain is at the harm check's hold step.

@@ -166,16 +166,18 @@ void SpringChain::spread_colliders(const AnchorPose& hips,
   if (moved) read_back(hips);
 }
 
-double SpringChain::collider_depth(const std::vector<RestObstacle>& colliders) const {
+double SpringChain::collider_depth(const std::vector<RestObstacle>& colliders, bool skin) const {
   const std::size_t n = rig_.colliders;
   double deepest = 0;
   if (n == 0 || colliders.size() != n) return deepest;
+  const std::vector<double>& radius = skin ? rig_.skin_collider_radius : rig_.collider_radius;
+  if (radius.size() != rig_.links() * n) return deepest;
   for (std::size_t i = 0; i < rig_.links(); ++i)
     for (std::size_t c = 0; c < n; ++c) {
       Vector3d on_link, on_axis;
       const double gap =
           segment_gap(head(i), p_[i], colliders[c].a, colliders[c].b, on_link, on_axis);
-      deepest = std::max(deepest, rig_.collider_radius[i * n + c] - gap);
+      deepest = std::max(deepest, radius[i * n + c] - gap);
     }
   return deepest;
 }

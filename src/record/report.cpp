@@ -92,6 +92,8 @@ Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
                      {"floor_penetration", r6(b.floor_penetration)},
                      {"collider_depth", r6(b.collider_depth)},
                      {"collider_contact_share", r6(b.collider_contact_share)},
+                     {"skin_depth", r6(b.skin_depth)},
+                     {"skin_try", b.skin_try},
                      {"keys", b.keys},
                      {"kept_authored", b.kept_authored},
                      {"held", b.held},
@@ -212,7 +214,8 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
       Json b = bake_json(baked[i]->bakes, 0.0);
       b.erase("floor_y");
       for (Json& clip : b["clips"])
-        for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share"})
+        for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share",
+                                "skin_depth", "skin_try"})
           clip.erase(key);
       cj["bake"] = b;
     }
@@ -329,7 +332,8 @@ Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
     if (!(c.character == int(k) || (c.character < 0 && k == 0))) continue;
     Json bake = bake_json(c.clips, 0.0)["clips"];
     for (std::size_t i = 0; i < bake.size(); ++i) {
-      for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share"})
+      for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share",
+                              "skin_depth", "skin_try"})
         bake[i].erase(key);
       if (i < c.before.size() && i < c.after.size())
         bake[i]["stretch"] = {{"before", spring_stretch_json(c.before[i])},

@@ -34,6 +34,15 @@ struct HairBakeParams {
   void validate() const;         ///< Failure: Error(Usage)
 };
 
+/// One more way to bake a tail in a clip where its skin goes into the legs (BakeParams::
+/// skin_tries): the links keep `skin_share` of their skin radius out of the limb colliders
+/// (ChainSpec::collider_skin_share) and a joint turned out of one may bend `bend_scale` times
+/// the run's share of its skin limit (SpringParams::collider_skin_share).
+struct SkinTry {
+  double skin_share = 1;
+  double bend_scale = 1;
+};
+
 struct BakeParams {
   SpringParams spring; ///< tails; its substep_s is every solver's (hair too)
   HairBakeParams hair;
@@ -53,6 +62,18 @@ struct BakeParams {
   /// A tail's links keep this share of their own skin radius out of the limb colliders too
   /// (--collider-skin; 0: the centreline only. docs/spring.md "Limb colliders" has the trade).
   double collider_skin_share = 0;
+  /// A tail whose skin (its chain's vertices), in a clip, goes into its limb colliders deeper
+  /// than skin_depth_bound_h x H beyond its depth at bind (ClipBake::skin_depth) is baked again
+  /// there with each of these in turn; the first that brings it within the bound without
+  /// tearing more is kept, else the spring as configured (docs/spring.md "Skin kept out of the
+  /// legs"). `try_skin` false (--no-skin-tries):
+  /// none is tried (the depth is measured and reported either way).
+  std::vector<SkinTry> skin_tries = {{0.75, 1}, {1, 1}, {1.5, 1}, {1, 1.5}};
+  bool try_skin = true;
+  double skin_depth_bound_h = 0.01;
+  /// A skin try is kept only where its tip swings at most this much wider than the spring's
+  /// (ClipBake::tip_swing_deg): the skin out of the legs is not bought with a flailing tail.
+  double skin_try_swing_deg = 15;
   /// A tail whose spring, in a clip, newly tears skin it touches and heals none (harm.h's
   /// judged edges) is held at rest in that clip instead when that tears less (--no-hold:
   /// never; docs/spring.md "Held clips").
@@ -75,6 +96,12 @@ struct ClipBake {
   /// and the share of the recorded substeps in which some link touched one (0..1).
   double collider_depth = 0;
   double collider_contact_share = 0;
+  /// Tails with limb colliders: deepest a vertex of the chain's skin went into them beyond its
+  /// depth at bind (world units), at the stretch's sample times (StretchParams::samples).
+  double skin_depth = 0;
+  /// 0: baked as configured; k > 0: BakeParams::skin_tries[k - 1] was kept (its skin went less
+  /// deep and tore no more).
+  int skin_try = 0;
   std::size_t keys = 0;
   std::vector<std::string> kept_authored; ///< chain bones this clip already animated
   /// Keyed at rest (BakeParams::hold_harmful): in this clip the spring newly tore
@@ -173,6 +200,10 @@ struct BakedClip {
   std::vector<std::vector<float>> values; ///< per bone: x y z w per key
   std::vector<bool> authored;             ///< per bone: the clip animates it already (kept)
   std::vector<std::string> warnings;      ///< this clip's (the warm-up cap)
+  /// Tails: deepest the links' skin, taken as a tube of their skin radius round them, went into
+  /// the limb colliders beyond its depth at bind over the recorded cycle (world units): where it
+  /// never did, the skin is not measured (ClipBake::skin_depth stays 0).
+  double skin_tube_depth = 0;
 };
 
 /// Bakes `chain` into clip `clip` of `model` (see the top of this header). Reads only its

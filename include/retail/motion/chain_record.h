@@ -42,12 +42,15 @@ struct ChainTargets {
   double penetration_mm = 1;        ///< at the reference height below (scaled by H / it)
   double reference_height_m = 1.8;  ///< the character's H the millimetres are stated at
   double loop_seam_deg = 1;         ///< a looping clip's first and last keys
-  void validate() const;            ///< Failure: Error(Usage)
+  /// A tail's skin into the legs beyond its depth at bind (ClipBake::skin_depth), % of H
+  double tail_skin_depth_percent_h = 1;
+  void validate() const; ///< Failure: Error(Usage)
 };
 
 /// One check of a chain: what was measured, against what, and the outcome.
 struct ChainCheck {
-  std::string check;   ///< "edge_p99_percent", "penetration_mm", "settled", "loop_seam_deg"
+  /// "edge_p99_percent", "penetration_mm", "settled", "loop_seam_deg", "skin_depth_percent_h"
+  std::string check;
   std::string clip;    ///< the clip, "" for a check over the whole chain
   double value = NAN;  ///< NaN: not measured (settled: 1 when a loop's warm-up settled, else 0)
   double limit = NAN;  ///< the target (settled: 1)
@@ -64,8 +67,8 @@ struct ChainVerdict {
 
 /// Judges `record` against `targets` for a character of height `height` (world units, H):
 /// per looping clip its warm-up settled and its seam below loop_seam_deg, per clip its
-/// penetration when measured; for hair the head turn's per-edge-worst p99 and its penetration
-/// (not measured without a head turn). Pure.
+/// penetration when measured, for a tail its skin's depth into the legs (% of H); for hair the
+/// head turn's per-edge-worst p99 and its penetration (not measured without a head turn). Pure.
 ChainVerdict judge_chain(const ChainRecord& record, double height, const ChainTargets& targets);
 
 /// The record of a pair of ears (ears.h): kind Ears, not baked, the bone they ride as its bones

@@ -100,6 +100,10 @@ struct SpringRig {
   /// depth is the bind's own, allowed).
   std::size_t colliders = 0;
   std::vector<double> collider_radius;
+  /// As collider_radius with each link's whole skin radius (the larger of its two joints')
+  /// kept out: the skin taken as a tube round the link. Only measured (collider_depth's
+  /// `skin`), never enforced; may be empty.
+  std::vector<double> skin_collider_radius;
   /// The anchor's bind frame is a reflection (an armature mirrored by a node above it): the
   /// hips-local axes above are its frame with local X reversed, a rotation; AnchorPose::rotation
   /// must then be the anchor's rotation with local X reversed too, and a local rotation read
@@ -137,8 +141,9 @@ public:
             const std::vector<RestObstacle>* colliders = nullptr);
 
   /// Deepest any link's segment lies inside `colliders` (as step's) beyond its allowance
-  /// (SpringRig::collider_radius), world units; 0 when none does.
-  double collider_depth(const std::vector<RestObstacle>& colliders) const;
+  /// (SpringRig::collider_radius; with `skin`, SpringRig::skin_collider_radius: 0 when that is
+  /// empty), world units; 0 when none does.
+  double collider_depth(const std::vector<RestObstacle>& colliders, bool skin = false) const;
   /// Whether the last step turned some link out of a collider.
   bool collider_contact() const { return collider_contact_; }
 

@@ -1,0 +1,107 @@
+// The skin kept out of the legs (src/motion/clip_skin.cpp): a generated thick thin tail that the
+// LegSweep clip carries across a thigh goes 2% H and more into it with the spring as configured;
+// the clip pass measures that (ClipBake::skin_depth, tail_eval's measure agrees), bakes the
+// clip again with a skin try, and keeps the try that holds the skin within 1% H without tearing
+// the tail more. With --no-skin-tries the depth stays, and a warning names the clip.
+#include "retail/app/pipeline.h"
+#include "retail/rig_generator.h"
+#include "support.h"
+#include "tail_eval.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+
+namespace {
+
+/// A generated thin tail at 1.6 times its radius with the LegSweep clip, and its truth.
+std::string thick_thin_tail_dir() {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Thin;
+  o.tail_radius_scale = 1.6;
+  o.leg_sweep = true;
+  return test::generated_rig_dir(o);
+}
+
+struct SweepRun {
+  retail::ClipBake leg_sweep; ///< the report's LegSweep bake
+  test::TailClipRow eval;     ///< tail_eval's LegSweep row
+  double height = 0;          ///< H
+  std::vector<std::string> warnings;
+};
+
+SweepRun run_sweep(const std::string& dir, bool tries) {
+  retail::RunParams params;
+  params.bake.try_skin = tries;
+  const std::string out = dir + (tries ? "/tries.glb" : "/none.glb");
+  const retail::RunResult r = retail::run(dir + "/in.glb", out, params);
+  SweepRun s;
+  for (const auto& bakes : r.bakes)
+    for (const auto& cb : bakes)
+      if (cb.name == "LegSweep") s.leg_sweep = cb;
+  const test::TailEval e =
+      test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"), dir + "/in.glb", out, "");
+  for (const auto& row : e.clips)
+    if (row.clip == "LegSweep") s.eval = row;
+  s.height = r.report.at("characters").at(0).at("height").get<double>();
+  s.warnings = r.warnings;
+  return s;
+}
+
+bool warns_about(const std::vector<std::string>& warnings, const std::string& text) {
+  for (const auto& w : warnings)
+    if (w.find(text) != std::string::npos) return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("skin tries: a thick tail carried across a thigh is kept out of it", "[spring]") {
+  const std::string dir = thick_thin_tail_dir();
+  const SweepRun none = run_sweep(dir, false), tries = run_sweep(dir, true);
+  const double none_h = 100 * none.leg_sweep.skin_depth / none.height,
+               tries_h = 100 * tries.leg_sweep.skin_depth / tries.height;
+  INFO("skin % H into the legs in LegSweep: reported "
+       << none_h << " -> " << tries_h << ", tail_eval " << none.eval.output_skin_leg_depth << " -> "
+       << tries.eval.output_skin_leg_depth);
+  // As configured, the spring carries the skin past the bound: measured, reported and warned.
+  CHECK(none_h > 2.0);
+  CHECK(none.eval.output_skin_leg_depth > 2.0);
+  CHECK(none.leg_sweep.skin_try == 0);
+  CHECK(warns_about(none.warnings, "skin tries are off"));
+  // A try holds it within 1% H, by retail's measure and tail_eval's, tearing the tail no more.
+  CHECK(tries.leg_sweep.skin_try > 0);
+  CHECK(tries_h <= 1.0);
+  CHECK(tries.eval.output_skin_leg_depth <= 1.0);
+  CHECK(tries.eval.output_torn <= none.eval.output_torn + 1e-9);
+  CHECK(tries.eval.newly_torn <= none.eval.newly_torn);
+  CHECK_FALSE(warns_about(tries.warnings, "skin enters the legs"));
+}
+
+TEST_CASE("skin depth: retail's measure agrees with tail_eval's, also where the tail rests "
+          "against the legs",
+          "[spring]") {
+  // A horizontal body's thin tail lies close to the thighs at bind: the tube round its links
+  // overlaps them there, so only the skin itself shows how deep the clips carry it in.
+  retail::RigOptions o;
+  o.horizontal_body = true;
+  o.tail = retail::TailStyle::Thin;
+  const std::string dir = test::generated_rig_dir(o);
+  retail::RunParams params;
+  params.bake.try_skin = false;
+  const retail::RunResult r = retail::run(dir + "/in.glb", dir + "/out.glb", params);
+  const double height = r.report.at("characters").at(0).at("height").get<double>();
+  const test::TailEval e = test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"),
+                                               dir + "/in.glb", dir + "/out.glb", "");
+  REQUIRE(e.recall > 0.99);
+  double deepest = 0;
+  for (const auto& row : e.clips)
+    for (const auto& bakes : r.bakes)
+      for (const auto& cb : bakes)
+        if (cb.name == row.clip) {
+          INFO(row.clip << ": retail " << 100 * cb.skin_depth / height << "% H, tail_eval "
+                        << row.output_skin_leg_depth);
+          CHECK(100 * cb.skin_depth / height == Approx(row.output_skin_leg_depth).margin(0.1));
+          deepest = std::max(deepest, row.output_skin_leg_depth);
+        }
+  CHECK(deepest > 2.0); // the clips do carry it in: the agreement is not two zeros
+}
