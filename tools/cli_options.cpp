@@ -336,7 +336,7 @@ void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
          },
          "SHARE:BEND, repeatable: the skin tries in their order (each keeps SHARE of the tail's "
          "skin radius out of the leg colliders and lets a joint bend BEND times --collider-share;"
-         " default 0.75:1 1:1 1.5:1 1:1.5)")
+         " default 0.75:1 1:1 1.5:1 2:1)")
       ->allow_extra_args(false) // one value per --skin-try: IN and OUT stay positional
       ->group(kGroupAdvanced);
   add_switch(app, "--hold,!--no-hold", params.bake.hold_harmful,

@@ -147,9 +147,11 @@ SkinDepthProbe skin_depth_probe(const SkinSampler& skin, const std::vector<std::
 
 /// How deep the probe's skin goes into its capsules beyond each vertex's depth at bind, the
 /// deepest over `samples` evenly spaced times of `clip` (a sampler of the result rig's model,
-/// both ends included), world units, at least 0. `positions`: scratch. Pre: samples >= 2.
+/// both ends included), world units, at least 0. `positions`: scratch. Past `stop_above` it
+/// returns after that sample (a depth past it, not the deepest). Pre: samples >= 2.
 double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSampler& clip,
-                  int samples, std::vector<Eigen::Vector3d>& positions);
+                  int samples, std::vector<Eigen::Vector3d>& positions,
+                  double stop_above = INFINITY);
 
 /// Skin kept out of the legs, clip by clip (BakeParams::skin_tries): sets each tail chain of
 /// work wi's ClipBake::skin_depth in this clip (`output_clip`: the output's clip with every

@@ -57,14 +57,17 @@ int skin_samples(double duration, const ClipPassParams& params) {
 /// Chain bi's ClipBake::skin_depth in `clip` (a sampler of the output with its keys): at the
 /// stretch's sample times; where that finds skin in a capsule, or the tube round the links went
 /// into one at some substep of the bake, also at one sample per substep, the deeper of the two.
+/// Past `stop_above` it returns at once (a depth past it, not the deepest).
 double measured_depth(const CharacterWork& w, std::size_t bi, const BakedClip& baked,
                       const Model& model, const ClipSampler& clip, const ClipPassParams& params,
-                      StretchScratch& scratch) {
+                      StretchScratch& scratch, double stop_above = INFINITY) {
   const SkinDepthProbe& probe = w.skin_probes[bi];
-  const double coarse = skin_depth(probe, model, clip, params.stretch.samples, scratch.positions);
+  const double coarse =
+      skin_depth(probe, model, clip, params.stretch.samples, scratch.positions, stop_above);
   if (!(coarse > 0) && !(baked.skin_tube_depth > 0)) return coarse;
+  if (coarse > stop_above) return coarse;
   return std::max(coarse, skin_depth(probe, model, clip, skin_samples(clip.duration(), params),
-                                     scratch.positions));
+                                     scratch.positions, stop_above));
 }
 
 } // namespace
@@ -98,7 +101,7 @@ SkinDepthProbe skin_depth_probe(const SkinSampler& skin, const std::vector<std::
 }
 
 double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSampler& clip,
-                  int samples, std::vector<Eigen::Vector3d>& positions) {
+                  int samples, std::vector<Eigen::Vector3d>& positions, double stop_above) {
   if (probe.vertices.empty() || samples < 2) return 0;
   std::vector<Eigen::Matrix4d> world(model.nodes.size(), Eigen::Matrix4d::Identity());
   std::vector<RestObstacle> posed = probe.capsules;
@@ -115,6 +118,7 @@ double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSam
     for (std::size_t i = 0; i < probe.vertices.size(); ++i)
       deepest = std::max(deepest, depth_in(positions[std::size_t(probe.vertices[i])], posed) -
                                       probe.bind_depth[i]);
+    if (deepest > stop_above) break;
   }
   return deepest;
 }
@@ -138,12 +142,13 @@ void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
       if (bi >= w.skin_tries[t].size() || w.skin_tries[t][bi].nodes.empty()) continue;
       kept = bake_clip(*in.doc, rigged.model, w.skin_tries[t][bi], clip,
                        skin_try_params(bp, bp.skin_tries[t]));
+      if (!(kept.bake.tip_swing_deg <= spring.bake.tip_swing_deg + bp.skin_try_swing_deg)) continue;
+      // The cheap tests first: the depth skins the chain alone, the judgement every judged edge.
       const ClipSampler tried = output_sampler(in, rigged, works, hair_works, out, clip);
+      const double d = measured_depth(w, bi, kept, rigged.model, tried, params, scratch, bound);
+      if (!(d <= bound)) continue;
       OutputJudged h = judge_output(w, out.input_rigs[wi], input_clip, tried, clip, scratch);
-      const double d = measured_depth(w, bi, kept, rigged.model, tried, params, scratch);
-      if (!(d <= bound) || !tears_no_more(h, m, params.harm) ||
-          !(kept.bake.tip_swing_deg <= spring.bake.tip_swing_deg + bp.skin_try_swing_deg))
-        continue;
+      if (!tears_no_more(h, m, params.harm)) continue;
       kept.bake.skin_depth = d;
       kept.bake.skin_try = int(t) + 1;
       m = std::move(h);

@@ -68,7 +68,7 @@ struct BakeParams {
   /// tearing more is kept, else the spring as configured (docs/spring.md "Skin kept out of the
   /// legs"). `try_skin` false (--no-skin-tries):
   /// none is tried (the depth is measured and reported either way).
-  std::vector<SkinTry> skin_tries = {{0.75, 1}, {1, 1}, {1.5, 1}, {1, 1.5}};
+  std::vector<SkinTry> skin_tries = {{0.75, 1}, {1, 1}, {1.5, 1}, {2, 1}};
   bool try_skin = true;
   double skin_depth_bound_h = 0.01;
   /// A skin try is kept only where its tip swings at most this much wider than the spring's
