@@ -55,15 +55,22 @@ double max_angle(const std::vector<Eigen::Quaterniond>& a,
 
 } // namespace
 
+const ClipBake* deepest_past(const std::vector<ClipBake>& bakes, double ClipBake::*figure,
+                             double above, std::size_t& count) {
+  count = 0;
+  const ClipBake* deepest = nullptr;
+  for (const ClipBake& b : bakes) {
+    if (!(b.*figure > above)) continue;
+    ++count;
+    if (!deepest || b.*figure > deepest->*figure) deepest = &b;
+  }
+  return deepest;
+}
+
 void warn_floor_penetration(const std::vector<ClipBake>& bakes, const ChainBake& chain,
                             double tolerance, double height, std::vector<std::string>& warnings) {
   std::size_t count = 0;
-  const ClipBake* deepest = nullptr;
-  for (const ClipBake& b : bakes) {
-    if (!(b.floor_penetration > tolerance)) continue;
-    ++count;
-    if (!deepest || b.floor_penetration > deepest->floor_penetration) deepest = &b;
-  }
+  const ClipBake* deepest = deepest_past(bakes, &ClipBake::floor_penetration, tolerance, count);
   if (!deepest) return;
   warnings.push_back("chain " + chain.bones.front() + ": the tail dips below the floor in " +
                      std::to_string(count) + " clip(s), deepest " +

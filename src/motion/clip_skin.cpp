@@ -178,12 +178,7 @@ void measure_held_skin(const ClipPassInput& in, const Rigged& rigged,
 void warn_skin_depth(const std::vector<ClipBake>& bakes, const ChainBake& chain, double bound,
                      double height, bool tried, std::vector<std::string>& warnings) {
   std::size_t count = 0;
-  const ClipBake* deepest = nullptr;
-  for (const ClipBake& b : bakes) {
-    if (!(b.skin_depth > bound)) continue;
-    ++count;
-    if (!deepest || b.skin_depth > deepest->skin_depth) deepest = &b;
-  }
+  const ClipBake* deepest = deepest_past(bakes, &ClipBake::skin_depth, bound, count);
   if (!deepest) return;
   warnings.push_back("chain " + chain.bones.front() + ": the tail's skin enters the legs in " +
                      std::to_string(count) + " clip(s), deepest " +

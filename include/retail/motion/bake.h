@@ -225,6 +225,11 @@ void append_baked_tracks(const BakedClip& baked, const std::vector<int>& nodes,
 /// `nodes`: the chain's (ChainBake::nodes).
 void write_baked_clip(Document& doc, const BakedClip& baked, const std::vector<int>& nodes);
 
+/// The clip of `bakes` whose `figure` is largest among those past `above`, and how many are past
+/// it (`count`); null when none is. The first of equals.
+const ClipBake* deepest_past(const std::vector<ClipBake>& bakes, double ClipBake::*figure,
+                             double above, std::size_t& count);
+
 /// One warning for the chain when its tail dipped below the floor deeper than `tolerance` in
 /// some of `bakes` (its clips): where holding the floor would have bent a joint past its skin
 /// limit. The deepest dip is given in metres and as a share of `height` (the character's H).
