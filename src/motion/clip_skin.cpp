@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <utility>
 
@@ -180,11 +181,14 @@ void warn_skin_depth(const std::vector<ClipBake>& bakes, const ChainBake& chain,
   std::size_t count = 0;
   const ClipBake* deepest = deepest_past(bakes, &ClipBake::skin_depth, bound, count);
   if (!deepest) return;
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g%% of H", height > 0 ? 100 * bound / height : 0.0);
   warnings.push_back("chain " + chain.bones.front() + ": the tail's skin enters the legs in " +
                      std::to_string(count) + " clip(s), deepest " +
                      length_text(deepest->skin_depth, height) + " in '" + deepest->name +
-                     (tried ? "': no skin try kept it out without tearing more"
-                            : "': skin tries are off (--no-skin-tries)") +
+                     (tried ? "': no skin try brought it within " + std::string(share) +
+                                  " without tearing more or swinging wider"
+                            : std::string("': skin tries are off (--no-skin-tries)")) +
                      "; see skin_depth and docs/spring.md \"Skin kept out of the legs\"");
 }
 
