@@ -80,10 +80,10 @@ public:
     spring.step(anchor(to.anchor), dt, collide_ && !capsules_.empty() ? &capsules_ : nullptr);
     touched_ = collide_ && spring.collider_contact();
     if (!measure || capsules_.empty()) return;
-    const double depth = spring.collider_depth(capsules_);
+    const auto [depth, skin_depth] = spring.collider_depths(capsules_);
     touched_ = touched_ || (collide_ && depth > 0);
     deepest = std::max(deepest, depth);
-    skin_deepest = std::max(skin_deepest, spring.collider_depth(capsules_, true));
+    skin_deepest = std::max(skin_deepest, skin_depth);
     ++steps;
     if (depth > 0 || spring.collider_contact()) ++touching;
   }

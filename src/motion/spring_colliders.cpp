@@ -166,20 +166,21 @@ void SpringChain::spread_colliders(const AnchorPose& hips,
   if (moved) read_back(hips);
 }
 
-double SpringChain::collider_depth(const std::vector<RestObstacle>& colliders, bool skin) const {
+std::pair<double, double>
+SpringChain::collider_depths(const std::vector<RestObstacle>& colliders) const {
   const std::size_t n = rig_.colliders;
-  double deepest = 0;
-  if (n == 0 || colliders.size() != n) return deepest;
-  const std::vector<double>& radius = skin ? rig_.skin_collider_radius : rig_.collider_radius;
-  if (radius.size() != rig_.links() * n) return deepest;
+  double deepest = 0, skin_deepest = 0;
+  if (n == 0 || colliders.size() != n) return {deepest, skin_deepest};
+  const bool skin = rig_.skin_collider_radius.size() == rig_.links() * n;
   for (std::size_t i = 0; i < rig_.links(); ++i)
     for (std::size_t c = 0; c < n; ++c) {
       Vector3d on_link, on_axis;
       const double gap =
           segment_gap(head(i), p_[i], colliders[c].a, colliders[c].b, on_link, on_axis);
-      deepest = std::max(deepest, radius[i * n + c] - gap);
+      deepest = std::max(deepest, rig_.collider_radius[i * n + c] - gap);
+      if (skin) skin_deepest = std::max(skin_deepest, rig_.skin_collider_radius[i * n + c] - gap);
     }
-  return deepest;
+  return {deepest, skin_deepest};
 }
 
 } // namespace retail

@@ -101,8 +101,8 @@ struct SpringRig {
   std::size_t colliders = 0;
   std::vector<double> collider_radius;
   /// As collider_radius with each link's whole skin radius (the larger of its two joints')
-  /// kept out: the skin taken as a tube round the link. Only measured (collider_depth's
-  /// `skin`), never enforced; may be empty.
+  /// kept out: the skin taken as a tube round the link. Only measured (collider_depths'
+  /// second), never enforced; may be empty.
   std::vector<double> skin_collider_radius;
   /// The anchor's bind frame is a reflection (an armature mirrored by a node above it): the
   /// hips-local axes above are its frame with local X reversed, a rotation; AnchorPose::rotation
@@ -141,9 +141,13 @@ public:
             const std::vector<RestObstacle>* colliders = nullptr);
 
   /// Deepest any link's segment lies inside `colliders` (as step's) beyond its allowance
-  /// (SpringRig::collider_radius; with `skin`, SpringRig::skin_collider_radius: 0 when that is
-  /// empty), world units; 0 when none does.
-  double collider_depth(const std::vector<RestObstacle>& colliders, bool skin = false) const;
+  /// (SpringRig::collider_radius), world units; 0 when none does.
+  double collider_depth(const std::vector<RestObstacle>& colliders) const {
+    return collider_depths(colliders).first;
+  }
+  /// collider_depth, and the same beyond SpringRig::skin_collider_radius (0 when that is
+  /// empty), from one pass over the links' gaps to the capsules.
+  std::pair<double, double> collider_depths(const std::vector<RestObstacle>& colliders) const;
   /// Whether the last step turned some link out of a collider.
   bool collider_contact() const { return collider_contact_; }
 
