@@ -78,6 +78,14 @@ Json chain_json(const ChainResult& r) {
   return j;
 }
 
+/// A bake_json clip without the figures only a tail's spring has (the floor and the leg
+/// colliders): what hair chains and the file's own springs report.
+void erase_tail_figures(Json& clip) {
+  for (const char* key :
+       {"floor_penetration", "collider_depth", "collider_contact_share", "skin_depth", "skin_try"})
+    clip.erase(key);
+}
+
 Json bake_json(const std::vector<ClipBake>& bakes, double floor) {
   Json clips = Json::array();
   for (const auto& b : bakes)
@@ -213,10 +221,7 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
     if (i < baked.size() && !baked[i]->bakes.empty()) {
       Json b = bake_json(baked[i]->bakes, 0.0);
       b.erase("floor_y");
-      for (Json& clip : b["clips"])
-        for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share",
-                                "skin_depth", "skin_try"})
-          clip.erase(key);
+      for (Json& clip : b["clips"]) erase_tail_figures(clip);
       cj["bake"] = b;
     }
     chains.push_back(cj);
@@ -332,9 +337,7 @@ Json spring_bake_json(const SpringBakeResult& r, std::size_t k) {
     if (!(c.character == int(k) || (c.character < 0 && k == 0))) continue;
     Json bake = bake_json(c.clips, 0.0)["clips"];
     for (std::size_t i = 0; i < bake.size(); ++i) {
-      for (const char* key : {"floor_penetration", "collider_depth", "collider_contact_share",
-                              "skin_depth", "skin_try"})
-        bake[i].erase(key);
+      erase_tail_figures(bake[i]);
       if (i < c.before.size() && i < c.after.size())
         bake[i]["stretch"] = {{"before", spring_stretch_json(c.before[i])},
                               {"after", spring_stretch_json(c.after[i])}};
