@@ -98,6 +98,12 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   CHECK(test::run_retail({in, dir + "/z.glb", "--mode", "sideways"}, nullptr, &err) == 1);
   CHECK(test::run_retail({in, dir + "/z.glb", "--threads", "-1"}, nullptr, &err) == 1);
   CHECK(err.find("--threads") != std::string::npos);
+  // --skin-try takes SHARE:BEND or SHARE:BEND:RATIO, each within its range.
+  for (const char* bad : {"1", "1:1:0.9:2", "1:x", "1:1:1", "1:1:-0.1", "3:1", "1:1:"}) {
+    INFO(bad);
+    CHECK(test::run_retail({in, dir + "/z.glb", "--skin-try", bad}, nullptr, &err) == 1);
+    CHECK(err.find("--skin-try") != std::string::npos);
+  }
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 1); // only the input: no temp or partial files

@@ -77,6 +77,53 @@ TEST_CASE("skin tries: a thick tail carried across a thigh is kept out of it", "
   CHECK_FALSE(warns_about(tries.warnings, "skin enters the legs"));
 }
 
+// A hanging tail from a thick haunch swings into a thigh in HipSwing: keeping more of its skin
+// out of the capsule alone newly tears it there (or swings it wider), bending less as well keeps
+// it out and tears no more.
+TEST_CASE("skin tries: one that also bends less keeps a hanging tail out of the thigh",
+          "[spring]") {
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Hanging;
+  o.thick_base = true;
+  const std::string dir = test::generated_rig_dir(o);
+  const retail::RunParams defaults;
+  std::vector<retail::SkinTry> shares_only; // the default tries that do not bend less
+  for (const retail::SkinTry& t : defaults.bake.skin_tries)
+    if (t.min_skin_ratio == 0) shares_only.push_back(t);
+  REQUIRE(shares_only.size() < defaults.bake.skin_tries.size());
+  auto hip_swing = [&](const std::vector<retail::SkinTry>& tries, const std::string& name) {
+    retail::RunParams params;
+    params.bake.skin_tries = tries;
+    const std::string out = dir + "/" + name + ".glb";
+    const retail::RunResult r = retail::run(dir + "/in.glb", out, params);
+    SweepRun s;
+    for (const auto& bakes : r.bakes)
+      for (const auto& cb : bakes)
+        if (cb.name == "HipSwing") s.leg_sweep = cb;
+    const test::TailEval e =
+        test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"), dir + "/in.glb", out, "");
+    for (const auto& row : e.clips)
+      if (row.clip == "HipSwing") s.eval = row;
+    s.height = r.report.at("characters").at(0).at("height").get<double>();
+    return s;
+  };
+  const SweepRun shares = hip_swing(shares_only, "shares"),
+                 all = hip_swing(defaults.bake.skin_tries, "all");
+  INFO("skin % H into the legs in HipSwing: shares only "
+       << shares.eval.output_skin_leg_depth << " (try " << shares.leg_sweep.skin_try
+       << "), with bending less " << all.eval.output_skin_leg_depth << " (try "
+       << all.leg_sweep.skin_try << ")");
+  CHECK(shares.leg_sweep.skin_try == 0);
+  CHECK(100 * shares.leg_sweep.skin_depth / shares.height > 1.0);
+  REQUIRE(all.leg_sweep.skin_try > 0);
+  CHECK(defaults.bake.skin_tries[std::size_t(all.leg_sweep.skin_try - 1)].min_skin_ratio > 0);
+  CHECK(100 * all.leg_sweep.skin_depth / all.height <= 1.0);
+  CHECK(all.eval.output_skin_leg_depth <= 1.0);
+  CHECK(all.eval.output_torn <= shares.eval.output_torn + 1e-9);
+  CHECK(all.eval.newly_torn <= shares.eval.newly_torn);
+  CHECK(all.leg_sweep.tip_swing_deg <= shares.leg_sweep.tip_swing_deg + 15);
+}
+
 TEST_CASE("skin depth: retail's measure agrees with tail_eval's, also where the tail rests "
           "against the legs",
           "[spring]") {

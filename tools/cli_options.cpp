@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace {
@@ -288,24 +289,37 @@ void bind_selection(CLI::App& app, retail::RunParams& params) {
              kGroupOutput);
 }
 
-/// One --skin-try value, "SHARE:BEND" (two finite numbers; the bake's validate() bounds them).
-/// Failure: CLI::ValidationError naming the option.
+/// One --skin-try value, "SHARE:BEND" or "SHARE:BEND:RATIO" (finite numbers; the bake's
+/// validate() bounds them). Failure: CLI::ValidationError naming the option.
 retail::SkinTry parse_skin_try(const std::string& text) {
-  const std::size_t colon = text.find(':');
-  char* end = nullptr;
-  retail::SkinTry t;
-  bool ok = colon != std::string::npos;
-  if (ok) {
-    const std::string share = text.substr(0, colon), bend = text.substr(colon + 1);
-    t.skin_share = std::strtod(share.c_str(), &end);
-    ok = !share.empty() && *end == '\0' && std::isfinite(t.skin_share);
-    t.bend_scale = std::strtod(bend.c_str(), &end);
-    ok = ok && !bend.empty() && *end == '\0' && std::isfinite(t.bend_scale);
+  std::vector<double> values;
+  bool ok = true;
+  for (std::size_t start = 0; ok && start <= text.size();) {
+    const std::size_t colon = std::min(text.find(':', start), text.size());
+    const std::string part = text.substr(start, colon - start);
+    char* end = nullptr;
+    const double v = std::strtod(part.c_str(), &end);
+    ok = !part.empty() && *end == '\0' && std::isfinite(v);
+    values.push_back(v);
+    start = colon + 1;
   }
-  if (!ok)
-    throw CLI::ValidationError("--skin-try",
-                               "expected SHARE:BEND (two numbers), got '" + text + "'");
-  return t;
+  if (!ok || values.size() < 2 || values.size() > 3)
+    throw CLI::ValidationError("--skin-try", "expected SHARE:BEND or SHARE:BEND:RATIO (numbers), "
+                                             "got '" +
+                                                 text + "'");
+  return {values[0], values[1], values.size() > 2 ? values[2] : 0.0};
+}
+
+/// " 0.75:1 1:1 0.75:1:0.9": the tries as --skin-try takes them.
+std::string skin_tries_text(const std::vector<retail::SkinTry>& tries) {
+  std::string out;
+  for (const retail::SkinTry& t : tries) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, t.min_skin_ratio > 0 ? " %g:%g:%g" : " %g:%g", t.skin_share,
+                  t.bend_scale, t.min_skin_ratio);
+    out += buf;
+  }
+  return out;
 }
 
 /// The bake's advanced contact and seam rules: the leg colliders, held clips, loop seams.
@@ -334,9 +348,11 @@ void bind_bake_contacts(CLI::App& app, retail::RunParams& params) {
            params.bake.skin_tries.clear();
            for (const std::string& t : tries) params.bake.skin_tries.push_back(parse_skin_try(t));
          },
-         "SHARE:BEND, repeatable: the skin tries in their order (each keeps SHARE of the tail's "
-         "skin radius out of the leg colliders and lets a joint bend BEND times --collider-share;"
-         " default 0.75:1 1:1 1.5:1 2:1)")
+         "SHARE:BEND[:RATIO], repeatable: the skin tries in their order (each keeps SHARE of "
+         "the tail's skin radius out of the leg colliders, lets a joint bend BEND times "
+         "--collider-share and, with RATIO, no further than keeps that ratio of a tail edge's "
+         "length; default" +
+             skin_tries_text(retail::BakeParams{}.skin_tries) + ")")
       ->allow_extra_args(false) // one value per --skin-try: IN and OUT stay positional
       ->group(kGroupAdvanced);
   add_switch(app, "--hold,!--no-hold", params.bake.hold_harmful,

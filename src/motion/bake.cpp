@@ -121,10 +121,10 @@ void BakeParams::validate() const {
     throw Error(ExitCode::Usage, "--collider-skin must be within [0, 2] (got " +
                                      std::to_string(collider_skin_share) + ")");
   for (const SkinTry& t : skin_tries)
-    if (!(t.skin_share >= 0 && t.skin_share <= 2 && t.bend_scale >= 0.5 && t.bend_scale <= 2))
-      throw Error(ExitCode::Usage,
-                  "--skin-try: a try must keep a share within [0, 2] of the skin out "
-                  "and bend within [0.5, 2] times the collider share");
+    if (!(t.skin_share >= 0 && t.skin_share <= 2 && t.bend_scale >= 0.5 && t.bend_scale <= 2 &&
+          t.min_skin_ratio >= 0 && t.min_skin_ratio < 1))
+      throw Error(ExitCode::Usage, "--skin-try SHARE:BEND:RATIO takes SHARE within [0, 2], "
+                                   "BEND within [0.5, 2] and RATIO within [0, 1)");
   if (!(skin_try_swing_deg >= 0 && std::isfinite(skin_try_swing_deg)))
     throw Error(ExitCode::Usage, "the skin try's swing allowance must be a finite number >= 0");
   if (!(skin_depth_bound_h >= 0 && std::isfinite(skin_depth_bound_h)))

@@ -229,8 +229,15 @@ void prepare_skin_tries(const CharacterResult& cr, const std::vector<RestObstacl
   if (at_bind.empty() || !bp.colliders || !bp.try_skin) return;
   for (const SkinTry& t : bp.skin_tries) {
     std::vector<ChainSpec> specs = grown;
-    for (ChainSpec& spec : specs) spec.collider_skin_share = t.skin_share;
-    const bool same = t.skin_share == bp.collider_skin_share && t.bend_scale == 1;
+    for (ChainSpec& spec : specs) {
+      spec.collider_skin_share = t.skin_share;
+      if (t.min_skin_ratio > 0) // bending less than the chain's own limit, never more
+        spec.min_skin_ratio = std::isnan(spec.min_skin_ratio)
+                                  ? std::max(t.min_skin_ratio, bp.spring.min_skin_ratio)
+                                  : std::max(t.min_skin_ratio, spec.min_skin_ratio);
+    }
+    const bool same =
+        t.skin_share == bp.collider_skin_share && t.bend_scale == 1 && t.min_skin_ratio == 0;
     w.skin_tries.push_back(same ? std::vector<ChainBake>(specs.size())
                                 : prepare_bakes(rigged, specs, w.floor, skin_try_params(bp, t)));
   }

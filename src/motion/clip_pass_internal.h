@@ -156,8 +156,9 @@ double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSam
 /// Skin kept out of the legs, clip by clip (BakeParams::skin_tries): sets each tail chain of
 /// work wi's ClipBake::skin_depth in this clip (`output_clip`: the output's clip with every
 /// baked track); where it is past skin_depth_bound_h x H, bakes the chain with each try in turn
-/// and keeps the first that brings it within the bound and tears no more than the spring where
-/// it is judged (clip_skin.cpp's tears_no_more), else the spring. `m` (the work's judgement) and
+/// and keeps the first that brings it within the bound, tears no more than the spring where it
+/// is judged (clip_skin.cpp's tears_no_more), swings its tip at most skin_try_swing_deg wider
+/// and goes no deeper below the floor than the spring or 1e-3 x H, else the spring. `m` (the work's judgement) and
 /// `out.baked` hold what is kept; ClipBake::skin_try says which try. Pre: out.input_rigs[wi] keeps
 /// its torn masks.
 void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,

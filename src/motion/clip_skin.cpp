@@ -133,6 +133,8 @@ void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
   const CharacterWork& w = works[wi];
   const BakeParams& bp = params.bake_params;
   const double bound = bp.skin_depth_bound_h * rigged.characters[w.character].height;
+  // Below the floor, a try may go as deep as the spring did or as the floor warning ignores.
+  const double floor_noise = 1e-3 * rigged.characters[w.character].height;
   for (std::size_t bi = 0; bi < w.skin_probes.size() && bi < out.baked[wi].size(); ++bi) {
     BakedClip& kept = out.baked[wi][bi];
     kept.bake.skin_depth = measured_depth(w, bi, kept, rigged.model, output_clip, params, scratch);
@@ -143,7 +145,9 @@ void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
       if (bi >= w.skin_tries[t].size() || w.skin_tries[t][bi].nodes.empty()) continue;
       kept = bake_clip(*in.doc, rigged.model, w.skin_tries[t][bi], clip,
                        skin_try_params(bp, bp.skin_tries[t]));
-      if (!(kept.bake.tip_swing_deg <= spring.bake.tip_swing_deg + bp.skin_try_swing_deg)) continue;
+      if (!(kept.bake.tip_swing_deg <= spring.bake.tip_swing_deg + bp.skin_try_swing_deg) ||
+          !(kept.bake.floor_penetration <= std::max(spring.bake.floor_penetration, floor_noise)))
+        continue;
       // The cheap tests first: the depth skins the chain alone, the judgement every judged edge.
       const ClipSampler tried = output_sampler(in, rigged, works, hair_works, out, clip);
       const double d = measured_depth(w, bi, kept, rigged.model, tried, params, scratch, bound);
@@ -183,13 +187,14 @@ void warn_skin_depth(const std::vector<ClipBake>& bakes, const ChainBake& chain,
   if (!deepest) return;
   char share[32];
   std::snprintf(share, sizeof share, "%.3g%% of H", height > 0 ? 100 * bound / height : 0.0);
-  warnings.push_back("chain " + chain.bones.front() + ": the tail's skin enters the legs in " +
-                     std::to_string(count) + " clip(s), deepest " +
-                     length_text(deepest->skin_depth, height) + " in '" + deepest->name +
-                     (tried ? "': no skin try brought it within " + std::string(share) +
-                                  " without tearing more or swinging wider"
-                            : std::string("': skin tries are off (--no-skin-tries)")) +
-                     "; see skin_depth and docs/spring.md \"Skin kept out of the legs\"");
+  warnings.push_back(
+      "chain " + chain.bones.front() + ": the tail's skin enters the legs in " +
+      std::to_string(count) + " clip(s), deepest " + length_text(deepest->skin_depth, height) +
+      " in '" + deepest->name +
+      (tried ? "': no skin try brought it within " + std::string(share) +
+                   " without tearing more, swinging wider or going deeper below the floor"
+             : std::string("': skin tries are off (--no-skin-tries)")) +
+      "; see skin_depth and docs/spring.md \"Skin kept out of the legs\"");
 }
 
 } // namespace clip_detail

@@ -36,11 +36,14 @@ struct HairBakeParams {
 
 /// One more way to bake a tail in a clip where its skin goes into the legs (BakeParams::
 /// skin_tries): the links keep `skin_share` of their skin radius out of the limb colliders
-/// (ChainSpec::collider_skin_share) and a joint turned out of one may bend `bend_scale` times
-/// the run's share of its skin limit (SpringParams::collider_skin_share).
+/// (ChainSpec::collider_skin_share), a joint turned out of one may bend `bend_scale` times
+/// the run's share of its skin limit (SpringParams::collider_skin_share), and, where
+/// `min_skin_ratio` > 0, no joint bends so far that a tail edge keeps less than that ratio of its
+/// length (ChainSpec::min_skin_ratio: the larger of it and the chain's own; 0: the chain's own).
 struct SkinTry {
   double skin_share = 1;
   double bend_scale = 1;
+  double min_skin_ratio = 0;
 };
 
 struct BakeParams {
@@ -68,7 +71,8 @@ struct BakeParams {
   /// tearing more is kept, else the spring as configured (docs/spring.md "Skin kept out of the
   /// legs"). `try_skin` false (--no-skin-tries):
   /// none is tried (the depth is measured and reported either way).
-  std::vector<SkinTry> skin_tries = {{0.75, 1}, {1, 1}, {1.5, 1}, {2, 1}};
+  std::vector<SkinTry> skin_tries = {{0.75, 1}, {1, 1},         {1.5, 1},
+                                     {2, 1},    {0.75, 1, 0.9}, {1, 1, 0.9}};
   bool try_skin = true;
   double skin_depth_bound_h = 0.01;
   /// A skin try is kept only where its tip swings at most this much wider than the spring's
