@@ -158,9 +158,9 @@ double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSam
 /// baked track); where it is past skin_depth_bound_h x H, bakes the chain with each try in turn
 /// and keeps the first that brings it within the bound, tears no more than the spring where it
 /// is judged (clip_skin.cpp's tears_no_more), swings its tip at most skin_try_swing_deg wider
-/// and goes no deeper below the floor than the spring or 1e-3 x H, else the spring. `m` (the work's judgement) and
-/// `out.baked` hold what is kept; ClipBake::skin_try says which try. Pre: out.input_rigs[wi] keeps
-/// its torn masks.
+/// and goes no deeper below the floor than the spring or 1e-3 x H, else the spring. `m` (the work's
+/// judgement) and `out.baked` hold what is kept; ClipBake::skin_try says which try. Pre:
+/// out.input_rigs[wi] keeps its torn masks.
 void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
                      const std::vector<CharacterWork>& works,
                      const std::vector<HairWork>& hair_works, std::size_t wi, int clip,
