@@ -98,6 +98,14 @@ TEST_CASE("judge_chain: a tail's skin into the legs is held to 1% of H per clip"
   r.kind = ChainKind::Hair; // hair is judged on its head turn, not the legs
   r.solver = ChainSolver::Arc;
   CHECK(find_check(judge_chain(r, 1.8, {}), "skin_depth_percent_h", "Run") == nullptr);
+  // No leg capsules to measure against: not measured, and no failure for it.
+  r.kind = ChainKind::Tail;
+  r.solver = ChainSolver::Spring;
+  r.bakes[1].skin_depth = NAN;
+  const ChainVerdict unmeasured = judge_chain(r, 1.8, {});
+  REQUIRE(find_check(unmeasured, "skin_depth_percent_h", "Run"));
+  CHECK(find_check(unmeasured, "skin_depth_percent_h", "Run")->verdict == "not measured");
+  CHECK(unmeasured.failed == 0);
 }
 
 TEST_CASE("judge_chain: hair is held to the article's 8% per-edge-worst p99 of its head turn",

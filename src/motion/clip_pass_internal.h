@@ -147,8 +147,9 @@ SkinDepthProbe skin_depth_probe(const SkinSampler& skin, const std::vector<std::
 
 /// How deep the probe's skin goes into its capsules beyond each vertex's depth at bind, the
 /// deepest over `samples` evenly spaced times of `clip` (a sampler of the result rig's model,
-/// both ends included), world units, at least 0. `positions`: scratch. Past `stop_above` it
-/// returns after that sample (a depth past it, not the deepest). Pre: samples >= 2.
+/// both ends included), world units, at least 0; NaN when the probe has no capsules (no legs
+/// to measure against: not measured). `positions`: scratch. Past `stop_above` it returns after
+/// that sample (a depth past it, not the deepest). Pre: samples >= 2.
 double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSampler& clip,
                   int samples, std::vector<Eigen::Vector3d>& positions,
                   double stop_above = INFINITY);

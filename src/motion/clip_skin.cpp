@@ -103,6 +103,7 @@ SkinDepthProbe skin_depth_probe(const SkinSampler& skin, const std::vector<std::
 
 double skin_depth(const SkinDepthProbe& probe, const Model& model, const ClipSampler& clip,
                   int samples, std::vector<Eigen::Vector3d>& positions, double stop_above) {
+  if (probe.capsules.empty()) return NAN; // no legs to measure against
   if (probe.vertices.empty() || samples < 2) return 0;
   std::vector<Eigen::Matrix4d> world(model.nodes.size(), Eigen::Matrix4d::Identity());
   std::vector<RestObstacle> posed = probe.capsules;

@@ -101,7 +101,8 @@ struct ClipBake {
   double collider_depth = 0;
   double collider_contact_share = 0;
   /// Tails with limb colliders: deepest a vertex of the chain's skin went into them beyond its
-  /// depth at bind (world units), at the stretch's sample times (StretchParams::samples).
+  /// depth at bind (world units), at the stretch's sample times (StretchParams::samples); NaN:
+  /// not measured (the character has no leg capsules).
   double skin_depth = 0;
   /// 0: baked as configured; k > 0: BakeParams::skin_tries[k - 1] was kept (its skin went less
   /// deep and tore no more).
