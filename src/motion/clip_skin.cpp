@@ -134,8 +134,9 @@ void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
   const CharacterWork& w = works[wi];
   const BakeParams& bp = params.bake_params;
   const double bound = bp.skin_depth_bound_h * rigged.characters[w.character].height;
-  // Below the floor, a try may go as deep as the spring did or as the floor warning ignores.
-  const double floor_noise = 1e-3 * rigged.characters[w.character].height;
+  // Below the floor (world units), a try may go as deep as the spring did or as the floor
+  // warning ignores (1e-3 x H).
+  const double floor_allowance = 1e-3 * rigged.characters[w.character].height;
   for (std::size_t bi = 0; bi < w.skin_probes.size() && bi < out.baked[wi].size(); ++bi) {
     BakedClip& kept = out.baked[wi][bi];
     kept.bake.skin_depth = measured_depth(w, bi, kept, rigged.model, output_clip, params, scratch);
@@ -147,7 +148,8 @@ void keep_skin_clear(const ClipPassInput& in, const Rigged& rigged,
       kept = bake_clip(*in.doc, rigged.model, w.skin_tries[t][bi], clip,
                        skin_try_params(bp, bp.skin_tries[t]));
       if (!(kept.bake.tip_swing_deg <= spring.bake.tip_swing_deg + bp.skin_try_swing_deg) ||
-          !(kept.bake.floor_penetration <= std::max(spring.bake.floor_penetration, floor_noise)))
+          !(kept.bake.floor_penetration <=
+            std::max(spring.bake.floor_penetration, floor_allowance)))
         continue;
       // The cheap tests first: the depth skins the chain alone, the judgement every judged edge.
       const ClipSampler tried = output_sampler(in, rigged, works, hair_works, out, clip);
