@@ -8,6 +8,7 @@
 #include "support.h"
 #include "tail_eval.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -74,6 +75,9 @@ TEST_CASE("skin tries: a thick tail carried across a thigh is kept out of it", "
   CHECK(tries.eval.output_skin_leg_depth <= 1.0);
   CHECK(tries.eval.output_torn <= none.eval.output_torn + 1e-9);
   CHECK(tries.eval.newly_torn <= none.eval.newly_torn);
+  // ...and no deeper below the floor than the spring, or than the floor warning's 0.1% H.
+  CHECK(tries.leg_sweep.floor_penetration <=
+        std::max(none.leg_sweep.floor_penetration, 1e-3 * tries.height));
   CHECK_FALSE(warns_about(tries.warnings, "skin enters the legs"));
 }
 
@@ -122,6 +126,8 @@ TEST_CASE("skin tries: one that also bends less keeps a hanging tail out of the 
   CHECK(all.eval.output_torn <= shares.eval.output_torn + 1e-9);
   CHECK(all.eval.newly_torn <= shares.eval.newly_torn);
   CHECK(all.leg_sweep.tip_swing_deg <= shares.leg_sweep.tip_swing_deg + 15);
+  CHECK(all.leg_sweep.floor_penetration <=
+        std::max(shares.leg_sweep.floor_penetration, 1e-3 * all.height));
 }
 
 TEST_CASE("skin depth: retail's measure agrees with tail_eval's, also where the tail rests "
