@@ -24,28 +24,35 @@ std::string thick_thin_tail_dir() {
 }
 
 struct SweepRun {
-  retail::ClipBake leg_sweep; ///< the report's LegSweep bake
-  test::TailClipRow eval;     ///< tail_eval's LegSweep row
-  double height = 0;          ///< H
+  retail::ClipBake bake;  ///< the report's bake of the clip
+  test::TailClipRow eval; ///< tail_eval's row of the clip
+  double height = 0;      ///< H
   std::vector<std::string> warnings;
 };
 
-SweepRun run_sweep(const std::string& dir, bool tries) {
-  retail::RunParams params;
-  params.bake.try_skin = tries;
-  const std::string out = dir + (tries ? "/tries.glb" : "/none.glb");
+/// retail on dir/in.glb with `params` into dir/`name`.glb, and clip `clip` of its report and of
+/// tail_eval's measure against the generator's truth.
+SweepRun run_clip(const std::string& dir, const retail::RunParams& params, const std::string& name,
+                  const std::string& clip) {
+  const std::string out = dir + "/" + name + ".glb";
   const retail::RunResult r = retail::run(dir + "/in.glb", out, params);
   SweepRun s;
   for (const auto& bakes : r.bakes)
     for (const auto& cb : bakes)
-      if (cb.name == "LegSweep") s.leg_sweep = cb;
+      if (cb.name == clip) s.bake = cb;
   const test::TailEval e =
       test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"), dir + "/in.glb", out, "");
   for (const auto& row : e.clips)
-    if (row.clip == "LegSweep") s.eval = row;
+    if (row.clip == clip) s.eval = row;
   s.height = r.report.at("characters").at(0).at("height").get<double>();
   s.warnings = r.warnings;
   return s;
+}
+
+SweepRun run_sweep(const std::string& dir, bool tries) {
+  retail::RunParams params;
+  params.bake.try_skin = tries;
+  return run_clip(dir, params, tries ? "tries" : "none", "LegSweep");
 }
 
 bool warns_about(const std::vector<std::string>& warnings, const std::string& text) {
@@ -59,25 +66,24 @@ bool warns_about(const std::vector<std::string>& warnings, const std::string& te
 TEST_CASE("skin tries: a thick tail carried across a thigh is kept out of it", "[spring]") {
   const std::string dir = thick_thin_tail_dir();
   const SweepRun none = run_sweep(dir, false), tries = run_sweep(dir, true);
-  const double none_h = 100 * none.leg_sweep.skin_depth / none.height,
-               tries_h = 100 * tries.leg_sweep.skin_depth / tries.height;
+  const double none_h = 100 * none.bake.skin_depth / none.height,
+               tries_h = 100 * tries.bake.skin_depth / tries.height;
   INFO("skin % H into the legs in LegSweep: reported "
        << none_h << " -> " << tries_h << ", tail_eval " << none.eval.output_skin_leg_depth << " -> "
        << tries.eval.output_skin_leg_depth);
   // As configured, the spring carries the skin past the bound: measured, reported and warned.
   CHECK(none_h > 2.0);
   CHECK(none.eval.output_skin_leg_depth > 2.0);
-  CHECK(none.leg_sweep.skin_try == 0);
+  CHECK(none.bake.skin_try == 0);
   CHECK(warns_about(none.warnings, "skin tries are off"));
   // A try holds it within 1% H, by retail's measure and tail_eval's, tearing the tail no more.
-  CHECK(tries.leg_sweep.skin_try > 0);
+  CHECK(tries.bake.skin_try > 0);
   CHECK(tries_h <= 1.0);
   CHECK(tries.eval.output_skin_leg_depth <= 1.0);
   CHECK(tries.eval.output_torn <= none.eval.output_torn + 1e-9);
   CHECK(tries.eval.newly_torn <= none.eval.newly_torn);
   // ...and no deeper below the floor than the spring, or than the floor warning's 0.1% H.
-  CHECK(tries.leg_sweep.floor_penetration <=
-        std::max(none.leg_sweep.floor_penetration, 1e-3 * tries.height));
+  CHECK(tries.bake.floor_penetration <= std::max(none.bake.floor_penetration, 1e-3 * tries.height));
   CHECK_FALSE(warns_about(tries.warnings, "skin enters the legs"));
 }
 
@@ -98,36 +104,24 @@ TEST_CASE("skin tries: one that also bends less keeps a hanging tail out of the 
   auto hip_swing = [&](const std::vector<retail::SkinTry>& tries, const std::string& name) {
     retail::RunParams params;
     params.bake.skin_tries = tries;
-    const std::string out = dir + "/" + name + ".glb";
-    const retail::RunResult r = retail::run(dir + "/in.glb", out, params);
-    SweepRun s;
-    for (const auto& bakes : r.bakes)
-      for (const auto& cb : bakes)
-        if (cb.name == "HipSwing") s.leg_sweep = cb;
-    const test::TailEval e =
-        test::evaluate_tail(test::generated_tail(dir + "/in.truth.json"), dir + "/in.glb", out, "");
-    for (const auto& row : e.clips)
-      if (row.clip == "HipSwing") s.eval = row;
-    s.height = r.report.at("characters").at(0).at("height").get<double>();
-    return s;
+    return run_clip(dir, params, name, "HipSwing");
   };
   const SweepRun shares = hip_swing(shares_only, "shares"),
                  all = hip_swing(defaults.bake.skin_tries, "all");
   INFO("skin % H into the legs in HipSwing: shares only "
-       << shares.eval.output_skin_leg_depth << " (try " << shares.leg_sweep.skin_try
-       << "), with bending less " << all.eval.output_skin_leg_depth << " (try "
-       << all.leg_sweep.skin_try << ")");
-  CHECK(shares.leg_sweep.skin_try == 0);
-  CHECK(100 * shares.leg_sweep.skin_depth / shares.height > 1.0);
-  REQUIRE(all.leg_sweep.skin_try > 0);
-  CHECK(defaults.bake.skin_tries[std::size_t(all.leg_sweep.skin_try - 1)].min_skin_ratio > 0);
-  CHECK(100 * all.leg_sweep.skin_depth / all.height <= 1.0);
+       << shares.eval.output_skin_leg_depth << " (try " << shares.bake.skin_try
+       << "), with bending less " << all.eval.output_skin_leg_depth << " (try " << all.bake.skin_try
+       << ")");
+  CHECK(shares.bake.skin_try == 0);
+  CHECK(100 * shares.bake.skin_depth / shares.height > 1.0);
+  REQUIRE(all.bake.skin_try > 0);
+  CHECK(defaults.bake.skin_tries[std::size_t(all.bake.skin_try - 1)].min_skin_ratio > 0);
+  CHECK(100 * all.bake.skin_depth / all.height <= 1.0);
   CHECK(all.eval.output_skin_leg_depth <= 1.0);
   CHECK(all.eval.output_torn <= shares.eval.output_torn + 1e-9);
   CHECK(all.eval.newly_torn <= shares.eval.newly_torn);
-  CHECK(all.leg_sweep.tip_swing_deg <= shares.leg_sweep.tip_swing_deg + 15);
-  CHECK(all.leg_sweep.floor_penetration <=
-        std::max(shares.leg_sweep.floor_penetration, 1e-3 * all.height));
+  CHECK(all.bake.tip_swing_deg <= shares.bake.tip_swing_deg + 15);
+  CHECK(all.bake.floor_penetration <= std::max(shares.bake.floor_penetration, 1e-3 * all.height));
 }
 
 TEST_CASE("skin depth: retail's measure agrees with tail_eval's, also where the tail rests "
