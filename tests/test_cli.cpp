@@ -3,10 +3,12 @@
 #include "retail/base/error.h"
 #include "retail/base/files.h"
 #include "retail/io/io.h"
+#include "robust_support.h"
 #include "support.h"
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -107,6 +109,48 @@ TEST_CASE("cli: usage errors exit 1 - unreadable input 2 - unwritable output 4",
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
   CHECK(files == 1); // only the input: no temp or partial files
+}
+
+namespace {
+/// The kernel's transparent-huge-page mode as the sysfs file marks it ("" when unreadable).
+std::string thp_mode_here() {
+  std::ifstream in("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  std::getline(in, line);
+  const std::size_t a = line.find('['), b = line.find(']');
+  return a == std::string::npos || b == std::string::npos ? "" : line.substr(a + 1, b - a - 1);
+}
+} // namespace
+
+TEST_CASE("cli: a large input restarts with glibc's huge-page malloc, and writes the same bytes",
+          "[cli]") {
+  const std::string dir = test::temp_dir();
+  retail::RigOptions o;
+  o.tail = retail::TailStyle::Hanging;
+  o.tube_segments = 64; // 1.5 MB: over the 1 MiB from which the restart pays
+  o.ring_subdivision = 6;
+  const std::string big = dir + "/big.glb", small = rig_file(dir);
+  test::write_bytes(big, retail::serialize_document(retail::generate_rig(o).doc));
+  REQUIRE(fs::file_size(big) > (1u << 20));
+  REQUIRE(fs::file_size(small) < (1u << 20));
+  const bool glibc_235 = __GLIBC__ > 2 || __GLIBC_MINOR__ >= 35;
+  const bool restarts = glibc_235 && thp_mode_here() == "madvise";
+  std::string err;
+  REQUIRE(test::run_retail_with("unset GLIBC_TUNABLES;", {"-v", big, dir + "/a.glb"}, nullptr,
+                                &err) == 0);
+  CHECK(err.find(restarts ? "memory: glibc's huge-page malloc (GLIBC_TUNABLES)"
+                          : "memory: glibc's default malloc: ") != std::string::npos);
+  // The user's own setting wins, and nothing restarts.
+  REQUIRE(test::run_retail_with("GLIBC_TUNABLES=glibc.malloc.hugetlb=0",
+                                {"-v", big, dir + "/b.glb"}, nullptr, &err) == 0);
+  CHECK(err.find("memory: glibc's default malloc: GLIBC_TUNABLES names glibc.malloc.hugetlb") !=
+        std::string::npos);
+  CHECK(retail::read_file(dir + "/a.glb") == retail::read_file(dir + "/b.glb"));
+  REQUIRE(test::run_retail_with("unset GLIBC_TUNABLES;", {"-v", small, dir + "/c.glb"}, nullptr,
+                                &err) == 0);
+  CHECK(err.find(restarts ? "memory: glibc's default malloc: the input is under 1 MiB"
+                          : "memory: glibc's default malloc: ") != std::string::npos);
+  fs::remove_all(dir);
 }
 
 TEST_CASE("cli: clips are named in full or by the part after the armature prefix", "[cli]") {

@@ -1,6 +1,7 @@
 // retail — command-line driver (SPEC §11). Exit codes: docs/exit-codes.md.
 #include "cli_help.h"
 #include "cli_options.h"
+#include "huge_pages.h"
 #include "retail/app/batch.h"
 #include "retail/app/batch_progress.h"
 #include "retail/app/info.h"
@@ -332,6 +333,23 @@ int config_error(const CLI::App& app, std::string what) {
   return int(retail::ExitCode::Usage);
 }
 
+/// Restarts the process with glibc's huge-page malloc when it pays (huge_pages.h): for a re-rig
+/// or report of a large input, and for a batch (many inputs, one process). Before anything is
+/// read or written, so a restart repeats nothing but the parsing of the command line. Returns
+/// what was decided, for the debug log; returns at all only when no restart took place.
+std::string memory_note(const Subcommands& sub, const Cli& cli, char** argv) {
+  if (huge_pages_requested()) return "glibc's huge-page malloc (GLIBC_TUNABLES)";
+  if (sub.info->parsed()) return "glibc's default malloc (info)";
+  const std::uintmax_t bytes = sub.batch->parsed()    ? UINTMAX_MAX
+                               : sub.report->parsed() ? job_input_bytes(cli.report_in)
+                                                      : job_input_bytes(cli.in_path);
+  std::string why;
+  if (!want_huge_pages(bytes, std::getenv("GLIBC_TUNABLES"), thp_mode(), why))
+    return "glibc's default malloc: " + why;
+  return "glibc's default malloc: restarting with huge pages failed (" +
+         restart_with_huge_pages(argv) + ")";
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -361,7 +379,9 @@ int main(int argc, char** argv) {
     std::cout << config_text(app);
     return 0;
   }
+  const std::string memory = memory_note(sub, cli, argv);
   setup_logging(cli.verbose, cli.quiet);
+  spdlog::debug("memory: {}", memory);
   retail::install_signal_cleanup();
   try {
     finish_params(cli);
