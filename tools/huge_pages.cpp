@@ -75,6 +75,13 @@ bool want_huge_pages(std::uintmax_t input_bytes, const char* tunables, const std
 }
 
 std::string restart_with_huge_pages(char** argv) {
+  // Started as `ld-linux.so retail ...`, /proc/self/exe is the loader, which would take argv[1]
+  // for the program: not restarted then.
+  std::error_code ec;
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).filename().string();
+  if (ec) return "/proc/self/exe: " + ec.message();
+  if (exe.rfind("ld-", 0) == 0 || exe.find("ld.so") != std::string::npos)
+    return "started through the dynamic loader (" + exe + ")";
   const char* old = std::getenv("GLIBC_TUNABLES");
   const std::string value = old && *old ? std::string(old) + ":" + kRequest : kRequest;
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return std::strerror(errno);

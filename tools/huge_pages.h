@@ -30,6 +30,7 @@ constexpr std::uintmax_t kHugePageMinBytes = 1u << 20;
 /// Executes /proc/self/exe with `argv` (argv[argc] is null, as main receives it) and
 /// GLIBC_TUNABLES extended by glibc.malloc.hugetlb=1. Returns only when that fails, with the
 /// reason; the caller then goes on in this process as it is (nothing has been read or written).
+/// Not tried when /proc/self/exe is the dynamic loader (`ld-linux.so retail ...`).
 std::string restart_with_huge_pages(char** argv);
 
 /// In a restarted process: true when GLIBC_TUNABLES asks for glibc.malloc.hugetlb=1.
