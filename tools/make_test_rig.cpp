@@ -30,6 +30,9 @@ void bind_head_pieces(CLI::App& app, retail::RigOptions& o) {
   app.add_flag("--cat-ears", o.cat_ears, "pointed cat ears on top (and HeadTurn)");
   app.add_flag("--hair-split", o.hair_split_weights,
                "head pieces weighted split by height across head, neck, Spine2 and a shoulder");
+  app.add_option("--hair-strands", o.hair_strands,
+                 "long hair as this many thin strands, each its own piece (0: three clumps; 3..24)")
+      ->capture_default_str();
   app.add_option("--hair-length", o.hair_length_scale,
                  "ponytail, braid and long hair length x this (0, 4]")
       ->capture_default_str();

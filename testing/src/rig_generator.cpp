@@ -194,6 +194,8 @@ void RigOptions::validate() const {
   if (!(hair_length_scale > 0 && hair_length_scale <= 4) ||
       !(hair_radius_scale > 0 && hair_radius_scale <= 4))
     throw Error(ExitCode::Usage, "hair length and radius scales must be in (0, 4]");
+  if (hair_strands != 0 && (hair_strands < 3 || hair_strands > 24))
+    throw Error(ExitCode::Usage, "hair strands must be 0 or 3..24");
   const bool head = ponytail || braid || long_hair || short_hair || hat || cat_ears;
   if (horizontal_body && (ears || cape || skirt || sheath || head || vrm >= 0 || thick_base))
     throw Error(ExitCode::Usage, "a horizontal body takes no ears, cape, skirt, sheath, head "
@@ -241,6 +243,7 @@ Json make_truth(const RigOptions& o, const MeshBuild& skin, const MeshBuild& ext
                                  std::pair{o.cat_ears, "cat_ears"}})
     if (on) opt[name] = true;
   if (o.hair_split_weights) opt["hair_split_weights"] = true;
+  if (o.hair_strands) opt["hair_strands"] = o.hair_strands;
   if (o.hair_length_scale != 1) opt["hair_length_scale"] = o.hair_length_scale;
   if (o.hair_radius_scale != 1) opt["hair_radius_scale"] = o.hair_radius_scale;
   if (o.vrm >= 0) opt["vrm"] = o.vrm;

@@ -94,8 +94,15 @@ void add_long_hair(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double
   cap.segments = 2 * o.tube_segments;
   cap.piece = kLongHair;
   add_tube(m, sk, cap, head_weight, &w);
-  for (int c = 0; c < 3; ++c) {
-    const double sx = c == 0 ? 0.0 : c == 1 ? 1.0 : -1.0;
+  // Three clumps (back, behind each shoulder), or hair_strands thin strands fanned between the
+  // side clumps' places (sx from -1 to 1), a third as wide as a clump.
+  const int clumps = o.hair_strands ? o.hair_strands : 3;
+  const double width = o.hair_strands ? 1.0 / 3 : 1.0;
+  for (int c = 0; c < clumps; ++c) {
+    const double sx = o.hair_strands ? -1 + 2.0 * c / (clumps - 1)
+                      : c == 0       ? 0.0
+                      : c == 1       ? 1.0
+                                     : -1.0;
     const Vector3d p0(0.06 * sx, 1.64, -0.05 + 0.02 * std::abs(sx)),
         p1(0.11 * sx, 1.58, -0.14 + 0.03 * std::abs(sx)),
         p2(0.13 * sx, 1.22 + 0.03 * std::abs(sx), -0.17 + 0.04 * std::abs(sx));
@@ -104,7 +111,7 @@ void add_long_hair(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double
     for (int i = 0; i <= rings; ++i) {
       const double t = double(i) / rings;
       spec.centre.push_back(bezier(p0, p1, p2, t, o.hair_length_scale) * k);
-      spec.radius.push_back((0.04 - 0.02 * t) * o.hair_radius_scale * k);
+      spec.radius.push_back((0.04 - 0.02 * t) * width * o.hair_radius_scale * k);
     }
     spec.segments = o.tube_segments;
     spec.flatten = 0.45; // flat: wider than thick

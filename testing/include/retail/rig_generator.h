@@ -90,6 +90,10 @@ struct RigOptions {
   /// The head pieces' weights split by height across head, neck, Spine2 and the shoulder on the
   /// vertex's side (a proximity rigger's) instead of 1.0 on the head.
   bool hair_split_weights = false;
+  /// Long hair (with long_hair) as this many thin flat strands, each its own piece, fanned behind
+  /// the head between where the side clumps hang (hair cards, as many artists build hair),
+  /// instead of three clumps; 0: the three clumps. 0 or 3..24.
+  int hair_strands = 0;
   /// The ponytail's, braid's and long hair clumps' length and radius x these (each in (0, 4]).
   double hair_length_scale = 1, hair_radius_scale = 1;
   /// VRM metadata: -1 none, 0 (VRM 0.x `VRM`), 1 (VRM 1.0 `VRMC_vrm` + `VRMC_springBone`): the
