@@ -191,8 +191,10 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::string& w
 }
 
 /// Do no harm (`what` names the clump in the warning): a clump with more than half the character's
-/// welded vertices, or one that would take the clumps rebuilt so far (`taken`) past half, is left
-/// as it was (recorded in `out`). Otherwise its vertices join `taken`.
+/// welded vertices is left as it was (recorded in `out`), and so is a `--hair` clump that would
+/// take the clumps rebuilt so far (`taken`) past half. A found clump is not held to that sum:
+/// each passed the hair cues on its own, and hair built of many strands or cards is often
+/// denser than the body it hangs from. Otherwise its vertices join `taken`.
 bool implausible_clump(const HairContext& x, const std::string& sel, const std::string& what,
                        bool found, const std::vector<bool>& selected, std::vector<bool>& taken,
                        std::size_t& taken_count, HairResult& out) {
@@ -200,7 +202,7 @@ bool implausible_clump(const HairContext& x, const std::string& sel, const std::
   std::size_t added = 0;
   for (int w : clump) added += taken[std::size_t(w)] ? 0 : 1;
   const std::size_t all = x.mesh.size();
-  if (2 * clump.size() <= all && 2 * (taken_count + added) <= all) {
+  if (2 * clump.size() <= all && (found || 2 * (taken_count + added) <= all)) {
     for (int w : clump) taken[std::size_t(w)] = true;
     taken_count += added;
     return false;
