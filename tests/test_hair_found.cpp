@@ -187,6 +187,31 @@ TEST_CASE("hair found: split weights (head, neck, spine, shoulder) are found as 
   }
 }
 
+TEST_CASE("hair found: long hair in 24 strands (cards) gets a whole chain per strand, those "
+          "passing a shoulder bone too",
+          "[hair_found][cli]") {
+  RigOptions o = rig_with(HeadPiece::LongHair);
+  o.hair_strands = 24; // more hair vertices than body vertices; two strands pass within the far
+                       // distance of a shoulder bone, which cuts their far skin in two
+  const FoundRun r = found_run(o);
+  REQUIRE(r.result.characters.size() == 1);
+  CHECK(decided(r.result, Decision::Hair) == 24);
+  CHECK(decided(r.result, Decision::HairRejected) == 0);
+  REQUIRE(hair_chains(r.result) == 24);
+  REQUIRE(r.result.hair_head_turn.size() == 1);
+  const auto& chains = r.result.hair[0].chains;
+  const auto& turned = r.result.hair_head_turn[0].chains;
+  REQUIRE(turned.size() == 24);
+  for (std::size_t i = 0; i < chains.size(); ++i) {
+    INFO(chains[i].selector << ": " << chains[i].vertices << " vertices, p99 "
+                            << turned[i].edge_max_p99_percent << "%");
+    CHECK(chains[i].vertices == chains[0].vertices); // every strand whole: they are alike
+    CHECK(turned[i].edge_max_p99_percent <= 8);
+    CHECK(turned[i].penetration_m <= 1e-3);
+  }
+  CHECK(r.result.warnings.empty());
+}
+
 TEST_CASE("hair found: the truth's hair vertices are the found clumps'", "[hair_found]") {
   for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2]}) {
     INFO(v.name);

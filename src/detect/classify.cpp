@@ -540,6 +540,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
       measure(m, det.field, det.segments, x.areas, pa);
     }
   }
+  hair_takes_its_shell(x, pieces);
   ride_along(m, det.field, det.segments, x.areas, params, selection.excluded, pieces);
   drop_ridden_evidence(pieces, m.size(), det.evidence_left);
   det.pieces = std::move(pieces);

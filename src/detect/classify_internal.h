@@ -58,6 +58,14 @@ HeadFrame head_frame(const WeldedMesh& m, const Character& c, const Detection& d
 /// fails one is Head with the cue in its reason; any other piece keeps its decision.
 void judge_hair(const Classifier& x, Piece& p);
 
+/// A piece decided Hair that took its separate shell takes the rest of the shell too: the pieces
+/// lying wholly on it that are neither tail, hair nor selected (a strand of hair passing a
+/// shoulder bone has its far skin cut in two by the near band there, and its tip becomes a piece
+/// of its own) join it, listed in its `merged`, emptied and decided Small ("merged into piece
+/// N"); the grown piece is classified again (classify_piece). Tails and every other piece are
+/// untouched. Never fails.
+void hair_takes_its_shell(const Classifier& x, std::vector<Piece>& pieces);
+
 /// A piece's collar, attachment, measures and decision, as piece `id` (a --tail piece is a tail
 /// chain whatever the tests say).
 void classify_piece(const Classifier& x, int id, Piece& p);

@@ -1,6 +1,7 @@
 // Hair found from the model (issue 31; docs/hair.md "Hair found from the model"): which pieces
 // touching the head are long clumps a rigger left on the head's bones.
 #include "detect/classify_internal.h"
+#include "retail/detect/graph.h"
 
 #include <algorithm>
 #include <cmath>
@@ -102,6 +103,32 @@ void judge_hair(const Classifier& x, Piece& p) {
   } else if (from_head) {
     p.decision = Decision::Head;
     p.reason = "hangs from the head or neck, " + why;
+  }
+}
+
+void hair_takes_its_shell(const Classifier& x, std::vector<Piece>& pieces) {
+  for (Piece& h : pieces) {
+    if (h.decision != Decision::Hair || !h.separate_shell || h.vertices.empty()) continue;
+    std::vector<bool> shell(x.m.size(), false); // the welded component h lies on
+    flood_welded(x.m, {h.vertices[0]}, shell, [](int) { return true; });
+    bool grew = false;
+    for (Piece& q : pieces) {
+      if (&q == &h || q.vertices.empty() || !q.selected.empty() ||
+          q.decision == Decision::TailChain || q.decision == Decision::Hair ||
+          q.decision == Decision::HairRejected ||
+          !std::all_of(q.vertices.begin(), q.vertices.end(),
+                       [&](int v) { return shell[std::size_t(v)]; }))
+        continue;
+      h.merged.push_back(q.id);
+      h.vertices.insert(h.vertices.end(), q.vertices.begin(), q.vertices.end());
+      q.vertices.clear();
+      q.decision = Decision::Small;
+      q.reason = "merged into piece " + std::to_string(h.id) + " (the rest of its hair's shell)";
+      grew = true;
+    }
+    if (!grew) continue;
+    std::sort(h.vertices.begin(), h.vertices.end());
+    classify_piece(x, h.id, h);
   }
 }
 
