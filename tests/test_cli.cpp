@@ -122,8 +122,10 @@ std::string thp_mode_here() {
 }
 } // namespace
 
+// [heavy]: three whole runs of a 1.5 MB rig for one outcome; under the sanitizers the restart's
+// code path runs in every batch test (a batch always restarts where the kernel allows it).
 TEST_CASE("cli: a large input restarts with glibc's huge-page malloc, and writes the same bytes",
-          "[cli]") {
+          "[cli][heavy]") {
   const std::string dir = test::temp_dir();
   retail::RigOptions o;
   o.tail = retail::TailStyle::Hanging;
