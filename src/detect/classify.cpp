@@ -406,6 +406,14 @@ bool carries_head_skin(const DetectParams& params, const Piece& p) {
   return (p.region == "hips" || p.region == "thigh") && p.head_skin > params.tail_head_skin_max;
 }
 
+void merge_piece(Piece& into, Piece& p, const std::string& why) {
+  into.merged.push_back(p.id);
+  into.vertices.insert(into.vertices.end(), p.vertices.begin(), p.vertices.end());
+  p.vertices.clear();
+  p.decision = Decision::Small;
+  p.reason = "merged into piece " + std::to_string(into.id) + " (" + why + ")";
+}
+
 void classify_piece(const Classifier& x, int id, Piece& p) {
   p.id = id;
   p.collar =
@@ -527,16 +535,11 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
           box_overlap(m, pieces[a], pb) <= params.merge_overlap)
         continue;
       Piece& pa = pieces[a];
-      pa.merged.push_back(pb.id);
-      pa.vertices.insert(pa.vertices.end(), pb.vertices.begin(), pb.vertices.end());
+      merge_piece(pa, pb, "overlapping shell on the same attachment");
       std::sort(pa.vertices.begin(), pa.vertices.end());
       pa.collar.insert(pa.collar.end(), pb.collar.begin(), pb.collar.end());
       std::sort(pa.collar.begin(), pa.collar.end());
       pa.collar.erase(std::unique(pa.collar.begin(), pa.collar.end()), pa.collar.end());
-      pb.vertices.clear();
-      pb.decision = Decision::Small;
-      pb.reason = "merged into piece " + std::to_string(pa.id) +
-                  " (overlapping shell on the same attachment)";
       measure(m, det.field, det.segments, x.areas, pa);
     }
   }

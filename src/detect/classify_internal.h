@@ -58,6 +58,11 @@ HeadFrame head_frame(const WeldedMesh& m, const Character& c, const Detection& d
 /// fails one is Head with the cue in its reason; any other piece keeps its decision.
 void judge_hair(const Classifier& x, Piece& p);
 
+/// `p` joins `into`: its vertices are appended to into's (unsorted: the caller sorts), its id to
+/// into.merged; `p` is left empty, Small, its reason "merged into piece N (`why`)". Its collar
+/// and measures are left as they were.
+void merge_piece(Piece& into, Piece& p, const std::string& why);
+
 /// A piece decided Hair that took its separate shell takes the rest of the shell too: the pieces
 /// lying wholly on it that are neither tail, hair nor selected (a strand of hair passing a
 /// shoulder bone has its far skin cut in two by the near band there, and its tip becomes a piece

@@ -119,11 +119,7 @@ void hair_takes_its_shell(const Classifier& x, std::vector<Piece>& pieces) {
           !std::all_of(q.vertices.begin(), q.vertices.end(),
                        [&](int v) { return shell[std::size_t(v)]; }))
         continue;
-      h.merged.push_back(q.id);
-      h.vertices.insert(h.vertices.end(), q.vertices.begin(), q.vertices.end());
-      q.vertices.clear();
-      q.decision = Decision::Small;
-      q.reason = "merged into piece " + std::to_string(h.id) + " (the rest of its hair's shell)";
+      merge_piece(h, q, "the rest of its hair's shell");
       grew = true;
     }
     if (!grew) continue;
