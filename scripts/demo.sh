@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 # The flags scripts/test.sh configures build/ with, so the README's two commands share one build.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DRETAIL_WERROR=ON >/dev/null
+  -DRETAIL_WERROR=ON -DCMAKE_UNITY_BUILD=ON >/dev/null
 cmake --build build -j"$(nproc)" --target retail
 mkdir -p out
 build/retail info data/sample-tail.glb

@@ -4,6 +4,9 @@
 
 namespace retail {
 
+void fail_usage(const std::string& message) {
+  throw Error(ExitCode::Usage, message);
+}
 void fail_invalid(const std::string& message) {
   throw Error(ExitCode::InvalidInput, message);
 }

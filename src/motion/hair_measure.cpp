@@ -12,12 +12,9 @@
 namespace retail {
 namespace {
 
-[[noreturn]] void usage(const std::string& what) {
-  throw Error(ExitCode::Usage, what);
-}
-
 void positive(double v, const char* name) {
-  if (!(v > 0) || !std::isfinite(v)) usage(std::string("head turn: ") + name + " must be positive");
+  if (!(v > 0) || !std::isfinite(v))
+    fail_usage(std::string("head turn: ") + name + " must be positive");
 }
 
 double chain_penetration(const HairRig& rig, const HairPoses& poses, const HairState& state,
@@ -63,16 +60,16 @@ void HeadTurnParams::validate() const {
   positive(solver_hz, "solver_hz");
   positive(sample_hz, "sample_hz");
   positive(turn_period_s, "turn_period_s");
-  if (!(settle_s >= 0) || !std::isfinite(settle_s)) usage("head turn: settle_s must be >= 0");
-  if (!std::isfinite(amplitude_deg)) usage("head turn: amplitude_deg must be finite");
+  if (!(settle_s >= 0) || !std::isfinite(settle_s)) fail_usage("head turn: settle_s must be >= 0");
+  if (!std::isfinite(amplitude_deg)) fail_usage("head turn: amplitude_deg must be finite");
   if (!(quiet_window_s >= 0) || quiet_window_s > turn_s + settle_s)
-    usage("head turn: quiet_window_s must be within the run");
+    fail_usage("head turn: quiet_window_s must be within the run");
   double ratio = solver_hz / sample_hz;
   if (std::abs(ratio - std::round(ratio)) > 1e-9 || ratio < 1)
-    usage("head turn: solver_hz must be a whole multiple of sample_hz");
-  if (points_per_link < 2) usage("head turn: points_per_link must be >= 2");
+    fail_usage("head turn: solver_hz must be a whole multiple of sample_hz");
+  if (points_per_link < 2) fail_usage("head turn: points_per_link must be >= 2");
   if ((turn_s + settle_s) * solver_hz > double(1 << 24))
-    usage("head turn: more than 2^24 substeps");
+    fail_usage("head turn: more than 2^24 substeps");
 }
 
 double head_turn_yaw(double t, const HeadTurnParams& p) {
@@ -101,9 +98,9 @@ HeadTurnResult measure_head_turn(const HeadTurnScene& scene, const HeadTurnParam
   rig.validate();
   if (scene.anchor_on_head.size() != scene.rest.anchors.size() ||
       scene.proxy_on_head.size() != scene.rest.proxies.size())
-    usage("head turn: the head flags do not fit the poses");
+    fail_usage("head turn: the head flags do not fit the poses");
   if (!(scene.up.norm() > 0) || !scene.up.allFinite() || !scene.head_pivot.allFinite())
-    usage("head turn: the up axis must be non-zero and the pivot finite");
+    fail_usage("head turn: the up axis must be non-zero and the pivot finite");
   const long per_sample = std::lround(params.solver_hz / params.sample_hz);
   const long substeps = std::lround((params.turn_s + params.settle_s) * params.solver_hz);
   const double quiet_from = params.turn_s + params.settle_s - params.quiet_window_s;
@@ -136,11 +133,12 @@ HeadTurnResult measure_head_turn(const HeadTurnScene& scene, const HeadTurnParam
 
 void TorsoParams::validate() const {
   if (!(min_trunk_weight >= 0 && min_trunk_weight <= 1))
-    usage("torso: min_trunk_weight must be within [0, 1]");
+    fail_usage("torso: min_trunk_weight must be within [0, 1]");
   if (!(radius_quantile >= 0 && radius_quantile <= 1))
-    usage("torso: radius_quantile must be within [0, 1]");
-  if (!(end_quantile >= 0 && end_quantile < 0.5)) usage("torso: end_quantile must be in [0, 0.5)");
-  if (coverage_samples < 2) usage("torso: coverage_samples must be >= 2");
+    fail_usage("torso: radius_quantile must be within [0, 1]");
+  if (!(end_quantile >= 0 && end_quantile < 0.5))
+    fail_usage("torso: end_quantile must be in [0, 0.5)");
+  if (coverage_samples < 2) fail_usage("torso: coverage_samples must be >= 2");
 }
 
 TorsoFit fit_torso_capsule(const std::vector<WorldCapsule>& colliders, const TorsoSkin& skin,

@@ -11,10 +11,6 @@
 namespace retail {
 namespace {
 
-[[noreturn]] void usage(const std::string& what) {
-  throw Error(ExitCode::Usage, what);
-}
-
 bool finite(const Eigen::Vector3d& v) {
   return v.allFinite();
 }
@@ -179,9 +175,9 @@ std::vector<Placed> place_all(const HairRig& rig, const HairPoses& poses) {
 
 void check_poses(const HairRig& rig, const HairPoses& poses) {
   if (poses.anchors.size() != rig.anchor_count || poses.proxies.size() != rig.proxy_count)
-    usage("hair solver: poses hold " + std::to_string(poses.anchors.size()) + " anchors and " +
-          std::to_string(poses.proxies.size()) + " proxies, the rig needs " +
-          std::to_string(rig.anchor_count) + " and " + std::to_string(rig.proxy_count));
+    fail_usage("hair solver: poses hold " + std::to_string(poses.anchors.size()) + " anchors and " +
+               std::to_string(poses.proxies.size()) + " proxies, the rig needs " +
+               std::to_string(rig.anchor_count) + " and " + std::to_string(rig.proxy_count));
 }
 
 void step_chain(const HairRig& rig, const HairChain& ch, const HairPoses& begin,
@@ -220,40 +216,44 @@ void step_chain(const HairRig& rig, const HairChain& ch, const HairPoses& begin,
 }
 
 void check_link(const HairLink& l, const std::string& p) {
-  if (!finite(l.rest_local) || l.rest_local.norm() == 0) usage(p + ".rest_local must be non-zero");
-  if (!(l.length_m > 0) || !std::isfinite(l.length_m)) usage(p + ".length_m must be positive");
-  if (!(l.radius_m >= 0) || !std::isfinite(l.radius_m)) usage(p + ".radius_m must be >= 0");
+  if (!finite(l.rest_local) || l.rest_local.norm() == 0)
+    fail_usage(p + ".rest_local must be non-zero");
+  if (!(l.length_m > 0) || !std::isfinite(l.length_m)) fail_usage(p + ".length_m must be positive");
+  if (!(l.radius_m >= 0) || !std::isfinite(l.radius_m)) fail_usage(p + ".radius_m must be >= 0");
   if (!(l.stiffness_per_s2 >= 0) || !std::isfinite(l.stiffness_per_s2))
-    usage(p + ".stiffness_per_s2 must be >= 0");
+    fail_usage(p + ".stiffness_per_s2 must be >= 0");
   if (!(l.damping_per_s >= 0) || !std::isfinite(l.damping_per_s))
-    usage(p + ".damping_per_s must be >= 0");
-  if (!finite(l.gravity_mps2)) usage(p + ".gravity_mps2 must be finite");
+    fail_usage(p + ".damping_per_s must be >= 0");
+  if (!finite(l.gravity_mps2)) fail_usage(p + ".gravity_mps2 must be finite");
 }
 
 } // namespace
 
 void HairRig::validate() const {
-  if (!(substep_s > 0) || !std::isfinite(substep_s)) usage("hair rig: substep_s must be positive");
+  if (!(substep_s > 0) || !std::isfinite(substep_s))
+    fail_usage("hair rig: substep_s must be positive");
   if (max_collision_samples < 1 || contact_passes < 1)
-    usage("hair rig: max_collision_samples and contact_passes must be >= 1");
+    fail_usage("hair rig: max_collision_samples and contact_passes must be >= 1");
   for (std::size_t p = 0; p < proxies.size(); ++p) {
     const HairProxy& x = proxies[p];
     std::string path = "hair rig: proxies[" + std::to_string(p) + "]";
-    if (x.proxy < 0 || std::size_t(x.proxy) >= proxy_count) usage(path + ".proxy out of range");
-    if (!(x.radius_m >= 0) || !std::isfinite(x.radius_m)) usage(path + ".radius_m must be >= 0");
+    if (x.proxy < 0 || std::size_t(x.proxy) >= proxy_count)
+      fail_usage(path + ".proxy out of range");
+    if (!(x.radius_m >= 0) || !std::isfinite(x.radius_m))
+      fail_usage(path + ".radius_m must be >= 0");
     if (!finite(x.head_local) || !finite(x.tail_local) || !finite(x.normal_local))
-      usage(path + " must be finite");
-    if (x.plane && x.normal_local.norm() == 0) usage(path + ".normal_local must be non-zero");
+      fail_usage(path + " must be finite");
+    if (x.plane && x.normal_local.norm() == 0) fail_usage(path + ".normal_local must be non-zero");
   }
   for (std::size_t c = 0; c < chains.size(); ++c) {
     const HairChain& ch = chains[c];
     std::string path = "hair rig: chains[" + std::to_string(c) + "]";
     if (ch.anchor < 0 || std::size_t(ch.anchor) >= anchor_count)
-      usage(path + ".anchor out of range");
-    if (ch.links.empty()) usage(path + " has no links");
-    if (!finite(ch.root_local)) usage(path + ".root_local must be finite");
+      fail_usage(path + ".anchor out of range");
+    if (ch.links.empty()) fail_usage(path + " has no links");
+    if (!finite(ch.root_local)) fail_usage(path + ".root_local must be finite");
     for (int k : ch.colliders)
-      if (k < 0 || std::size_t(k) >= proxies.size()) usage(path + ".colliders out of range");
+      if (k < 0 || std::size_t(k) >= proxies.size()) fail_usage(path + ".colliders out of range");
     for (std::size_t i = 0; i < ch.links.size(); ++i)
       check_link(ch.links[i], path + ".links[" + std::to_string(i) + "]");
   }
@@ -280,7 +280,8 @@ HairState rest_state(const HairRig& rig, const HairPoses& poses) {
 void step(const HairRig& rig, const HairPoses& begin, const HairPoses& end, HairState& state) {
   check_poses(rig, begin);
   check_poses(rig, end);
-  if (state.chains.size() != rig.chains.size()) usage("hair solver: state does not fit the rig");
+  if (state.chains.size() != rig.chains.size())
+    fail_usage("hair solver: state does not fit the rig");
   std::vector<Placed> pb = place_all(rig, begin), pe = place_all(rig, end);
   for (std::size_t c = 0; c < rig.chains.size(); ++c)
     step_chain(rig, rig.chains[c], begin, end, pb, pe, state.chains[c]);

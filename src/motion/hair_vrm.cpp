@@ -2,6 +2,7 @@
 // (include/retail/motion/hair_solver.h; the mapping is derived in docs/hair.md).
 #include "retail/base/error.h"
 #include "retail/motion/hair_solver.h"
+#include "retail/rig/transform.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +10,6 @@
 
 namespace retail {
 namespace {
-
-double mean_scale(const Eigen::Matrix3d& l) {
-  return (l.col(0).norm() + l.col(1).norm() + l.col(2).norm()) / 3;
-}
 
 Eigen::Affine3d affine(const Eigen::Matrix4d& m) {
   Eigen::Affine3d a;
@@ -92,7 +89,7 @@ HairRig hair_rig_from_vrm(const VrmSprings& springs, const Model& model,
       if (!(d.norm() > 0))
         fail_invalid(ch.path + ": the link from node " + std::to_string(ch.joints[i]) +
                      " has zero length");
-      double scale = mean_scale(world[std::size_t(ch.joints[i])].topLeftCorner<3, 3>());
+      double scale = mean_scale(world[std::size_t(ch.joints[i])]);
       HairLink l = vrm_link_params(ch.links[i], d.norm(), scale, mapping);
       l.rest_local = inv.linear() * d;
       if (!std::isfinite(l.stiffness_per_s2) || !std::isfinite(l.radius_m) ||

@@ -10,7 +10,7 @@
 namespace retail {
 namespace {
 
-[[noreturn]] void usage(const std::string& what) {
+[[noreturn]] void fail_export(const std::string& what) {
   throw Error(ExitCode::Usage, "VRM spring export: " + what);
 }
 
@@ -18,21 +18,22 @@ namespace {
 std::vector<double> link_lengths(const Model& model, const std::vector<Eigen::Matrix4d>& world,
                                  const GrownSpring& s, std::size_t groups) {
   const std::size_t n = s.joints.size();
-  if (n < 2) usage("chain '" + s.name + "' has fewer than two joints");
+  if (n < 2) fail_export("chain '" + s.name + "' has fewer than two joints");
   if (s.radius_m.size() != n - 1 || s.frequency_hz.size() != n - 1)
-    usage("chain '" + s.name + "': one radius and one frequency per link");
+    fail_export("chain '" + s.name + "': one radius and one frequency per link");
   for (int g : s.collider_groups)
     if (g < 0 || std::size_t(g) >= groups)
-      usage("chain '" + s.name + "': collider group " + std::to_string(g) + " does not exist");
+      fail_export("chain '" + s.name + "': collider group " + std::to_string(g) +
+                  " does not exist");
   std::vector<double> out;
   for (std::size_t i = 0; i < n; ++i) {
     const int node = s.joints[i];
     if (node < 0 || std::size_t(node) >= model.nodes.size())
-      usage("chain '" + s.name + "': node " + std::to_string(node) + " out of range");
+      fail_export("chain '" + s.name + "': node " + std::to_string(node) + " out of range");
     if (i == 0) continue;
     if (model.nodes[std::size_t(node)].parent != s.joints[i - 1])
-      usage("chain '" + s.name + "': nodes[" + std::to_string(node) +
-            "] is not the child of the joint before it");
+      fail_export("chain '" + s.name + "': nodes[" + std::to_string(node) +
+                  "] is not the child of the joint before it");
     out.push_back((world[std::size_t(node)].col(3) - world[std::size_t(s.joints[i - 1])].col(3))
                       .head<3>()
                       .norm());
@@ -73,12 +74,12 @@ constexpr std::size_t kMaxSpheres = 64; ///< per capsule written as VRM 0.x sphe
 
 void check_collider(const Model& model, const GrownCollider& c) {
   if (c.node < 0 || std::size_t(c.node) >= model.nodes.size())
-    usage("collider '" + c.name + "': node " + std::to_string(c.node) + " out of range");
+    fail_export("collider '" + c.name + "': node " + std::to_string(c.node) + " out of range");
   if (!(c.radius_local > 0) || !std::isfinite(c.radius_local) || !c.head_local.allFinite() ||
       !c.tail_local.allFinite())
-    usage("collider '" + c.name + "': radius not positive or a point not finite");
+    fail_export("collider '" + c.name + "': radius not positive or a point not finite");
   if ((c.tail_local - c.head_local).norm() / c.radius_local > double(kMaxSpheres - 1))
-    usage("collider '" + c.name + "': too long for its radius");
+    fail_export("collider '" + c.name + "': too long for its radius");
 }
 
 /// The centres of the spheres covering capsule `c` (VRM 0.x): n = ceil(length / radius) + 1,
@@ -203,7 +204,7 @@ VrmJointSettings vrm_settings_for(double frequency_hz, double damping_ratio, dou
       !std::isfinite(frequency_hz) || !std::isfinite(damping_ratio) ||
       !std::isfinite(gravity_mps2) || !std::isfinite(radius_m) || frequency_hz < 0 ||
       damping_ratio < 0 || radius_m < 0)
-    usage("link parameters out of range");
+    fail_export("link parameters out of range");
   const double dt = 1 / mapping.reference_rate_hz, omega = 2 * M_PI * frequency_hz;
   VrmJointSettings s;
   s.stiffness = omega * omega * dt * length_m;

@@ -42,6 +42,7 @@ std::string printable(const std::string& text);
 /// through this before it is printed.
 std::string terminal_safe(const std::string& text, bool keep_newlines = false);
 
+[[noreturn]] void fail_usage(const std::string& message);
 [[noreturn]] void fail_invalid(const std::string& message);
 [[noreturn]] void fail_unsupported(const std::string& message);
 [[noreturn]] void fail_output(const std::string& message);
