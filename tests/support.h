@@ -16,9 +16,11 @@
 #include "retail/base/document.h"
 #include "retail/base/model.h"
 #include "retail/io/validate.h"
+#include "retail/rig/mesh.h"
 #include "retail/rig/skeleton.h"
 #include "retail/rig_generator.h"
 
+#include <array>
 #include <map>
 #include <regex>
 #include <string>
@@ -68,5 +70,10 @@ std::vector<bool> largest_weight_on(const std::string& path, const std::regex& p
 /// primitives in order, through skin 0's joint list.
 std::vector<std::map<int, double>> mesh0_influences(const retail::Document& doc,
                                                     const retail::Model& model);
+
+/// A WeldedMesh from positions and triangles (no weld: ids as given), for hand cases; defined in
+/// test_weld.cpp.
+retail::WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
+                             const std::vector<std::array<int, 3>>& tris);
 
 } // namespace test

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_animation {
+
 using retail::Json;
 
 TEST_CASE("animation: STEP - LINEAR slerp - CUBICSPLINE Hermite - matrix nodes - clamping",
@@ -66,3 +68,5 @@ TEST_CASE("animation: STEP - LINEAR slerp - CUBICSPLINE Hermite - matrix nodes -
   }
   CHECK(clip.worlds(m, {}, 0.5).empty());
 }
+
+} // namespace test_animation

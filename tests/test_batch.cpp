@@ -14,6 +14,8 @@
 #include <set>
 #include <sstream>
 
+namespace test_batch {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 
@@ -227,3 +229,5 @@ TEST_CASE("batch: a file name that is not UTF-8 - the summary and report stay va
   CHECK(retail::Json::parse(line)["status"] == "ok"); // the path's bad byte became U+FFFD
   CHECK_NOTHROW(retail::Json::parse(std::ifstream(root + "/out/odd\xff.report.json")));
 }
+
+} // namespace test_batch

@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sys/stat.h>
 
+namespace test_batch_clash {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -191,3 +193,5 @@ TEST_CASE("batch: links to nothing, looping links and FIFOs are listed as failed
   while (std::getline(f, line)) ++lines;
   CHECK(lines == 4);
 }
+
+} // namespace test_batch_clash

@@ -21,6 +21,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+namespace test_batch_progress {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -226,3 +228,5 @@ TEST_CASE("batch progress: off a terminal - no progress line, with -v the per-fi
                            &out, &err) == 5);
   CHECK(err == "error: bad.glb: not a glTF file (no GLB magic and no JSON object)\n");
 }
+
+} // namespace test_batch_progress

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_chain {
+
 namespace {
 
 /// A piece of loose points (no edges: axis_coordinate reads positions and g only), g per point.
@@ -239,3 +241,5 @@ TEST_CASE("chain: the skin radius counts an edge that spans a joint's blend", "[
   CHECK(chain.radius[2] == Approx(0.2).margin(1e-9));
   CHECK(chain.radius[3] == Approx(r).margin(1e-9));
 }
+
+} // namespace test_chain

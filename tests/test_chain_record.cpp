@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <string>
 
+namespace test_chain_record {
+
 using namespace retail;
 
 namespace {
@@ -348,3 +350,5 @@ TEST_CASE("ears sweep: the best head-piece pair per model, gates open", "[.ears_
       for (const std::string& f : test::model_files(root + dir))
         sweep(f.substr(root.size() + 1), read_document(f));
 }
+
+} // namespace test_chain_record

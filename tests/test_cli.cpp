@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 
+namespace test_cli {
+
 namespace fs = std::filesystem;
 using retail::Json;
 
@@ -276,3 +278,5 @@ TEST_CASE("cli: a healed tail is not reported left torn", "[cli]") {
   CHECK(report["characters"][0]["left_torn"].empty());
   CHECK(report["characters"][0]["chains"].size() == 1);
 }
+
+} // namespace test_cli

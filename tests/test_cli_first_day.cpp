@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <sstream>
 
+namespace test_cli_first_day {
+
 namespace fs = std::filesystem;
 using retail::Json;
 
@@ -357,3 +359,5 @@ TEST_CASE("cli first day: figures in messages carry units and their share of H",
   CHECK(err.find("; H 1.") != std::string::npos); // the skeleton stage: "H 1.8 m", not 1.800000
   CHECK(err.find(" m, ") != std::string::npos);
 }
+
+} // namespace test_cli_first_day

@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+namespace test_clip_skin {
+
 namespace {
 
 /// A generated thin tail at 1.6 times its radius with the LegSweep clip, and its truth.
@@ -152,3 +154,5 @@ TEST_CASE("skin depth: retail's measure agrees with tail_eval's, also where the 
         }
   CHECK(deepest > 2.0); // the clips do carry it in: the agreement is not two zeros
 }
+
+} // namespace test_clip_skin

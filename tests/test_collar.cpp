@@ -1,15 +1,13 @@
 // Collars of separate shells (collar_of): the 5% nearest the torso kept in one place — not both
 // ends of a tail bent back to the body, but both layers of a skin and fur pair over one root.
 #include "retail/detect/detect.h"
+#include "support.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 
-namespace test {
-retail::WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
-                             const std::vector<std::array<int, 3>>& tris);
-}
+namespace test_collar {
 
 namespace {
 
@@ -155,3 +153,5 @@ TEST_CASE("collar: a piece whose grown base is most of it is collared where the 
   CHECK(retail::collar_of(m, no_torso, unused, piece(9), from_shell, 4.0) == ring(8));
   CHECK(retail::collar_of(m, no_torso, unused, piece(9), from_shell, 0.0) == ring(8));
 }
+
+} // namespace test_collar

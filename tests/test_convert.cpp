@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <set>
 
+namespace test_convert {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -218,3 +220,5 @@ TEST_CASE("shared: every shared model converts both ways - images, JSON and figu
       CHECK(retail::read_file(back) == retail::read_file(same));
   }
 }
+
+} // namespace test_convert

@@ -9,10 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-namespace test {
-retail::WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
-                             const std::vector<std::array<int, 3>>& tris);
-}
+namespace test_detect {
 
 namespace {
 
@@ -597,3 +594,5 @@ TEST_CASE("detect: spikes sunk into a curled tail ride with it - a sheath beside
   CHECK(taken == 0);
   CHECK(iou(chain, truth_piece(b.truth, 1)) >= 0.95);
 }
+
+} // namespace test_detect

@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_detect_cues {
+
 namespace {
 
 /// A generated thin-tailed rig (symmetric about x = 0) as detection reads it, with each welded
@@ -105,3 +107,5 @@ TEST_CASE("detect: the mirror cue is the same on one worker or several", "[detec
   CHECK(one == many);
   CHECK(std::size_t(std::count(one.begin(), one.end(), char(1))) > marked); // mirrors found
 }
+
+} // namespace test_detect_cues

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+namespace test_distance {
+
 using Eigen::Vector3d;
 
 namespace {
@@ -106,3 +108,5 @@ TEST_CASE("distance: a joint deforms when its weights sum to a whole vertex", "[
   vertex({1, -1}, {0.1, 0.0});
   CHECK(retail::carries_weight(sw, 4) == std::vector<bool>{true, true, false, false});
 }
+
+} // namespace test_distance

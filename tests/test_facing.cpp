@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <utility>
 
+namespace test_facing {
+
 namespace {
 
 /// Runs `clips` (Walk and HipSwing) on `dir`/in.glb and on `dir`/`other` (each with one character
@@ -104,3 +106,5 @@ TEST_CASE("facing: an armature mirrored by its root node bakes the same hair and
   REQUIRE(b.hair.size() == 1);
   CHECK(b.hair[0].chains.size() == a.hair[0].chains.size());
 }
+
+} // namespace test_facing

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+namespace test_generator {
+
 using retail::Json;
 
 TEST_CASE("generator: deterministic and valid in every variant", "[generator]") {
@@ -72,3 +74,5 @@ TEST_CASE("generator: two shells put the fur shell in the second primitive", "[g
   CHECK(fur == rig.truth["membership"][1].size());
   CHECK(rig.truth["tail_shells"] == 2);
 }
+
+} // namespace test_generator

@@ -15,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+namespace test_hair_capsules {
+
 using namespace retail;
 
 namespace {
@@ -195,3 +197,5 @@ TEST_CASE("hair capsules: the long hair's side clumps swing into the shoulders o
   CHECK(depth_on <= 1e-3 * H / 1.8);
   CHECK(penetration_on <= 1e-3 * H / 1.8);
 }
+
+} // namespace test_hair_capsules

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <set>
 
+namespace test_hair_found {
+
 using namespace retail;
 
 namespace {
@@ -324,3 +326,5 @@ TEST_CASE("hair found: the shared characters (platformer, cyberpunk, godette) ge
     CHECK(a.output_sha256 == b.output_sha256);
   }
 }
+
+} // namespace test_hair_found

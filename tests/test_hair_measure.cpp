@@ -15,6 +15,8 @@
 #include <cmath>
 #include <filesystem>
 
+namespace test_hair_measure {
+
 using Eigen::Affine3d;
 using Eigen::Vector3d;
 using namespace retail;
@@ -365,3 +367,5 @@ TEST_CASE("hair: godette's trunk skin fits a torso capsule her head colliders le
   INFO("chest group covers " << fit_torso_capsule(placed(0), skin).covered_fraction);
   CHECK(fit_torso_capsule(placed(0), skin).covered_fraction >= head_only.covered_fraction);
 }
+
+} // namespace test_hair_measure

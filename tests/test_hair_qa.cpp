@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_hair_qa {
+
 using namespace retail;
 
 namespace {
@@ -149,3 +151,5 @@ TEST_CASE("head_turn_chains: lists that do not fit the rig are refused", "[hair_
   chains.anchor_nodes = {characters[0].roles.head};
   CHECK_THROWS_AS(head_turn_chains(r.out, model, characters, 5, chains), Error);
 }
+
+} // namespace test_hair_qa

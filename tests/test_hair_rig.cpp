@@ -16,6 +16,8 @@
 #include <iterator>
 #include <set>
 
+namespace test_hair_rig {
+
 using namespace retail;
 
 namespace {
@@ -361,3 +363,5 @@ TEST_CASE("hair: do no harm - a clump that is the body, or whose head turn tears
                            nullptr, &err) == 0);
   CHECK(hair_nodes("asked") == 7u);
 }
+
+} // namespace test_hair_rig

@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_hair_solver {
+
 using Eigen::Affine3d;
 using Eigen::Vector3d;
 using namespace retail;
@@ -425,3 +427,5 @@ TEST_CASE("hair: rig and mapping validation name the bad field", "[hair]") {
   m.reference_rate_hz = 0;
   CHECK_THROWS_AS(m.validate(), Error);
 }
+
+} // namespace test_hair_solver

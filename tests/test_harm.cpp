@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <functional>
 
+namespace test_harm {
+
 namespace {
 
 /// A carried-tail rig written to a file; returns its path.
@@ -274,3 +276,5 @@ TEST_CASE("harm check: the hold step keeps a chain held where every chain harms"
   REQUIRE(rigid["characters"][0]["chains"].size() == 1);
   CHECK(rigid["characters"][0]["chains"][0]["rigid"].get<bool>());
 }
+
+} // namespace test_harm

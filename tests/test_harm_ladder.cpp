@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+namespace test_harm_ladder {
+
 using retail::LadderInput;
 using retail::LadderStep;
 using retail::PieceOverride;
@@ -121,3 +123,5 @@ TEST_CASE("harm ladder: rungs that do not apply are passed over", "[harm_ladder]
   h2.hold_harmful = true;
   CHECK(retail::step_down(held, h2) == LadderStep::Leave);
 }
+
+} // namespace test_harm_ladder

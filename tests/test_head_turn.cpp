@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_head_turn {
+
 using Eigen::Vector3d;
 using namespace retail;
 
@@ -186,3 +188,5 @@ TEST_CASE("hair: retail report --head-turn on the CLI", "[hair][cli]") {
   CHECK(a == b);
   CHECK(Json::parse(a)["chains"].size() == 8);
 }
+
+} // namespace test_head_turn

@@ -21,6 +21,8 @@
 #include <fstream>
 #include <sstream>
 
+namespace test_html_page {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -331,3 +333,5 @@ TEST_CASE("cli: --html leaves OUT and its report as they are - no partial output
   CHECK(rd["views"].size() == 1);
   CHECK(rd["tail"].size() > 0);
 }
+
+} // namespace test_html_page

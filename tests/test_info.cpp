@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace test_info {
+
 using retail::Json;
 
 TEST_CASE("info: counts - clips - H and roles of a generated rig", "[info]") {
@@ -42,3 +44,5 @@ TEST_CASE("info: counts - clips - H and roles of a generated rig", "[info]") {
     widest = std::max(widest, nl - start);
   CHECK(widest <= 100);
 }
+
+} // namespace test_info

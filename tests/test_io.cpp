@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+namespace test_io {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -220,3 +222,5 @@ TEST_CASE("io: SHA-256 known answers and the hash of the bytes read", "[io]") {
   retail::read_document(dir + "/a.glb", &hash);
   CHECK(hash == retail::sha256_hex(glb));
 }
+
+} // namespace test_io

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_loop_seam {
+
 namespace {
 
 /// Keys x y z w of rotations about +Z by `deg` degrees.
@@ -50,3 +52,5 @@ TEST_CASE("loop seam: closed, short or malformed tracks are left alone", "[loop_
   CHECK(retail::spread_loop_seam({1, 1}, flat) == 0); // no time span
   CHECK(angle_z_deg(flat[0], 1) == Approx(30).margin(1e-5));
 }
+
+} // namespace test_loop_seam

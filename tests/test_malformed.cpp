@@ -15,6 +15,8 @@
 #include <limits>
 #include <sstream>
 
+namespace test_malformed {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -303,3 +305,5 @@ TEST_CASE("malformed corpus: the fuzzer's finds replay with their exit code and 
   }
   CHECK(n >= 2);
 }
+
+} // namespace test_malformed

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstring>
 
+namespace test_model {
+
 using retail::Bytes;
 using retail::Json;
 
@@ -153,3 +155,5 @@ TEST_CASE("model: a generated rig parses - with one skin and four clips", "[mode
   CHECK(m.animations.size() == 4);
   CHECK(m.tolerated.empty());
 }
+
+} // namespace test_model

@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 #include <stdexcept>
 
+namespace test_parallel {
+
 using retail::Json;
 
 TEST_CASE("parallel: every item runs once whatever the thread count", "[parallel]") {
@@ -73,3 +75,5 @@ TEST_CASE("parallel: output and report do not depend on --threads", "[parallel]"
   bad.threads = -1;
   CHECK_THROWS_AS(retail::run(dir + "/in.glb", dir + "/bad.glb", bad), retail::Error);
 }
+
+} // namespace test_parallel

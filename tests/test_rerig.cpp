@@ -10,6 +10,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+namespace test_rerig {
+
 namespace {
 
 struct Run {
@@ -380,3 +382,5 @@ TEST_CASE("rerig: a root band over the lower legs crosses their skin, without it
   CHECK(b.band_originals.size() > a.band_originals.size());
   CHECK(b.original_vertices == a.original_vertices); // the piece itself is the same
 }
+
+} // namespace test_rerig

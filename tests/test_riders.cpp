@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace test_riders {
+
 namespace {
 
 /// Detection of the generated character, its welded triangles wound as generated or reversed.
@@ -41,3 +43,5 @@ TEST_CASE("riders: spikes by a short tail's root ride with it, wound either way 
     CHECK(riding == 12);
   }
 }
+
+} // namespace test_riders

@@ -14,6 +14,8 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+namespace test_rig_edit {
+
 namespace {
 
 struct Rig {
@@ -287,3 +289,5 @@ TEST_CASE("rig edit: every vertex of a dense rig is written as planned, on any w
   CHECK(changed == pw.vertices.size());
   CHECK(wrong == 0);
 }
+
+} // namespace test_rig_edit

@@ -16,6 +16,8 @@
 #include <thread>
 #include <unistd.h>
 
+namespace test_robust_files {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -288,3 +290,5 @@ TEST_CASE("robust: batch redoes an item with an output but no report (a killed r
   REQUIRE(test::run_retail_with(kGuard, args, &out, &err) == 0);
   CHECK(out.find(R"("path":"a.glb","status":"skipped")") != std::string::npos);
 }
+
+} // namespace test_robust_files

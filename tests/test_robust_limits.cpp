@@ -12,6 +12,8 @@
 #include <functional>
 #include <unistd.h>
 
+namespace test_robust_limits {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -139,3 +141,5 @@ TEST_CASE("limits: malformed VRM 0 springs warn and exit 0 in every command",
     CHECK(err.find(why) != std::string::npos);
   }
 }
+
+} // namespace test_robust_limits

@@ -15,6 +15,8 @@
 #include <cmath>
 #include <filesystem>
 
+namespace test_robust_names {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -174,3 +176,5 @@ TEST_CASE("flags: infinite, not-a-number and out-of-range values are refused nam
   CHECK_THROWS_WITH(retail::check_stretch_work(100000, 100, 10000), Catch::Contains("--samples"));
   CHECK_THROWS_WITH(retail::check_stretch_work(10, 100000, 10000), Catch::Contains("posed nodes"));
 }
+
+} // namespace test_robust_names

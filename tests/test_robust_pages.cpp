@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+namespace test_robust_pages {
+
 namespace fs = std::filesystem;
 using retail::Bytes;
 using retail::Json;
@@ -265,3 +267,5 @@ TEST_CASE("pages: the fox with a dead 40 MiB buffer view", "[shared][pages]") {
   if (shared.empty() || !retail::page_supported()) return;
   check_dead_view(shared + "/auto-rigged/fox-tail-on-legs.glb");
 }
+
+} // namespace test_robust_pages

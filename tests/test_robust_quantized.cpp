@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_robust_quantized {
+
 using retail::Json;
 
 namespace {
@@ -88,3 +90,5 @@ TEST_CASE("robust: quantized positions give the plain file's H and stretch figur
     }
   }
 }
+
+} // namespace test_robust_quantized

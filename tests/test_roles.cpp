@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+namespace test_roles {
+
 using retail::Json;
 
 namespace {
@@ -392,3 +394,5 @@ TEST_CASE("roles: unnamed joints past topology's limit are refused, saying so", 
   for (const auto& note : r.notes) said = said || note.find("name them") != std::string::npos;
   CHECK(said);
 }
+
+} // namespace test_roles

@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_root_band {
+
 namespace {
 
 /// A welded graph from positions and undirected edges (no faces): what the band reads.
@@ -268,3 +270,5 @@ TEST_CASE("root band: nearest_source - distances, sources and ties by hand", "[r
   CHECK(blocked.distance[2] == Approx(2.0));
   CHECK(std::isinf(blocked.distance[4]));
 }
+
+} // namespace test_root_band

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <map>
 
+namespace test_selector {
+
 namespace {
 
 std::string rig_file(const retail::RigOptions& o, const std::string& dir) {
@@ -137,3 +139,5 @@ TEST_CASE("selector: --not-tail keeps a fur shell out of the tail, --tail makes 
   std::string err;
   CHECK(test::run_retail({in, dir + "/bad2.glb", "--not-tail", "nope"}, nullptr, &err) == 1);
 }
+
+} // namespace test_selector

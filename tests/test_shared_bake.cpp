@@ -16,6 +16,8 @@
 #include <fstream>
 #include <map>
 
+namespace test_shared_bake {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -156,3 +158,5 @@ TEST_CASE("shared bake: the same input bakes to the same bytes", "[shared]") {
   retail::run(in, dir + "/b.glb", retail::RunParams{});
   CHECK(retail::read_file(dir + "/a.glb") == retail::read_file(dir + "/b.glb"));
 }
+
+} // namespace test_shared_bake

@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <tiny_gltf.h>
 
+namespace test_shared_models {
+
 namespace fs = std::filesystem;
 using retail::Json;
 
@@ -168,3 +170,5 @@ TEST_CASE("shared: flat-shaded corners are skinned once - the copies pose to the
   skin.pose_into(world, nullptr, posed);
   for (std::size_t v = 0; v < rep.size(); ++v) CHECK(posed[v] == posed[std::size_t(rep[v])]);
 }
+
+} // namespace test_shared_models

@@ -17,6 +17,8 @@
 #include <regex>
 #include <set>
 
+namespace test_shared_tail {
+
 namespace fs = std::filesystem;
 using retail::Json;
 
@@ -422,3 +424,5 @@ TEST_CASE("shared tail: the leg colliders tear no clip more than without them",
       WARN(name << " still goes past the skin bound (on the ratchet list):" << past);
   }
 }
+
+} // namespace test_shared_tail

@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
+namespace test_skeleton {
+
 using retail::Json;
 
 namespace {
@@ -210,3 +212,5 @@ TEST_CASE("skeleton: a skinned mesh under a scaled armature object reads in its 
   CHECK(chars[0].height == Approx(h0).epsilon(1e-3)); // upright, not lying along Z
   CHECK(chars[0].mapping[0].find("ignored as glTF does") != std::string::npos);
 }
+
+} // namespace test_skeleton

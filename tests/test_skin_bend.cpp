@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_skin_bend {
+
 namespace {
 
 const Eigen::Vector3d kDown(0, -1, 0);
@@ -185,3 +187,5 @@ TEST_CASE("skin bend: every joint's table is the same on one worker or several",
   }
   CHECK(any_finite); // some edge does tear within a half turn
 }
+
+} // namespace test_skin_bend

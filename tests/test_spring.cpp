@@ -15,6 +15,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_spring {
+
 using Eigen::Quaterniond;
 using Eigen::Vector3d;
 using test::hips_at;
@@ -567,3 +569,5 @@ TEST_CASE("spring: a chain hangs from any joint - its rig is built in the anchor
   CHECK_THROWS_WITH(retail::spring_rig(c, sub, 0.0),
                     Catch::Contains("chain anchor nodes[" + std::to_string(sub.anchor) + "]"));
 }
+
+} // namespace test_spring

@@ -19,6 +19,8 @@
 #include <iterator>
 #include <set>
 
+namespace test_spring_bake {
+
 using namespace retail;
 
 namespace {
@@ -240,3 +242,5 @@ TEST_CASE("spring bake: a chain whose skin would tear more than the input's is k
     worse = worse || baked.after[i].torn_percent > baked.before[i].torn_percent;
   CHECK(worse);
 }
+
+} // namespace test_spring_bake

@@ -13,6 +13,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_spring_colliders {
+
 using Eigen::Vector3d;
 using test::straight_tail;
 
@@ -143,3 +145,5 @@ TEST_CASE("spring colliders: the written keys go no deeper into the legs than th
   INFO("% H into the legs, keys played " << with << ", the spring's substeps " << with_reported);
   CHECK(with <= with_reported + 0.01); // keys at the key rate only: 0.72 against 0.67
 }
+
+} // namespace test_spring_colliders

@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+namespace test_spring_contact {
+
 using Eigen::Quaterniond;
 using Eigen::Vector3d;
 using test::hips_at;
@@ -166,3 +168,5 @@ TEST_CASE("spring: floor contact lifts through the joints above - never past a s
   CHECK(run(-0.02, bend) > 0.05);
   CHECK(bend <= limit + 1e-9);
 }
+
+} // namespace test_spring_contact

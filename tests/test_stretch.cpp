@@ -15,6 +15,8 @@
 #include <limits>
 #include <map>
 
+namespace test_stretch {
+
 TEST_CASE("stretch: percentiles interpolate linearly between closest ranks", "[stretch]") {
   std::vector<double> v = {4, 1, 3, 2, 5};
   CHECK(retail::percentile(v, 0.0) == 1);
@@ -426,3 +428,5 @@ TEST_CASE("stretch: a large body is measured on every k-th edge - the tail whole
   CHECK(sampled.body.p99 == Approx(whole.body.p99).margin(0.05));
   CHECK(sampled.body.p95 == Approx(whole.body.p95).margin(0.05));
 }
+
+} // namespace test_stretch

@@ -18,6 +18,8 @@
 #include <map>
 #include <sstream>
 
+namespace test_tail_classes {
+
 using retail::RigOptions;
 using retail::TailStyle;
 
@@ -454,8 +456,6 @@ TEST_CASE("classes: a re-rigged tail run again is on bones of its own and left a
 
 // ---- The generator's classes are what they claim to be (these pass on any detection). ----
 
-namespace {
-
 /// Tail vertex positions (world: plain rigs only, no cm or rotation) of primitive 0.
 Eigen::MatrixX3d tail_points(const retail::GeneratedRig& rig) {
   retail::Model m = retail::parse_model(rig.doc);
@@ -492,8 +492,6 @@ double polyline_length(const retail::Json& line, double min_behind) {
   }
   return len;
 }
-
-} // namespace
 
 TEST_CASE("generator classes: deterministic, and as described", "[generator][classes]") {
   SECTION("same options, same bytes, every class") {
@@ -598,3 +596,5 @@ TEST_CASE("generator classes: deterministic, and as described", "[generator][cla
     CHECK_THROWS_AS(o.validate(), retail::Error);
   }
 }
+
+} // namespace test_tail_classes

@@ -24,6 +24,8 @@
 #include <map>
 #include <sstream>
 
+namespace test_tail_variants {
+
 using retail::RigOptions;
 using retail::TailStyle;
 
@@ -585,3 +587,5 @@ TEST_CASE("variants: a short curl on a thick haunch weighted to the hips hangs f
   INFO(r.summary);
   check_clips_not_worse(check_kept_chain(r));
 }
+
+} // namespace test_tail_variants

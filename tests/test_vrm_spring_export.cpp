@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+namespace test_vrm_spring_export {
+
 using retail::Json;
 
 namespace {
@@ -325,3 +327,5 @@ TEST_CASE("vrm export: VRM 0.x spheres cover a capsule at spacing at most its ra
   retail::apply_vrm_spring_plan(d, none);
   CHECK(d.gltf == before);
 }
+
+} // namespace test_vrm_spring_export

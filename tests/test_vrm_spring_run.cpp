@@ -17,6 +17,8 @@
 #include <fstream>
 #include <iterator>
 
+namespace test_vrm_spring_run {
+
 using namespace retail;
 
 namespace {
@@ -345,3 +347,5 @@ TEST_CASE("vrm springs: godette.vrm, its VRM 1 form and the springbone fixtures 
     if (grown == 0) CHECK(out.gltf == in.gltf);
   }
 }
+
+} // namespace test_vrm_spring_run

@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
+namespace test_vrm_springs {
+
 using Eigen::Vector3d;
 using retail::Json;
 
@@ -428,3 +430,5 @@ TEST_CASE("vrm: mutated spring metadata reads or fails with an Error, never wors
   CHECK(read > 0);
   CHECK(refused > 0);
 }
+
+} // namespace test_vrm_springs

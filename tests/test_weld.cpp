@@ -15,7 +15,7 @@ using retail::WeldedMesh;
 
 namespace test {
 
-/// A WeldedMesh from positions and triangles (no weld: ids as given), for hand cases.
+/// support.h: a WeldedMesh from positions and triangles.
 WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
                      const std::vector<std::array<int, 3>>& tris) {
   WeldedMesh m;
@@ -50,6 +50,8 @@ WeldedMesh mesh_from(const std::vector<Eigen::Vector3d>& pts,
 }
 
 } // namespace test
+
+namespace test_weld {
 
 TEST_CASE("weld: seam-split vertices become one - adjacency crosses the seam", "[weld]") {
   // A generated rig: the tail rings duplicate their seam vertex; the weld removes exactly those.
@@ -279,3 +281,5 @@ TEST_CASE("graph: open border of a square, a triangle of it, a closed tetrahedro
     CHECK(ends.empty());
   }
 }
+
+} // namespace test_weld
