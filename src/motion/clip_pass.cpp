@@ -14,6 +14,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -216,26 +217,41 @@ void prepare_output_meters(const Model& rigged_model, const ClipPassParams& para
 
 /// Work w's skin probes and skin tries (clip_skin.cpp): per baked tail chain of `cr` (`grown`,
 /// its specs as w.chains were prepared) its skin against the legs' capsules `at_bind`, and the
-/// chains prepared again for each try that differs from the run's own settings.
+/// chains prepared again for each try that differs from the run's own settings. A try that
+/// bends less has its chains' weighted limits read again at its ratio (weigh_tail_bend), once
+/// per distinct ratio.
 void prepare_skin_tries(const CharacterResult& cr, const std::vector<RestObstacle>& at_bind,
                         const std::vector<int>& leg_joints, const Character& rigged,
                         const std::vector<ChainSpec>& grown, const ClipPassParams& params,
                         CharacterWork& w) {
+  std::vector<const ChainResult*> baked; // grown[k] is baked[k]'s spec
   for (const auto& ch : cr.chains)
-    if (!ch.nodes.empty())
+    if (!ch.nodes.empty()) {
+      baked.push_back(&ch);
       w.skin_probes.push_back(
           skin_depth_probe(*w.result, ch.original_vertices, at_bind, leg_joints));
+    }
   const BakeParams& bp = params.bake_params;
   if (at_bind.empty() || !bp.colliders || !bp.try_skin) return;
+  std::map<double, std::vector<ChainSpec>> bending_less; // by the try's ratio
   for (const SkinTry& t : bp.skin_tries) {
-    std::vector<ChainSpec> specs = grown;
-    for (ChainSpec& spec : specs) {
-      spec.collider_skin_share = t.skin_share;
-      if (t.min_skin_ratio > 0) // bending less than the chain's own limit, never more
-        spec.min_skin_ratio = std::isnan(spec.min_skin_ratio)
-                                  ? std::max(t.min_skin_ratio, bp.spring.min_skin_ratio)
-                                  : std::max(t.min_skin_ratio, spec.min_skin_ratio);
+    std::vector<ChainSpec> specs;
+    if (!(t.min_skin_ratio > 0)) {
+      specs = grown;
+    } else {
+      auto [at, fresh] = bending_less.try_emplace(t.min_skin_ratio, grown);
+      if (fresh)
+        for (std::size_t k = 0; k < at->second.size() && k < baked.size(); ++k) {
+          ChainSpec& spec = at->second[k]; // bending less than the chain's own limit, never more
+          spec.min_skin_ratio = std::isnan(spec.min_skin_ratio)
+                                    ? std::max(t.min_skin_ratio, bp.spring.min_skin_ratio)
+                                    : std::max(t.min_skin_ratio, spec.min_skin_ratio);
+          weigh_tail_bend(*w.result, w.edges(), rigged, *baked[k], bp.spring.min_skin_ratio, spec,
+                          params.threads);
+        }
+      specs = at->second;
     }
+    for (ChainSpec& spec : specs) spec.collider_skin_share = t.skin_share;
     const bool same =
         t.skin_share == bp.collider_skin_share && t.bend_scale == 1 && t.min_skin_ratio == 0;
     w.skin_tries.push_back(same ? std::vector<ChainBake>(specs.size())
