@@ -12,7 +12,8 @@ jobs=$(nproc)
 # -g1 (line tables: backtraces name functions and lines) instead of -g: full debug info of the
 # Eigen-heavy stages triples their compile time (bake.cpp: 178 s at -O2 -g, 59 s at -O2 -g1).
 # A unity build (CMake joins eight source files per compile): the library's files each parse
-# Eigen and our headers, and joined they compile in half the time (docs/performance.md, "CI").
+# Eigen and our headers, and joined they compile in half the time (docs/performance.md, "unity
+# builds").
 # File-local names in src/ must then be unique within a target; each test file's body sits in a
 # namespace named after the file.
 stamp() { echo "== $1 ($(date -u +%H:%M:%S), ${SECONDS} s)"; }
