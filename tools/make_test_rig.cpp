@@ -28,6 +28,10 @@ void bind_head_pieces(CLI::App& app, retail::RigOptions& o) {
   app.add_flag("--short-hair", o.short_hair, "short hair: a cap close to the skull (and HeadTurn)");
   app.add_flag("--hat", o.hat, "a brimmed hat weighted to the head (and HeadTurn)");
   app.add_flag("--cat-ears", o.cat_ears, "pointed cat ears on top (and HeadTurn)");
+  app.add_flag("--hood", o.hood, "a hood down on the nape and upper back (and HeadTurn)");
+  app.add_flag("--scarf", o.scarf, "a scarf round the neck, an end down the chest (and HeadTurn)");
+  app.add_flag("--hair-close", o.hair_close,
+               "the braid and long hair lie along the back, about 1 cm off its skin");
   app.add_flag("--hair-split", o.hair_split_weights,
                "head pieces weighted split by height across head, neck, Spine2 and a shoulder");
   app.add_option("--hair-strands", o.hair_strands,

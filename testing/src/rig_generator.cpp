@@ -19,11 +19,12 @@ using gen::WeightFn;
 using gen::Weights;
 
 namespace {
-const char* kPieceNames[] = {"body", "tail",  "ears",      "cape",       "skirt", "sheath",
-                             "hair", "braid", "long_hair", "short_hair", "hat",   "cat_ears"};
+const char* kPieceNames[] = {"body",   "tail",     "ears",  "cape",      "skirt",
+                             "sheath", "hair",     "braid", "long_hair", "short_hair",
+                             "hat",    "cat_ears", "hood",  "scarf"};
 /// The truth lists "hair" only for a rig with a ponytail, the later names only for a rig with
-/// one of the later head pieces.
-constexpr int kClassicPieces = 6, kAllPieces = 12;
+/// one of the later head pieces (the hood and scarf names only with one of those).
+constexpr int kClassicPieces = 6, kHeadPieces = 12, kAllPieces = 14;
 } // namespace
 
 void gen::add_tube(MeshBuild& m, const Skeleton& sk, const TubeSpec& spec, WeightFn weight,
@@ -196,7 +197,8 @@ void RigOptions::validate() const {
     throw Error(ExitCode::Usage, "hair length and radius scales must be in (0, 4]");
   if (hair_strands != 0 && (hair_strands < 3 || hair_strands > 24))
     throw Error(ExitCode::Usage, "hair strands must be 0 or 3..24");
-  const bool head = ponytail || braid || long_hair || short_hair || hat || cat_ears;
+  const bool head =
+      ponytail || braid || long_hair || short_hair || hat || cat_ears || hood || scarf;
   if (horizontal_body && (ears || cape || skirt || sheath || head || vrm >= 0 || thick_base))
     throw Error(ExitCode::Usage, "a horizontal body takes no ears, cape, skirt, sheath, head "
                                  "pieces, vrm or thick base");
@@ -211,13 +213,17 @@ namespace {
 Json make_truth(const RigOptions& o, const MeshBuild& skin, const MeshBuild& extra,
                 const std::vector<std::pair<std::string, MeshBuild>>& head_pieces,
                 const std::vector<Vector3d>& centreline) {
-  const bool later = o.braid || o.long_hair || o.short_hair || o.hat || o.cat_ears;
+  const bool later = o.braid || o.long_hair || o.short_hair || o.hat || o.cat_ears,
+             latest = o.hood || o.scarf;
   Json truth = Json::object();
   truth["schema"] = "retail.truth/1";
   truth["height_m"] = o.height_m;
   truth["pieces"] = Json::array();
-  for (int p = 0; p < (later ? kAllPieces : o.ponytail ? kClassicPieces + 1 : kClassicPieces); ++p)
-    truth["pieces"].push_back(kPieceNames[p]);
+  const int names = latest       ? kAllPieces
+                    : later      ? kHeadPieces
+                    : o.ponytail ? kClassicPieces + 1
+                                 : kClassicPieces;
+  for (int p = 0; p < names; ++p) truth["pieces"].push_back(kPieceNames[p]);
   truth["membership"] = Json::array({skin.piece});
   if (!extra.pos.empty()) truth["membership"].push_back(extra.piece);
   for (const auto& hp : head_pieces) truth["membership"].push_back(hp.second.piece);
@@ -238,9 +244,11 @@ Json make_truth(const RigOptions& o, const MeshBuild& skin, const MeshBuild& ext
   if (o.tail_spikes) opt["tail_spikes"] = o.tail_spikes;
   if (o.thick_base) opt["thick_base"] = true;
   if (o.ponytail) opt["ponytail"] = true;
-  for (const auto& [on, name] : {std::pair{o.braid, "braid"}, std::pair{o.long_hair, "long_hair"},
-                                 std::pair{o.short_hair, "short_hair"}, std::pair{o.hat, "hat"},
-                                 std::pair{o.cat_ears, "cat_ears"}})
+  for (const auto& [on, name] :
+       {std::pair{o.braid, "braid"}, std::pair{o.long_hair, "long_hair"},
+        std::pair{o.short_hair, "short_hair"}, std::pair{o.hat, "hat"},
+        std::pair{o.cat_ears, "cat_ears"}, std::pair{o.hood, "hood"}, std::pair{o.scarf, "scarf"},
+        std::pair{o.hair_close, "hair_close"}})
     if (on) opt[name] = true;
   if (o.hair_split_weights) opt["hair_split_weights"] = true;
   if (o.hair_strands) opt["hair_strands"] = o.hair_strands;

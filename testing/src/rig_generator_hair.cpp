@@ -1,6 +1,7 @@
-// The head pieces of issue 31 (rig_generator.h: RigOptions::braid .. cat_ears): hair that hangs
-// (a braid, long loose hair in three clumps) and pieces that do not (short hair, a hat, cat
-// ears), each weighted the way a humanoid auto-rigger weights geometry it has no bone for.
+// The head pieces of issue 31 (rig_generator.h: RigOptions::braid .. hair_close): hair that hangs
+// (a braid, long loose hair in three clumps, either lying close along the back) and pieces that
+// do not (short hair, a hat, cat ears, a hood down, a scarf), each weighted the way a humanoid
+// auto-rigger weights geometry it has no bone for.
 #include "rig_generator_internal.h"
 
 #include <algorithm>
@@ -66,7 +67,9 @@ void add_ponytail(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double 
 /// radius rippling +-20% every ring pair (the plaits), tapering to a tuft. ~0.33 H long.
 void add_braid(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double k,
                const HeadWeights& w) {
-  const Vector3d p0(0, 1.64, -0.04), p1(0, 1.58, -0.17), p2(0, 1.06, -0.17);
+  // RigOptions::hair_close: over the skull's back and down the back, 0.5 cm off it.
+  const double z1 = o.hair_close ? -0.115 : -0.17, z2 = o.hair_close ? -0.145 : -0.17;
+  const Vector3d p0(0, 1.64, -0.04), p1(0, 1.58, z1), p2(0, 1.06, z2);
   TubeSpec spec;
   const int rings = 28 * o.ring_subdivision;
   for (int i = 0; i <= rings; ++i) {
@@ -98,14 +101,16 @@ void add_long_hair(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double
   // side clumps' places (sx from -1 to 1), a third as wide as a clump.
   const int clumps = o.hair_strands ? o.hair_strands : 3;
   const double width = o.hair_strands ? 1.0 / 3 : 1.0;
+  // RigOptions::hair_close: over the skull's back and down the back, about 1 cm off it.
+  const double dz = o.hair_close ? 0.035 : 0;
   for (int c = 0; c < clumps; ++c) {
     const double sx = o.hair_strands ? -1 + 2.0 * c / (clumps - 1)
                       : c == 0       ? 0.0
                       : c == 1       ? 1.0
                                      : -1.0;
     const Vector3d p0(0.06 * sx, 1.64, -0.05 + 0.02 * std::abs(sx)),
-        p1(0.11 * sx, 1.58, -0.14 + 0.03 * std::abs(sx)),
-        p2(0.13 * sx, 1.22 + 0.03 * std::abs(sx), -0.17 + 0.04 * std::abs(sx));
+        p1(0.11 * sx, 1.58, -0.14 + 0.03 * std::abs(sx) + dz),
+        p2(0.13 * sx, 1.22 + 0.03 * std::abs(sx), -0.17 + 0.04 * std::abs(sx) + dz);
     TubeSpec spec;
     const int rings = 18 * o.ring_subdivision;
     for (int i = 0; i <= rings; ++i) {
@@ -168,6 +173,48 @@ void add_cat_ears(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double 
   }
 }
 
+/// A hood down: a flat pouch (a flattened closed tube, 0.16-0.22 across) from the nape down
+/// the upper back to the shoulder blades, lying on them.
+void add_hood(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double k,
+              const HeadWeights& w) {
+  const Vector3d p0(0, 1.50, -0.09), p1(0, 1.42, -0.17), p2(0, 1.27, -0.165);
+  TubeSpec spec;
+  for (int i = 0; i <= 10; ++i) {
+    const double t = i / 10.0;
+    spec.centre.push_back(bezier(p0, p1, p2, t, 1) * k);
+    spec.radius.push_back((0.08 + 0.03 * std::sin(M_PI * t)) * k);
+  }
+  spec.segments = 2 * o.tube_segments;
+  spec.flatten = 0.35;
+  spec.piece = kHood;
+  add_tube(m, sk, spec, head_weight, &w);
+}
+
+/// A scarf: a ring round the neck (0.085 from its axis, 2.5 cm thick, open at the front) and
+/// one end hanging from the front down the chest to about the sternum's foot.
+void add_scarf(MeshBuild& m, const Skeleton& sk, const RigOptions& o, double k,
+               const HeadWeights& w) {
+  TubeSpec ring;
+  for (int i = 0; i <= 24; ++i) {
+    const double a = (15 + 330 * i / 24.0) * M_PI / 180; // from the front round the back
+    ring.centre.push_back(Vector3d(0.085 * std::sin(a), 1.46, 0.085 * std::cos(a)) * k);
+    ring.radius.push_back(0.025 * k);
+  }
+  ring.segments = o.tube_segments;
+  ring.piece = kScarf;
+  add_tube(m, sk, ring, head_weight, &w);
+  const Vector3d p0(0.03, 1.46, 0.09), p1(0.05, 1.40, 0.15), p2(0.05, 1.12, 0.145);
+  TubeSpec end;
+  for (int i = 0; i <= 12; ++i) {
+    end.centre.push_back(bezier(p0, p1, p2, i / 12.0, 1) * k);
+    end.radius.push_back(0.03 * k);
+  }
+  end.segments = o.tube_segments;
+  end.flatten = 0.35;
+  end.piece = kScarf;
+  add_tube(m, sk, end, head_weight, &w);
+}
+
 } // namespace
 
 std::vector<std::pair<std::string, MeshBuild>> add_head_pieces(const Skeleton& sk,
@@ -186,6 +233,8 @@ std::vector<std::pair<std::string, MeshBuild>> add_head_pieces(const Skeleton& s
   piece(o.short_hair, "ShortHair", add_short_hair);
   piece(o.hat, "Hat", add_hat);
   piece(o.cat_ears, "CatEars", add_cat_ears);
+  piece(o.hood, "Hood", add_hood);
+  piece(o.scarf, "Scarf", add_scarf);
   return out;
 }
 

@@ -50,7 +50,9 @@ enum PieceKind {
   kLongHair,
   kShortHair,
   kHat,
-  kCatEars
+  kCatEars,
+  kHood,
+  kScarf
 };
 
 /// One primitive under construction (world positions).

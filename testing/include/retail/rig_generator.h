@@ -87,6 +87,14 @@ struct RigOptions {
   /// "short_hair": a cap 1.2 cm off the skull), a hat ("Hat", "hat": brim and crown) and cat
   /// ears ("CatEars", "cat_ears": two pointed cones on top, 0.07 H).
   bool braid = false, long_hair = false, short_hair = false, hat = false, cat_ears = false;
+  /// Clothing at the neck, weighted like the head pieces (1.0 on the head, or split), each its
+  /// own mesh with the HeadTurn clip: a hood down ("Hood", truth "hood": a flat pouch lying on
+  /// the nape and upper back, from the neck to the shoulder blades) and a scarf ("Scarf",
+  /// "scarf": a ring round the neck with an end hanging down the chest). Neither is hair.
+  bool hood = false, scarf = false;
+  /// The braid and long hair lie along the back, about 1 cm off its skin (3 cm nearer than by
+  /// default: near skin by the far distance), as long hair often rests on a character's back.
+  bool hair_close = false;
   /// The head pieces' weights split by height across head, neck, Spine2 and the shoulder on the
   /// vertex's side (a proximity rigger's) instead of 1.0 on the head.
   bool hair_split_weights = false;
