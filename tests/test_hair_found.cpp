@@ -214,6 +214,69 @@ TEST_CASE("hair found: long hair in 24 strands (cards) gets a whole chain per st
   CHECK(r.result.warnings.empty());
 }
 
+TEST_CASE("hair found: hair lying close along the back is found whole by its shell, a hood and "
+          "a scarf at the neck get no chain",
+          "[hair_found][cli]") {
+  // Strands 1 cm off the back: four of twelve have no far skin that touches the head (their far
+  // skin is a short worn piece by the shoulders); the shell route takes each strand whole.
+  RigOptions o = rig_with(HeadPiece::LongHair);
+  o.hair_strands = 12;
+  o.hair_close = true;
+  const FoundRun r = found_run(o);
+  REQUIRE(r.result.characters.size() == 1);
+  CHECK(decided(r.result, Decision::Hair) == 12);
+  REQUIRE(hair_chains(r.result) == 12);
+  std::size_t by_shell = 0;
+  for (const Piece& p : r.result.characters[0].detection.pieces)
+    if (p.decision == Decision::Hair && std::isfinite(p.hair_rise)) {
+      ++by_shell;
+      CHECK(p.hair_rise >= 0.2); // rooted on the scalp
+      CHECK(p.separate_shell);
+    }
+  CHECK(by_shell == 4);
+  const auto& chains = r.result.hair[0].chains;
+  const auto& turned = r.result.hair_head_turn[0].chains;
+  REQUIRE(turned.size() == 12);
+  for (std::size_t i = 0; i < chains.size(); ++i) {
+    INFO(chains[i].selector << ": " << chains[i].vertices << " vertices, p99 "
+                            << turned[i].edge_max_p99_percent << "%");
+    CHECK(chains[i].vertices == chains[0].vertices); // every strand whole
+    CHECK(turned[i].edge_max_p99_percent <= 8);
+    CHECK(turned[i].penetration_m <= 1e-3);
+  }
+  CHECK(r.result.warnings.empty());
+  // Without the shell route (a rise no shell reaches) those four stay on the head (detection
+  // only: what is found does not depend on the bake).
+  RunParams off;
+  off.rerig.mode = Mode::Detect;
+  off.rerig.detect.hair_shell_rise_heads = 100;
+  CHECK(decided(found_run(o, off).result, Decision::Hair) == 8);
+  // Shoulder-length hair in three clumps lying close: no far skin touching the head at all.
+  RigOptions shorter = rig_with(HeadPiece::LongHair);
+  shorter.hair_close = true;
+  shorter.hair_length_scale = 0.6;
+  // Each is found; the head turn's harm check may leave one (the back clump, rubbing the back,
+  // tears 10% at p99), never silently.
+  const FoundRun s3 = found_run(shorter);
+  const std::size_t left = decided(s3.result, Decision::HairRejected);
+  CHECK(decided(s3.result, Decision::Hair) + left == 3);
+  CHECK(hair_chains(s3.result) + left == 3);
+  CHECK(s3.result.warnings.size() == left);
+  CHECK(decided(found_run(shorter, off).result, Decision::Hair) == 0);
+  // A hood down and a scarf, weighted rigidly to the head: no chain. The hood's far skin passes
+  // the hair cues, and the head turn's harm check leaves it (warned); the scarf's is worn.
+  for (const bool hood : {true, false}) {
+    RigOptions n = rig_with(HeadPiece::Hat);
+    n.hat = false;
+    (hood ? n.hood : n.scarf) = true;
+    const FoundRun h = found_run(n);
+    INFO((hood ? "hood" : "scarf"));
+    CHECK(hair_chains(h.result) == 0);
+    CHECK(decided(h.result, Decision::Hair) == 0);
+    CHECK(decided(h.result, Decision::HairRejected) == (hood ? 1u : 0u));
+  }
+}
+
 TEST_CASE("hair found: the truth's hair vertices are the found clumps'", "[hair_found]") {
   for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2]}) {
     INFO(v.name);

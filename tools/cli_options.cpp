@@ -109,6 +109,10 @@ void bind_detect_evidence(CLI::App& app, retail::DetectParams& dp) {
   app.add_option("--hair-head-weight", dp.hair_head_weight,
                  "found hair: ...weighted at least this to the head and neck")
       ->capture_default_str();
+  app.add_option("--hair-shell-rise", dp.hair_shell_rise_heads,
+                 "found hair lying close to the body (a whole shell): ...rising this many head "
+                 "sizes above the head joint")
+      ->capture_default_str();
 }
 
 /// Detection (detect.h) and the model's size (skeleton.h).

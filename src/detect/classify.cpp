@@ -264,8 +264,8 @@ void DetectParams::validate() const {
       !std::isfinite(evidence_body_share) || !(rigged_own_bones > 0 && rigged_own_bones <= 1) ||
       !(hair_length_heads >= 0) || !(hair_drop_heads >= 0) ||
       !(hair_head_weight >= 0 && hair_head_weight <= 1) || !std::isfinite(hair_length_heads) ||
-      !std::isfinite(hair_drop_heads) || !(tail_head_skin_max >= 0) ||
-      !std::isfinite(tail_head_skin_max))
+      !std::isfinite(hair_drop_heads) || std::isnan(hair_shell_rise_heads) ||
+      !(tail_head_skin_max >= 0) || !std::isfinite(tail_head_skin_max))
     throw Error(ExitCode::Usage, "detection parameters out of range");
 }
 
@@ -544,6 +544,7 @@ Detection detect_pieces(const Model&, const Character& c, const WeldedMesh& m,
     }
   }
   hair_takes_its_shell(x, pieces);
+  hair_shells(x, selection.excluded, pieces);
   ride_along(m, det.field, det.segments, x.areas, params, selection.excluded, pieces);
   drop_ridden_evidence(pieces, m.size(), det.evidence_left);
   det.pieces = std::move(pieces);

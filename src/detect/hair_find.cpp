@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace retail {
 
@@ -125,6 +126,95 @@ void hair_takes_its_shell(const Classifier& x, std::vector<Piece>& pieces) {
     if (!grew) continue;
     std::sort(h.vertices.begin(), h.vertices.end());
     classify_piece(x, h.id, h);
+  }
+}
+
+namespace {
+
+/// Highest point of welded `ids` above the head joint, in head sizes (-inf when empty).
+double rise_heads(const Classifier& x, const std::vector<int>& ids, double head_size) {
+  double top = -INFINITY;
+  for (int v : ids) top = std::max(top, x.m.welded(v, 1));
+  return (top - x.head.head_y) / (head_size > 0 ? head_size : INFINITY);
+}
+
+/// The pieces on `shell` (ascending welded ids), or nullopt when one of them may not be taken
+/// (a tail chain, hair, selected or from the evidence) or a vertex is --not-tail's.
+std::optional<std::vector<int>> pieces_on(const std::vector<Piece>& pieces,
+                                          const std::vector<int>& owner,
+                                          const std::vector<bool>& excluded,
+                                          const std::vector<int>& shell, bool& loose) {
+  std::vector<int> on;
+  loose = false;
+  for (int v : shell) {
+    if (!excluded.empty() && excluded[std::size_t(v)]) return std::nullopt;
+    const int o = owner[std::size_t(v)];
+    if (o < 0) {
+      loose = true;
+    } else if (on.empty() || on.back() != o) {
+      on.push_back(o);
+    }
+  }
+  std::sort(on.begin(), on.end());
+  on.erase(std::unique(on.begin(), on.end()), on.end());
+  for (int o : on) {
+    const Piece& q = pieces[std::size_t(o)];
+    if (!q.selected.empty() || q.evidence || q.decision == Decision::TailChain ||
+        q.decision == Decision::Hair || q.decision == Decision::HairRejected)
+      return std::nullopt;
+  }
+  return on;
+}
+
+} // namespace
+
+void hair_shells(const Classifier& x, const std::vector<bool>& excluded,
+                 std::vector<Piece>& pieces) {
+  const DetectParams& prm = x.params;
+  const std::size_t n = x.m.size();
+  if (!prm.find_hair || x.head.head < 0 || x.head.bones.empty() || x.head.rise.empty()) return;
+  std::vector<int> owner(n, -1);
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    for (int v : pieces[i].vertices) owner[std::size_t(v)] = int(i);
+  std::optional<Classifier> hx; // made for the first shell asked about (it copies per-vertex data)
+  // The head's own skin lies nearest its bones (hair lies on it): the shell holding the welded
+  // vertex nearest a head bone is the head's (or the body's), never hair. Ties: the lower id.
+  int innermost = -1;
+  for (const auto& [rise, v] : x.head.rise)
+    if (innermost < 0 ||
+        x.det.field.distance[std::size_t(v)] < x.det.field.distance[std::size_t(innermost)] ||
+        (x.det.field.distance[std::size_t(v)] == x.det.field.distance[std::size_t(innermost)] &&
+         v < innermost))
+      innermost = v;
+  std::vector<bool> reached(n, false);
+  flood_welded(x.m, {innermost}, reached, [](int) { return true; });
+  for (const auto& seed : x.head.rise) { // highest first (head_frame's order)
+    if (reached[std::size_t(seed.second)]) continue;
+    std::vector<int> shell = flood_welded(x.m, {seed.second}, reached, [](int) { return true; });
+    shell.push_back(seed.second);
+    if (shell.size() < 3 || 2 * shell.size() > n) continue;
+    std::sort(shell.begin(), shell.end());
+    bool loose = false;
+    const auto on = pieces_on(pieces, owner, excluded, shell, loose);
+    if (!on || !loose) continue; // a piece holds it whole: judged already
+    Piece p;
+    p.vertices = shell;
+    p.separate_shell = true;
+    if (!hx) {
+      hx.emplace(x);
+      hx->torso = x.head.bones; // its collar: the shell's vertices nearest the head's bones
+    }
+    classify_piece(*hx, int(pieces.size()), p);
+    if (p.decision != Decision::Hair) continue;
+    p.hair_rise = rise_heads(x, shell, p.head_size);
+    if (p.hair_rise < prm.hair_shell_rise_heads) continue; // not rooted on the scalp
+    for (int o : *on) merge_piece(p, pieces[std::size_t(o)], "the rest of its hair's shell");
+    p.vertices = std::move(shell);
+    p.reason += fmt("; a shell lying close to the body, rising %.2f head sizes above the head "
+                    "joint (its far skin alone is no hair)",
+                    p.hair_rise);
+    for (int v : p.vertices) owner[std::size_t(v)] = int(pieces.size());
+    pieces.push_back(std::move(p));
   }
 }
 

@@ -47,6 +47,7 @@ Json piece_json(const CharacterFacts& c, const Piece& p) {
         {"length_heads", std::isfinite(p.hair_length) ? Json(r6(p.hair_length)) : Json()},
         {"head_weight", r6(p.head_weight)},
         {"own_bones", r6(p.own_bones)}};
+  if (std::isfinite(p.hair_rise)) j["hair_cues"]["rise_heads"] = r6(p.hair_rise);
   j["decision"] = decision_name(p.decision);
   j["reason"] = p.reason;
   return j;

@@ -126,6 +126,10 @@ struct DetectParams {
   double hair_length_heads = 1.0;
   double hair_drop_heads = 0.3;
   double hair_head_weight = 0.2;
+  /// Hair lying close to the body (no far skin of its own long enough): a separate shell that
+  /// passes the cues above whole must also rise this many head sizes above the head joint
+  /// (rooted on the scalp, not a hood or scarf at the neck). Above any head: never.
+  double hair_shell_rise_heads = 0.2;
   /// Worker threads for the per-vertex skeleton distance and the mirror cue (0: one per core);
   /// detection does not depend on it.
   int threads = 0;
@@ -206,6 +210,9 @@ struct Piece {
   /// far its lowest point lies below the head joint and its length L, both in head sizes, and the
   /// share of its weight on the head and neck (joints of region "head" or "neck").
   double head_size = NAN, hair_drop = NAN, hair_length = NAN, head_weight = NAN;
+  /// A whole shell judged as hair lying close to the body (hair_shells): its highest point above
+  /// the head joint, in head sizes; NaN for every other piece.
+  double hair_rise = NAN;
 };
 
 /// What the user said the tail is (SPEC §13), per welded vertex.
