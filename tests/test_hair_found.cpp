@@ -277,6 +277,66 @@ TEST_CASE("hair found: hair lying close along the back is found whole by its she
   }
 }
 
+TEST_CASE("hair found: long strands whose head turn tears at their own k are kept stiffer, long "
+          "hair reaching the hips is hair, not the body",
+          "[hair_found][cli]") {
+  // 12 strands 1.4 x as long: the outermost on one side lag the turning head and stretch their
+  // root's skin past 8% at their own k; k x 2 keeps them within it.
+  RigOptions o = rig_with(HeadPiece::LongHair);
+  o.hair_strands = 12;
+  o.hair_length_scale = 1.4;
+  const FoundRun r = found_run(o);
+  REQUIRE(hair_chains(r.result) == 12);
+  CHECK(decided(r.result, Decision::HairRejected) == 0);
+  std::size_t stiffer = 0;
+  for (std::size_t i = 0; i < r.result.hair[0].chains.size(); ++i) {
+    const HairChainResult& c = r.result.hair[0].chains[i];
+    const double p99 = r.result.hair_head_turn[0].chains[i].edge_max_p99_percent;
+    INFO(c.selector << ": k x " << c.stiffness_scale << ", p99 " << p99 << "%");
+    CHECK(p99 <= 8);
+    CHECK((c.stiffness_scale == 1 || c.stiffness_scale == 2));
+    stiffer += c.stiffness_scale == 2;
+  }
+  CHECK(stiffer >= 1);
+  std::size_t noted = 0; // never silent: each one kept stiffer is said
+  for (const std::string& n : r.result.notes)
+    noted += n.find("kept stiffer, k x 2") != std::string::npos;
+  CHECK(noted == stiffer);
+  CHECK(r.result.warnings.empty());
+  // `retail report OUT --head-turn` re-simulates each chain with the k and c the run used (the
+  // chain's first node's extras): the same figures, the stiffer ones included.
+  std::string out, err;
+  REQUIRE(test::run_retail({"report", r.dir + "/out.glb", "--head-turn", "--json", "-"}, &out,
+                           &err) == 0);
+  const Json ht = Json::parse(out);
+  REQUIRE(ht["chains"].size() == 12);
+  std::size_t matched = 0;
+  for (const Json& c : ht["chains"])
+    for (std::size_t i = 0; i < r.result.hair[0].chains.size(); ++i)
+      if (c["nodes"] == Json(r.result.hair[0].chains[i].nodes)) {
+        ++matched;
+        CHECK(c["edge_max_p99_percent"].get<double>() ==
+              Approx(r.result.hair_head_turn[0].chains[i].edge_max_p99_percent).margin(0.01));
+      }
+  CHECK(matched == 12);
+  // Without the step those strands are left on the head, each with a warning.
+  RunParams plain;
+  plain.harm.hair_stiffer.clear();
+  const FoundRun p = found_run(o, plain);
+  CHECK(hair_chains(p.result) == 12 - stiffer);
+  CHECK(decided(p.result, Decision::HairRejected) == stiffer);
+  CHECK(p.result.warnings.size() == stiffer);
+  // Long hair to the hips: the side clumps' far skin reaches the pelvis first and was read as
+  // the body ("carries the head's skin"); judged whole by its shell, all three are hair.
+  RigOptions hips = rig_with(HeadPiece::LongHair);
+  hips.hair_length_scale = 1.6;
+  RunParams detect;
+  detect.rerig.mode = Mode::Detect;
+  CHECK(decided(found_run(hips, detect).result, Decision::Hair) == 3);
+  detect.rerig.detect.hair_shell_rise_heads = 100; // without the shell route: one
+  CHECK(decided(found_run(hips, detect).result, Decision::Hair) == 1);
+}
+
 TEST_CASE("hair found: the truth's hair vertices are the found clumps'", "[hair_found]") {
   for (const Variant& v : {kVariants[0], kVariants[1], kVariants[2]}) {
     INFO(v.name);

@@ -93,7 +93,7 @@ TEST_CASE("rig edit: a hand-made edit - a node, its joint and IBM, one vertex's 
   const int hips = r.c.roles.hips, first = int(doc.gltf["nodes"].size());
   retail::RigEdit e;
   e.first_node = first;
-  e.nodes.push_back({"Extra", hips, Eigen::Vector3d(0, 0.5, 0)});
+  e.nodes.push_back({"Extra", hips, Eigen::Vector3d(0, 0.5, 0), retail::Json()});
   Eigen::Matrix4d world = Eigen::Matrix4d::Identity();
   world(1, 3) = 2.0; // a bind at y = 2
   e.skins.push_back({r.c.skins[0], r.c.skin_to_world[0], {{first, world}}});

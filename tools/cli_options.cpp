@@ -234,6 +234,14 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "hair retail found itself is also left as it was when its head-turn edge-max "
                  "p99 exceeds this percent (the article's target; docs/hair.md)")
       ->capture_default_str();
+  app.add_option("--hair-stiffer", params.harm.hair_stiffer,
+                 "a hair chain whose head turn tears is tried again with its k times each of "
+                 "these factors in turn (above 1, ascending; docs/hair.md)")
+      ->capture_default_str()
+      ->expected(1, 8);
+  app.add_flag_callback(
+      "--no-hair-stiffer", [&params] { params.harm.hair_stiffer.clear(); },
+      "no stiffer try: a hair chain whose head turn tears is left as it was");
   group_rest(app, first, kGroupAdvanced);
 }
 

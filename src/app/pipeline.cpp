@@ -316,16 +316,11 @@ RunResult run(const std::string& in_path, const std::string& out_path, const Run
   const RunResult before = result;
   Judged judged = plan_and_judge(in, clips, params, result);
   hair_qa_stage(in, judged, params, result);
-  // Do no harm: a hair clump whose head turn tears its skin is left as it was (planned again
-  // without it).
-  const std::vector<HairLeftIn> torn = torn_hair(result, params);
-  const RunParams again = torn.empty() ? RunParams{} : without_hair(params, torn);
-  const RunParams& used = torn.empty() ? params : again;
-  if (!torn.empty()) {
-    result = before;
-    judged = plan_and_judge(in, clips, used, result);
-    hair_qa_stage(in, judged, used, result);
-  }
+  // Do no harm: a hair clump whose head turn tears its skin is tried stiffer, then left as it
+  // was (planned again without it).
+  const HairTurns turns = judge_hair_turns(in, clips, params, before, judged, result);
+  const std::vector<HairLeftIn>& torn = turns.torn;
+  const RunParams& used = turns.used;
   PageData page; // everything the page shows but the report, before anything is written
   auto t0 = Clock::now();
   if (!params.html_path.empty()) page = page_before_rerig(in, clips, params);

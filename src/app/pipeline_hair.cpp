@@ -10,7 +10,11 @@
 #include "retail/motion/vrm_spring_export.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <utility>
 
 namespace retail {
 
@@ -99,7 +103,7 @@ std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& para
                     "the head turn tears its skin (edge-max p99 %.4g%%, above %.4g%%; on the "
                     "head as it was, about 0%%)",
                     p99, limit);
-      out.push_back({k, {h.chains[i].selector, h.chains[i].found, h.chains[i].vertices, why}});
+      out.push_back({k, {h.chains[i].selector, h.chains[i].found, h.chains[i].vertices, why}, p99});
     }
   }
   return out;
@@ -118,6 +122,72 @@ RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& l
     }
     sel.erase(std::remove(sel.begin(), sel.end(), l.left.selector), sel.end());
   }
+  return out;
+}
+
+namespace {
+
+/// The notes for the chains of `result` kept stiffer, each with what it tore at its own k
+/// (`own`: character and selector -> p99 percent).
+void note_stiffened(const std::map<std::pair<std::size_t, std::string>, double>& own,
+                    RunResult& result) {
+  for (std::size_t k = 0; k < result.hair.size(); ++k)
+    for (std::size_t i = 0; i < result.hair[k].chains.size(); ++i) {
+      const HairChainResult& c = result.hair[k].chains[i];
+      const auto was = own.find({k, c.selector});
+      if (c.stiffness_scale == 1 || was == own.end()) continue;
+      double now = NAN;
+      if (k < result.hair_head_turn.size() && i < result.hair_head_turn[k].chains.size())
+        now = result.hair_head_turn[k].chains[i].edge_max_p99_percent;
+      char note[240];
+      std::snprintf(note, sizeof note,
+                    "%s%s: the head turn tore its skin at its own k (edge-max p99 %.4g%%): kept "
+                    "stiffer, k x %.4g (%.4g%%)",
+                    c.found ? "hair " : "--hair ", c.selector.c_str(), was->second,
+                    c.stiffness_scale, now);
+      result.notes.push_back(note);
+    }
+}
+
+} // namespace
+
+HairTurns judge_hair_turns(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                           const RunResult& before, Judged& judged, RunResult& result) {
+  HairTurns out{params, torn_hair(result, params)};
+  std::map<std::pair<std::size_t, std::string>, double> own; // p99 at the clump's own k
+  std::map<std::pair<std::size_t, std::string>, std::string> why;
+  for (const HairLeftIn& t : out.torn) {
+    own[{t.character, t.left.selector}] = t.p99_percent;
+    why[{t.character, t.left.selector}] = t.left.reason;
+  }
+  double factor = 1; // the last factor tried
+  if (std::isnan(params.hair.stiffness_per_s2))
+    for (double f : params.harm.hair_stiffer) {
+      if (out.torn.empty()) break;
+      for (const HairLeftIn& t : out.torn) {
+        auto& by = out.used.hair.stiffened;
+        if (by.size() <= t.character) by.resize(t.character + 1);
+        by[t.character][t.left.selector] = factor = f;
+      }
+      result = before;
+      judged = plan_and_judge(in, clips, out.used, result);
+      hair_qa_stage(in, judged, out.used, result);
+      out.torn = torn_hair(result, out.used);
+    }
+  if (factor != 1)
+    for (HairLeftIn& t : out.torn) { // said at its own k, and at the stiffest tried
+      const auto first = why.find({t.character, t.left.selector});
+      char tried[120];
+      std::snprintf(tried, sizeof tried, "; stiffer, k x %.4g, %.4g%%", factor, t.p99_percent);
+      t.left.reason = (first != why.end() ? first->second : t.left.reason) + tried;
+    }
+  if (!out.torn.empty()) {
+    out.used = without_hair(out.used, out.torn);
+    result = before;
+    judged = plan_and_judge(in, clips, out.used, result);
+    hair_qa_stage(in, judged, out.used, result);
+  }
+  note_stiffened(own, result);
   return out;
 }
 

@@ -124,6 +124,7 @@ VrmSpringPlan stages_after_rerig(const Input& in, const Judged& judged,
 struct HairLeftIn {
   std::size_t character = 0;
   HairLeft left;
+  double p99_percent = 0; ///< its head turn's edge-max p99 (torn_hair)
 };
 
 /// The hair chains of `result` (after hair_qa_stage; --hair and found) whose head turn tears
@@ -134,6 +135,22 @@ std::vector<HairLeftIn> torn_hair(const RunResult& result, const RunParams& para
 /// `params` without the --hair selectors of `left`; its found clumps in hair.left_found (their
 /// pieces then HairRejected, rerig.h's hair_left).
 RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& left);
+
+/// What the hair's harm check settled (judge_hair_turns): the parameters the run goes on with
+/// and the clumps left as they were.
+struct HairTurns {
+  RunParams used;
+  std::vector<HairLeftIn> torn;
+};
+
+/// Do no harm, hair (after plan_and_judge and hair_qa_stage on `params`, `judged` and `result`):
+/// the chains whose head turn tears (torn_hair) are planned again with their k times each of
+/// HarmParams::hair_stiffer's factors in turn (not when --hair-stiffness sets k), from `before`
+/// (the result before the first plan); those still tearing after the last are left as they
+/// were (without_hair) and the run planned once more. `judged` and `result` end as the last
+/// plan's; each chain kept stiffer gets a note. Deterministic.
+HairTurns judge_hair_turns(const Input& in, const std::vector<int>& clips, const RunParams& params,
+                           const RunResult& before, Judged& judged, RunResult& result);
 
 /// Records `left` in result.hair (one entry per character at least) with a warning each.
 void record_hair_left(const std::vector<HairLeftIn>& left, std::size_t characters,

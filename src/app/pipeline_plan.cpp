@@ -160,6 +160,7 @@ ClipPassResult rerig_and_measure(const Input& in, const std::vector<int>& clips,
       HairRigParams hp = params.hair;
       hp.weld.threads = params.threads;
       hp.judge = params.harm_check; // implausible clumps left as they were, as tails are
+      if (k < params.hair.stiffened.size()) hp.stiffen = params.hair.stiffened[k];
       HairPlan h = plan_hair(in.doc, in.model, in.characters[k], merge_rig_edits(plans, plan.edit),
                              hp, plan.result.piece_originals, found);
       plan.edit = merge_rig_edits(std::move(plan.edit), std::move(h.edit));

@@ -71,11 +71,12 @@ void merge_piece(Piece& into, Piece& p, const std::string& why);
 /// untouched. Never fails.
 void hair_takes_its_shell(const Classifier& x, std::vector<Piece>& pieces);
 
-/// Hair lying close to the body (docs/hair.md "Hair lying close"): a separate shell (at most
-/// half the welded vertices) holding a vertex nearest a head bone, with skin no piece holds and
-/// no piece on it that is a tail chain, hair, selected or from the evidence, and no --not-tail
-/// vertex (`excluded`, empty: none), is classified whole as a piece (its collar: its vertices
-/// nearest the head's bones); when that is Hair and the shell rises at least
+/// Hair lying close to the body, or long enough to reach the hips (docs/hair.md "Hair lying
+/// close to the body"): a separate shell (at most half the welded vertices) holding a vertex
+/// nearest a head bone, not the shell holding the vertex nearest a head bone (the head's own
+/// skin), with no piece on it that is a tail chain, hair, selected or from the evidence, and no
+/// --not-tail vertex (`excluded`, empty: none), is classified whole as a piece (its collar: its
+/// vertices nearest the head's bones); when that is Hair and the shell rises at least
 /// hair_shell_rise_heads head sizes above the head joint, the pieces on it join it (merged,
 /// emptied, Small) and it is appended with the next id. Shells in order of their highest vertex
 /// nearest a head bone (HeadFrame::rise). Anything else is left as it was. Never fails.

@@ -143,17 +143,12 @@ double rise_heads(const Classifier& x, const std::vector<int>& ids, double head_
 std::optional<std::vector<int>> pieces_on(const std::vector<Piece>& pieces,
                                           const std::vector<int>& owner,
                                           const std::vector<bool>& excluded,
-                                          const std::vector<int>& shell, bool& loose) {
+                                          const std::vector<int>& shell) {
   std::vector<int> on;
-  loose = false;
   for (int v : shell) {
     if (!excluded.empty() && excluded[std::size_t(v)]) return std::nullopt;
     const int o = owner[std::size_t(v)];
-    if (o < 0) {
-      loose = true;
-    } else if (on.empty() || on.back() != o) {
-      on.push_back(o);
-    }
+    if (o >= 0 && (on.empty() || on.back() != o)) on.push_back(o);
   }
   std::sort(on.begin(), on.end());
   on.erase(std::unique(on.begin(), on.end()), on.end());
@@ -194,9 +189,8 @@ void hair_shells(const Classifier& x, const std::vector<bool>& excluded,
     shell.push_back(seed.second);
     if (shell.size() < 3 || 2 * shell.size() > n) continue;
     std::sort(shell.begin(), shell.end());
-    bool loose = false;
-    const auto on = pieces_on(pieces, owner, excluded, shell, loose);
-    if (!on || !loose) continue; // a piece holds it whole: judged already
+    const auto on = pieces_on(pieces, owner, excluded, shell);
+    if (!on) continue;
     Piece p;
     p.vertices = shell;
     p.separate_shell = true;

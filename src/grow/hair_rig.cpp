@@ -31,6 +31,13 @@ void HairRigParams::validate() const {
     throw Error(ExitCode::Usage, "--hair-stiffness must be a positive number");
   if (!std::isnan(damping_per_s) && !(damping_per_s >= 0 && std::isfinite(damping_per_s)))
     throw Error(ExitCode::Usage, "--hair-damping must be a non-negative number");
+  for (const auto& by_character : stiffened)
+    for (const auto& [sel, factor] : by_character)
+      if (!(factor > 0 && std::isfinite(factor)))
+        throw Error(ExitCode::Usage, "hair stiffness factor for '" + sel + "' out of range");
+  for (const auto& [sel, factor] : stiffen)
+    if (!(factor > 0 && std::isfinite(factor)))
+      throw Error(ExitCode::Usage, "hair stiffness factor for '" + sel + "' out of range");
   weld.validate();
 }
 
@@ -160,9 +167,22 @@ bool plan_one(const HairContext& x, const std::string& sel, const std::string& w
   double radius = 0; // the chain's mean skin radius over its joints
   for (double rj : r.chain.radius) radius += rj / double(r.chain.radius.size());
   std::tie(r.stiffness_per_s2, r.damping_per_s) = hair_stiffness(x.params, r.chain.length, radius);
+  const auto stiffer = x.params.stiffen.find(sel); // the harm check's stiffer try
+  if (stiffer != x.params.stiffen.end() && std::isnan(x.params.stiffness_per_s2)) {
+    r.stiffness_scale = stiffer->second;
+    r.stiffness_per_s2 *= stiffer->second;
+    if (std::isnan(x.params.damping_per_s))
+      r.damping_per_s = 2 * x.params.damping_ratio * std::sqrt(r.stiffness_per_s2);
+  }
   const std::string prefix = hair_prefix(x.doc.gltf, prior, edit.nodes, number);
+  const std::size_t first = edit.nodes.size();
   r.nodes = plan_chain_nodes(x.c, x.c.roles.head, r.chain, prefix,
                              prior.first_node + int(prior.nodes.size()), edit, r.bones, binds);
+  // The solver's k and c on the chain's first node: a reader re-simulating the chain (report
+  // --head-turn) takes them instead of deriving its own (docs/using-the-output.md).
+  edit.nodes[first].extras = {
+      {"retail_hair",
+       {{"stiffness_per_s2", r.stiffness_per_s2}, {"damping_per_s", r.damping_per_s}}}};
   const double pin = x.params.pin_fraction * piece.length;
   for (std::size_t v = 0; v < selected.size(); ++v) {
     if (!selected[v]) continue;

@@ -181,6 +181,7 @@ void add_nodes(Document& doc, const RigEdit& edit) {
   for (const NewNode& n : edit.nodes) {
     Json node = {{"name", n.name},
                  {"translation", {n.translation.x(), n.translation.y(), n.translation.z()}}};
+    if (!n.extras.is_null()) node["extras"] = n.extras;
     int index = append_to_array(doc.gltf, "nodes", node);
     Json& p = doc.gltf["nodes"][std::size_t(n.parent)];
     if (!p.contains("children")) p["children"] = Json::array();

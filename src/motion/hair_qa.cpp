@@ -8,6 +8,7 @@
 #include "retail/rig/transform.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -92,6 +93,27 @@ double polyline_distance(const std::vector<Eigen::Vector3d>& joints, const Eigen
   return best;
 }
 
+/// The k and c retail wrote on chain `r`'s first node (`extras.retail_hair`), when both are there
+/// and plausible (k positive, c non-negative, both finite); otherwise `r` keeps its own.
+void read_solver_extras(const Document& doc, HairChainResult& r) {
+  const auto nodes = doc.gltf.find("nodes");
+  if (r.nodes.empty() || nodes == doc.gltf.end() || !nodes->is_array() || r.nodes[0] < 0 ||
+      std::size_t(r.nodes[0]) >= nodes->size())
+    return;
+  const Json& node = (*nodes)[std::size_t(r.nodes[0])];
+  if (!node.is_object() || !node.contains("extras") || !node["extras"].is_object()) return;
+  const Json& e = node["extras"];
+  if (!e.contains("retail_hair") || !e["retail_hair"].is_object()) return;
+  const Json& h = e["retail_hair"];
+  if (!h.contains("stiffness_per_s2") || !h.contains("damping_per_s") ||
+      !h["stiffness_per_s2"].is_number() || !h["damping_per_s"].is_number())
+    return;
+  const double k = h["stiffness_per_s2"].get<double>(), c = h["damping_per_s"].get<double>();
+  if (!(k > 0 && std::isfinite(k) && c >= 0 && std::isfinite(c))) return;
+  r.stiffness_per_s2 = k;
+  r.damping_per_s = c;
+}
+
 /// What the file does not hold of the grown `chains` of `c`, read back from its skin: per bone
 /// the skin radius (the farthest vertex from the chain's polyline among those whose largest
 /// weight is on the bone), the length L (the polyline's) and k, c from them (hair_stiffness, as
@@ -128,6 +150,7 @@ void read_back_clumps(const Document& doc, const Model& model, const Character& 
     for (double rj : r.chain.radius) radius += rj / double(r.chain.radius.size());
     std::tie(r.stiffness_per_s2, r.damping_per_s) =
         hair_stiffness(HairRigParams{}, r.chain.length, radius);
+    read_solver_extras(doc, r);
   }
 }
 

@@ -17,6 +17,10 @@ void HarmParams::validate() const {
     throw Error(ExitCode::Usage, "--hair-torn-p99 must be a non-negative number");
   if (!(found_hair_torn_p99_percent >= 0) || !std::isfinite(found_hair_torn_p99_percent))
     throw Error(ExitCode::Usage, "--found-hair-torn-p99 must be a non-negative number");
+  for (std::size_t i = 0; i < hair_stiffer.size(); ++i)
+    if (!(hair_stiffer[i] > 1) || !std::isfinite(hair_stiffer[i]) ||
+        (i > 0 && !(hair_stiffer[i] > hair_stiffer[i - 1])))
+      throw Error(ExitCode::Usage, "--hair-stiffer factors must be finite, above 1, ascending");
   if (!(bend_less_skin_ratio >= 0 && bend_less_skin_ratio < 1))
     throw Error(ExitCode::Usage, "--harm-skin-ratio must lie in [0, 1)");
 }

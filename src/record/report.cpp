@@ -207,6 +207,7 @@ Json hair_json(const RunRecord& rec, std::size_t k) {
                {"found", c.found},
                {"stiffness_per_s2", r6(c.stiffness_per_s2)},
                {"damping_per_s", r6(c.damping_per_s)},
+               {"stiffness_scale", r6(c.stiffness_scale)},
                {"vertices", c.vertices},
                {"attachment_band_vertices", c.band_vertices},
                {"pinned_vertices", c.pinned},

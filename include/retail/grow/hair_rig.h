@@ -53,6 +53,13 @@ struct HairRigParams {
   /// Per character: found hair (piece id) the head-turn harm check left, and why (the driver's;
   /// RerigParams::hair_left).
   std::vector<std::map<int, std::string>> left_found;
+  /// Per character: clumps ("piece:N" or the --hair selector) whose head turn tore their skin at
+  /// their own k, and the factor (> 0) k is multiplied by in the driver's next try (harm.h's
+  /// stiffer rung; c follows as 2 damping_ratio √k unless --hair-damping). Not applied when
+  /// stiffness_per_s2 is set (the user's k stands).
+  std::vector<std::map<std::string, double>> stiffened;
+  /// The character plan_hair plans: its entry of `stiffened` (the driver copies it in).
+  std::map<std::string, double> stiffen;
   WeldParams weld;
   void validate() const; ///< Failure: Error(Usage) naming the option
 };
@@ -66,6 +73,7 @@ struct HairChainResult {
   Chain chain;                    ///< joints (world, bind), length L, skin radius per joint
   double stiffness_per_s2 = NAN;  ///< k for the solver (hair_stiffness)
   double damping_per_s = NAN;     ///< c for the solver
+  double stiffness_scale = 1;     ///< k x this: the harm check's stiffer try (1: from the clump)
   std::size_t vertices = 0;       ///< original vertices re-weighted (the clump)
   std::size_t band_vertices = 0;  ///< of them, in the attachment band (geodesic sources)
   std::size_t pinned = 0;         ///< of them, weight 1 on the head (pinned band + unreached)

@@ -40,6 +40,7 @@ struct NewNode {
   std::string name;
   int parent = -1;
   Eigen::Vector3d translation = Eigen::Vector3d::Zero();
+  Json extras; ///< written as the node's `extras` unless null
 };
 
 /// Joints appended to one skin: (node, world bind transform), after its existing joints.

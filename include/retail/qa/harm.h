@@ -32,6 +32,12 @@ struct HarmParams {
   /// p99 is within this percent as well, the seed article's target for rebuilt hair: a change
   /// nobody asked for must show it does no harm (docs/hair.md).
   double found_hair_torn_p99_percent = 8;
+  /// The "stiffer" step for hair: a hair chain whose head turn tears past its limit is planned
+  /// again with its k times each factor in turn (each > 1, ascending), and kept at the first
+  /// within the limit; past the last it is left as it was. A long strand's root lags behind a
+  /// turning head and stretches the skin there; a stiffer chain lags less (docs/hair.md "The
+  /// stiffer step"). Empty: no such step.
+  std::vector<double> hair_stiffer = {2};
   /// The "bend less" step: a tail chain every earlier step refused is planned as first, its
   /// spring's skin limit at this ratio (SpringParams::min_skin_ratio; docs/detection.md section
   /// 5). 0: no such step.
