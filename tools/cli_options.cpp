@@ -239,9 +239,10 @@ void bind_rerig(CLI::App& app, Cli& cli) {
                  "these factors in turn (above 1, ascending; docs/hair.md)")
       ->capture_default_str()
       ->expected(1, 8);
-  app.add_flag_callback(
-      "--no-hair-stiffer", [&params] { params.harm.hair_stiffer.clear(); },
-      "no stiffer try: a hair chain whose head turn tears is left as it was");
+  add_switch(app, "--hair-stiffer-try,!--no-hair-stiffer", cli.hair_stiffer,
+             "try a hair chain whose head turn tears again with a stiffer k (--hair-stiffer) "
+             "before leaving it as it was",
+             kGroupAdvanced);
   group_rest(app, first, kGroupAdvanced);
 }
 
@@ -586,6 +587,7 @@ void finish_params(Cli& cli) {
   if (cli.carry_always) params.bake.spring.carry_as_needed = false;
   if (cli.geodesic_weights)
     params.rerig.chain.coordinate = retail::ChainParams::Coordinate::Geodesic;
+  if (!cli.hair_stiffer) params.harm.hair_stiffer.clear();
   if (params.dry_run && params.report_path.empty()) params.report_path = "-";
   for (const auto& f : cli.fail_on) params.fail_on.push_back(retail::parse_fail_on(f));
   params.rerig.mode = cli.mode == "rigid"    ? retail::Mode::Rigid

@@ -21,6 +21,7 @@ struct Cli {
   int verbose = 0;
   bool quiet = false, no_floor = false, units_fixed = false, carry_always = false;
   bool geodesic_weights = false;
+  bool hair_stiffer = true;  ///< --no-hair-stiffer: no stiffer try (HarmParams::hair_stiffer)
   bool print_config = false; ///< --print-config: print the config text and exit
   std::vector<std::string> clips, fail_on;
   std::string info_in;
