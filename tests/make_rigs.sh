@@ -9,3 +9,4 @@ mkdir -p "$out"
 "$gen" "$out/hanging.glb" --tail hanging
 "$gen" "$out/bare-cm-rotated.glb" --bare-names --cm --rotated --all-pieces
 "$gen" "$out/no-tail.glb" --tail none --ears
+"$gen" "$out/long-strands.glb" --tail none --long-hair --hair-strands 12 --hair-length 1.4
