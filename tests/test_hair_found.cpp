@@ -67,6 +67,14 @@ FoundRun found_run(const RigOptions& o, const RunParams& params = {}) {
   return r;
 }
 
+/// Runs that judge hair by the head turn only: the harm check reads the head-turn sequence, not
+/// the clips, so baking HeadTurn alone keeps the sanitizer build's run short.
+RunParams head_turn_only() {
+  RunParams p;
+  p.clips = {"HeadTurn"};
+  return p;
+}
+
 std::size_t decided(const RunResult& r, Decision d) {
   std::size_t n = 0;
   for (const Piece& p : r.characters[0].detection.pieces) n += p.decision == d;
@@ -195,7 +203,7 @@ TEST_CASE("hair found: long hair in 24 strands (cards) gets a whole chain per st
   RigOptions o = rig_with(HeadPiece::LongHair);
   o.hair_strands = 24; // more hair vertices than body vertices; two strands pass within the far
                        // distance of a shoulder bone, which cuts their far skin in two
-  const FoundRun r = found_run(o);
+  const FoundRun r = found_run(o, head_turn_only());
   REQUIRE(r.result.characters.size() == 1);
   CHECK(decided(r.result, Decision::Hair) == 24);
   CHECK(decided(r.result, Decision::HairRejected) == 0);
@@ -222,7 +230,7 @@ TEST_CASE("hair found: hair lying close along the back is found whole by its she
   RigOptions o = rig_with(HeadPiece::LongHair);
   o.hair_strands = 12;
   o.hair_close = true;
-  const FoundRun r = found_run(o);
+  const FoundRun r = found_run(o, head_turn_only());
   REQUIRE(r.result.characters.size() == 1);
   CHECK(decided(r.result, Decision::Hair) == 12);
   REQUIRE(hair_chains(r.result) == 12);
@@ -257,7 +265,7 @@ TEST_CASE("hair found: hair lying close along the back is found whole by its she
   shorter.hair_length_scale = 0.6;
   // Each is found; the head turn's harm check may leave one (the back clump, rubbing the back,
   // tears 10% at p99), never silently.
-  const FoundRun s3 = found_run(shorter);
+  const FoundRun s3 = found_run(shorter, head_turn_only());
   const std::size_t left = decided(s3.result, Decision::HairRejected);
   CHECK(decided(s3.result, Decision::Hair) + left == 3);
   CHECK(hair_chains(s3.result) + left == 3);
@@ -269,7 +277,7 @@ TEST_CASE("hair found: hair lying close along the back is found whole by its she
     RigOptions n = rig_with(HeadPiece::Hat);
     n.hat = false;
     (hood ? n.hood : n.scarf) = true;
-    const FoundRun h = found_run(n);
+    const FoundRun h = found_run(n, head_turn_only());
     INFO((hood ? "hood" : "scarf"));
     CHECK(hair_chains(h.result) == 0);
     CHECK(decided(h.result, Decision::Hair) == 0);
@@ -285,7 +293,7 @@ TEST_CASE("hair found: long strands whose head turn tears at their own k are kep
   RigOptions o = rig_with(HeadPiece::LongHair);
   o.hair_strands = 12;
   o.hair_length_scale = 1.4;
-  const FoundRun r = found_run(o);
+  const FoundRun r = found_run(o, head_turn_only());
   REQUIRE(hair_chains(r.result) == 12);
   CHECK(decided(r.result, Decision::HairRejected) == 0);
   std::size_t stiffer = 0;
@@ -320,7 +328,7 @@ TEST_CASE("hair found: long strands whose head turn tears at their own k are kep
       }
   CHECK(matched == 12);
   // Without the step those strands are left on the head, each with a warning.
-  RunParams plain;
+  RunParams plain = head_turn_only();
   plain.harm.hair_stiffer.clear();
   const FoundRun p = found_run(o, plain);
   CHECK(hair_chains(p.result) == 12 - stiffer);
