@@ -93,6 +93,23 @@ std::size_t hair_chains(const RunResult& r) {
   return n;
 }
 
+/// Every strand of `r` (one character) a whole chain within the acceptance figures: its vertex
+/// count the first strand's (the generator's strands are alike), head-turn p99 <= 8%, no
+/// penetration beyond 1 mm.
+void check_strands(const FoundRun& r, std::size_t strands) {
+  REQUIRE(r.result.hair_head_turn.size() == 1);
+  const auto& chains = r.result.hair[0].chains;
+  const auto& turned = r.result.hair_head_turn[0].chains;
+  REQUIRE(turned.size() == strands);
+  for (std::size_t i = 0; i < chains.size(); ++i) {
+    INFO(chains[i].selector << ": " << chains[i].vertices << " vertices, p99 "
+                            << turned[i].edge_max_p99_percent << "%");
+    CHECK(chains[i].vertices == chains[0].vertices);
+    CHECK(turned[i].edge_max_p99_percent <= 8);
+    CHECK(turned[i].penetration_m <= 1e-3);
+  }
+}
+
 } // namespace
 
 TEST_CASE("hair found: the ponytail, braid and long hair are found and pass the acceptance "
@@ -208,17 +225,7 @@ TEST_CASE("hair found: long hair in 24 strands (cards) gets a whole chain per st
   CHECK(decided(r.result, Decision::Hair) == 24);
   CHECK(decided(r.result, Decision::HairRejected) == 0);
   REQUIRE(hair_chains(r.result) == 24);
-  REQUIRE(r.result.hair_head_turn.size() == 1);
-  const auto& chains = r.result.hair[0].chains;
-  const auto& turned = r.result.hair_head_turn[0].chains;
-  REQUIRE(turned.size() == 24);
-  for (std::size_t i = 0; i < chains.size(); ++i) {
-    INFO(chains[i].selector << ": " << chains[i].vertices << " vertices, p99 "
-                            << turned[i].edge_max_p99_percent << "%");
-    CHECK(chains[i].vertices == chains[0].vertices); // every strand whole: they are alike
-    CHECK(turned[i].edge_max_p99_percent <= 8);
-    CHECK(turned[i].penetration_m <= 1e-3);
-  }
+  check_strands(r, 24);
   CHECK(r.result.warnings.empty());
 }
 
@@ -242,16 +249,7 @@ TEST_CASE("hair found: hair lying close along the back is found whole by its she
       CHECK(p.separate_shell);
     }
   CHECK(by_shell == 4);
-  const auto& chains = r.result.hair[0].chains;
-  const auto& turned = r.result.hair_head_turn[0].chains;
-  REQUIRE(turned.size() == 12);
-  for (std::size_t i = 0; i < chains.size(); ++i) {
-    INFO(chains[i].selector << ": " << chains[i].vertices << " vertices, p99 "
-                            << turned[i].edge_max_p99_percent << "%");
-    CHECK(chains[i].vertices == chains[0].vertices); // every strand whole
-    CHECK(turned[i].edge_max_p99_percent <= 8);
-    CHECK(turned[i].penetration_m <= 1e-3);
-  }
+  check_strands(r, 12);
   CHECK(r.result.warnings.empty());
   // Without the shell route (a rise no shell reaches) those four stay on the head (detection
   // only: what is found does not depend on the bake).

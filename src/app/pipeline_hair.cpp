@@ -127,10 +127,11 @@ RunParams without_hair(const RunParams& params, const std::vector<HairLeftIn>& l
 
 namespace {
 
+using HairKey = std::pair<std::size_t, std::string>; ///< character, selector
+
 /// The notes for the chains of `result` kept stiffer, each with what it tore at its own k
-/// (`own`: character and selector -> p99 percent).
-void note_stiffened(const std::map<std::pair<std::size_t, std::string>, double>& own,
-                    RunResult& result) {
+/// (`own`: the clumps torn_hair found at their own k).
+void note_stiffened(const std::map<HairKey, HairLeftIn>& own, RunResult& result) {
   for (std::size_t k = 0; k < result.hair.size(); ++k)
     for (std::size_t i = 0; i < result.hair[k].chains.size(); ++i) {
       const HairChainResult& c = result.hair[k].chains[i];
@@ -143,7 +144,7 @@ void note_stiffened(const std::map<std::pair<std::size_t, std::string>, double>&
       std::snprintf(note, sizeof note,
                     "%s%s: the head turn tore its skin at its own k (edge-max p99 %.4g%%): kept "
                     "stiffer, k x %.4g (%.4g%%)",
-                    c.found ? "hair " : "--hair ", c.selector.c_str(), was->second,
+                    c.found ? "hair " : "--hair ", c.selector.c_str(), was->second.p99_percent,
                     c.stiffness_scale, now);
       result.notes.push_back(note);
     }
@@ -154,12 +155,14 @@ void note_stiffened(const std::map<std::pair<std::size_t, std::string>, double>&
 HairTurns judge_hair_turns(const Input& in, const std::vector<int>& clips, const RunParams& params,
                            const RunResult& before, Judged& judged, RunResult& result) {
   HairTurns out{params, torn_hair(result, params)};
-  std::map<std::pair<std::size_t, std::string>, double> own; // p99 at the clump's own k
-  std::map<std::pair<std::size_t, std::string>, std::string> why;
-  for (const HairLeftIn& t : out.torn) {
-    own[{t.character, t.left.selector}] = t.p99_percent;
-    why[{t.character, t.left.selector}] = t.left.reason;
-  }
+  auto replan = [&] { // the run planned again from `before` on out.used
+    result = before;
+    judged = plan_and_judge(in, clips, out.used, result);
+    hair_qa_stage(in, judged, out.used, result);
+    return torn_hair(result, out.used);
+  };
+  std::map<HairKey, HairLeftIn> own; // each torn clump as torn_hair found it at its own k
+  for (const HairLeftIn& t : out.torn) own.emplace(HairKey{t.character, t.left.selector}, t);
   double factor = 1; // the last factor tried
   if (std::isnan(params.hair.stiffness_per_s2))
     for (double f : params.harm.hair_stiffer) {
@@ -169,23 +172,18 @@ HairTurns judge_hair_turns(const Input& in, const std::vector<int>& clips, const
         if (by.size() <= t.character) by.resize(t.character + 1);
         by[t.character][t.left.selector] = factor = f;
       }
-      result = before;
-      judged = plan_and_judge(in, clips, out.used, result);
-      hair_qa_stage(in, judged, out.used, result);
-      out.torn = torn_hair(result, out.used);
+      out.torn = replan();
     }
   if (factor != 1)
     for (HairLeftIn& t : out.torn) { // said at its own k, and at the stiffest tried
-      const auto first = why.find({t.character, t.left.selector});
+      const auto first = own.find({t.character, t.left.selector});
       char tried[120];
       std::snprintf(tried, sizeof tried, "; stiffer, k x %.4g, %.4g%%", factor, t.p99_percent);
-      t.left.reason = (first != why.end() ? first->second : t.left.reason) + tried;
+      t.left.reason = (first != own.end() ? first->second.left.reason : t.left.reason) + tried;
     }
   if (!out.torn.empty()) {
     out.used = without_hair(out.used, out.torn);
-    result = before;
-    judged = plan_and_judge(in, clips, out.used, result);
-    hair_qa_stage(in, judged, out.used, result);
+    replan();
   }
   note_stiffened(own, result);
   return out;

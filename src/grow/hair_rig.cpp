@@ -31,13 +31,13 @@ void HairRigParams::validate() const {
     throw Error(ExitCode::Usage, "--hair-stiffness must be a positive number");
   if (!std::isnan(damping_per_s) && !(damping_per_s >= 0 && std::isfinite(damping_per_s)))
     throw Error(ExitCode::Usage, "--hair-damping must be a non-negative number");
-  for (const auto& by_character : stiffened)
-    for (const auto& [sel, factor] : by_character)
+  auto check_factors = [](const std::map<std::string, double>& factors) {
+    for (const auto& [sel, factor] : factors)
       if (!(factor > 0 && std::isfinite(factor)))
         throw Error(ExitCode::Usage, "hair stiffness factor for '" + sel + "' out of range");
-  for (const auto& [sel, factor] : stiffen)
-    if (!(factor > 0 && std::isfinite(factor)))
-      throw Error(ExitCode::Usage, "hair stiffness factor for '" + sel + "' out of range");
+  };
+  for (const auto& by_character : stiffened) check_factors(by_character);
+  check_factors(stiffen);
   weld.validate();
 }
 
